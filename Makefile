@@ -1,0 +1,73 @@
+# The README's two commands: `make run` and `make check`.
+# Everything else here is a helper they call.
+JOBS ?= 2
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPLER_WERROR=ON
+BUILD_PKGS := cmake gcc make libc6-dev
+TEST_PKGS := $(BUILD_PKGS) libcmocka-dev valgrind clang binutils
+
+.PHONY: all build run check deps-build deps-test test valgrind asan tsan fuzz bench clean
+
+all: build
+
+# Installs the Debian packages that are missing (only as root; otherwise
+# it names them and goes on, and the build says what is absent).
+define install_missing
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing:$$missing"; apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "missing Debian packages (run as root to install):$$missing"; fi; \
+	fi
+endef
+
+deps-build:
+	$(call install_missing,$(BUILD_PKGS))
+
+deps-test:
+	$(call install_missing,$(TEST_PKGS))
+
+build: deps-build
+	cmake -S . -B build $(CMAKE_FLAGS) -DSIMPLER_VALGRIND=ON >/dev/null
+	cmake --build build -j $(JOBS)
+
+run: build
+	./build/simpler run
+
+test: build
+	ctest --test-dir build -LE valgrind --output-on-failure -j $(JOBS)
+
+valgrind: build
+	ctest --test-dir build -L valgrind --output-on-failure -j $(JOBS)
+
+asan:
+	cmake -S . -B build-asan $(CMAKE_FLAGS) -DSIMPLER_SANITIZE=address,undefined >/dev/null
+	cmake --build build-asan -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir build-asan -LE 'valgrind|abi' --output-on-failure -j $(JOBS)
+
+tsan:
+	cmake -S . -B build-tsan $(CMAKE_FLAGS) -DSIMPLER_SANITIZE=thread >/dev/null
+	cmake --build build-tsan -j $(JOBS)
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  ctest --test-dir build-tsan -LE 'valgrind|abi' --output-on-failure -j $(JOBS)
+
+fuzz:
+	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPLER_FUZZ=ON >/dev/null
+	cmake --build build-fuzz -j $(JOBS)
+	@for f in build-fuzz/fuzz/fuzz_*; do [ -x "$$f" ] || continue; \
+	  echo "fuzzing $$f"; "$$f" -runs=20000 -max_len=65536 || exit 1; done
+
+check: deps-test
+	$(MAKE) test
+	$(MAKE) valgrind
+	$(MAKE) asan
+	$(MAKE) tsan
+	$(MAKE) fuzz
+	@echo "make check: all suites passed"
+
+bench: build
+	@for b in build/bench/bench_*; do [ -x "$$b" ] && "$$b"; done
+
+clean:
+	rm -rf build build-asan build-tsan build-fuzz
