@@ -1,0 +1,240 @@
+/* The default platform table: a thin forwarding layer over simdev. */
+#include "platform/platform_ops.h"
+
+#include <simpler/simdev.h>
+
+_Static_assert(PLATFORM_ALLOC_ALIGN == SIMDEV_ALLOC_ALIGN, "platform alignment is simdev's");
+_Static_assert((int)PLATFORM_ENGINE_AICPU == (int)SIMDEV_ENGINE_AICPU, "engine numbering is simdev's");
+_Static_assert((int)PLATFORM_ENGINE_AICORE == (int)SIMDEV_ENGINE_AICORE, "engine numbering is simdev's");
+_Static_assert((int)PLATFORM_CAPTURE_STATUS_NONE == (int)SIMDEV_CAPTURE_STATUS_NONE, "capture numbering");
+_Static_assert((int)PLATFORM_CAPTURE_STATUS_ACTIVE == (int)SIMDEV_CAPTURE_STATUS_ACTIVE, "capture numbering");
+_Static_assert((int)PLATFORM_CAPTURE_STATUS_INVALIDATED == (int)SIMDEV_CAPTURE_STATUS_INVALIDATED,
+               "capture numbering");
+
+/* Opaque platform handles are simdev handles under another name. */
+static simdev_stream_t sd_stream(platform_stream *stream)
+{
+    return (simdev_stream_t)(void *)stream;
+}
+
+static simdev_event_t sd_event(platform_event *event)
+{
+    return (simdev_event_t)(void *)event;
+}
+
+static int sd_mem_alloc(void *user, void **dev_ptr, size_t size)
+{
+    (void)user;
+    return simdev_malloc(dev_ptr, size);
+}
+
+static int sd_mem_free(void *user, void *dev_ptr)
+{
+    (void)user;
+    return simdev_free(dev_ptr);
+}
+
+static int sd_memcpy_sync(void *user, void *dst, const void *src, size_t size)
+{
+    (void)user;
+    return simdev_memcpy(dst, src, size);
+}
+
+static int sd_memset_sync(void *user, void *dev_ptr, int value, size_t size)
+{
+    (void)user;
+    return simdev_memset(dev_ptr, value, size);
+}
+
+static int sd_memcpy_async(void *user, void *dst, const void *src, size_t size, platform_stream *stream)
+{
+    (void)user;
+    return simdev_memcpy_async(dst, src, size, sd_stream(stream));
+}
+
+static int sd_memset_async(void *user, void *dev_ptr, int value, size_t size, platform_stream *stream)
+{
+    (void)user;
+    return simdev_memset_async(dev_ptr, value, size, sd_stream(stream));
+}
+
+static int sd_stream_create(void *user, platform_stream **stream)
+{
+    simdev_stream_t created = NULL;
+    int rc;
+
+    (void)user;
+    if (stream == NULL)
+        return SIMDEV_ERROR_INVALID_PARAM;
+    rc = simdev_stream_create(&created);
+    if (rc == SIMDEV_SUCCESS)
+        *stream = (platform_stream *)(void *)created;
+    return rc;
+}
+
+static int sd_stream_destroy(void *user, platform_stream *stream)
+{
+    (void)user;
+    return simdev_stream_destroy(sd_stream(stream));
+}
+
+static int sd_stream_synchronize(void *user, platform_stream *stream)
+{
+    (void)user;
+    return simdev_stream_synchronize(sd_stream(stream));
+}
+
+static int sd_stream_query(void *user, platform_stream *stream)
+{
+    (void)user;
+    return simdev_stream_query(sd_stream(stream));
+}
+
+static int sd_stream_wait_event(void *user, platform_stream *stream, platform_event *event)
+{
+    (void)user;
+    return simdev_stream_wait_event(sd_stream(stream), sd_event(event));
+}
+
+static int sd_event_create(void *user, platform_event **event)
+{
+    simdev_event_t created = NULL;
+    int rc;
+
+    (void)user;
+    if (event == NULL)
+        return SIMDEV_ERROR_INVALID_PARAM;
+    rc = simdev_event_create(&created);
+    if (rc == SIMDEV_SUCCESS)
+        *event = (platform_event *)(void *)created;
+    return rc;
+}
+
+static int sd_event_destroy(void *user, platform_event *event)
+{
+    (void)user;
+    return simdev_event_destroy(sd_event(event));
+}
+
+static int sd_event_record(void *user, platform_event *event, platform_stream *stream)
+{
+    (void)user;
+    return simdev_event_record(sd_event(event), sd_stream(stream));
+}
+
+static int sd_event_synchronize(void *user, platform_event *event)
+{
+    (void)user;
+    return simdev_event_synchronize(sd_event(event));
+}
+
+static int sd_event_query(void *user, platform_event *event)
+{
+    (void)user;
+    return simdev_event_query(sd_event(event));
+}
+
+static int sd_launch_kernel(void *user, platform_stream *stream, int engine, platform_kernel_fn fn,
+                            uint32_t block_dim, const void *args, size_t args_size)
+{
+    (void)user;
+    if (engine != PLATFORM_ENGINE_AICPU && engine != PLATFORM_ENGINE_AICORE)
+        return SIMDEV_ERROR_INVALID_PARAM;
+    return simdev_launch_kernel(sd_stream(stream), (simdev_engine)engine, fn, block_dim, args, args_size);
+}
+
+static int sd_launch_host_func(void *user, platform_stream *stream, void (*fn)(void *), void *user_data)
+{
+    (void)user;
+    return simdev_launch_host_func(sd_stream(stream), fn, user_data);
+}
+
+static int sd_capture_get_info(void *user, platform_stream *stream, int *status)
+{
+    simdev_capture_status got = SIMDEV_CAPTURE_STATUS_NONE;
+    int rc;
+
+    (void)user;
+    if (status == NULL)
+        return SIMDEV_ERROR_INVALID_PARAM;
+    rc = simdev_capture_get_info(sd_stream(stream), &got, NULL);
+    if (rc == SIMDEV_SUCCESS)
+        *status = (int)got;
+    return rc;
+}
+
+static int sd_set_device(void *user, int device_id)
+{
+    (void)user;
+    return simdev_set_device(device_id);
+}
+
+static int sd_get_device(void *user, int *device_id)
+{
+    (void)user;
+    return simdev_get_device(device_id);
+}
+
+static int sd_reset_device(void *user, int device_id)
+{
+    (void)user;
+    return simdev_reset_device(device_id);
+}
+
+static int sd_device_synchronize(void *user)
+{
+    (void)user;
+    return simdev_device_synchronize();
+}
+
+static int sd_device_info(void *user, platform_device_info *out)
+{
+    simdev_config config;
+    int rc;
+
+    (void)user;
+    if (out == NULL)
+        return SIMDEV_ERROR_INVALID_PARAM;
+    rc = simdev_get_config(&config);
+    if (rc != SIMDEV_SUCCESS)
+        return rc;
+    out->aic_cores = config.aic_cores;
+    out->aiv_cores = config.aiv_cores;
+    out->aicpu_threads = config.aicpu_threads;
+    out->device_count = config.device_count;
+    out->hbm_bytes = config.hbm_bytes;
+    return SIMDEV_SUCCESS;
+}
+
+static const platform_ops simdev_table = {
+    .user = NULL,
+    .mem_alloc = sd_mem_alloc,
+    .mem_free = sd_mem_free,
+    .memcpy_sync = sd_memcpy_sync,
+    .memset_sync = sd_memset_sync,
+    .memcpy_async = sd_memcpy_async,
+    .memset_async = sd_memset_async,
+    .stream_create = sd_stream_create,
+    .stream_destroy = sd_stream_destroy,
+    .stream_synchronize = sd_stream_synchronize,
+    .stream_query = sd_stream_query,
+    .stream_wait_event = sd_stream_wait_event,
+    .event_create = sd_event_create,
+    .event_destroy = sd_event_destroy,
+    .event_record = sd_event_record,
+    .event_synchronize = sd_event_synchronize,
+    .event_query = sd_event_query,
+    .launch_kernel = sd_launch_kernel,
+    .launch_host_func = sd_launch_host_func,
+    .capture_get_info = sd_capture_get_info,
+    .set_device = sd_set_device,
+    .get_device = sd_get_device,
+    .reset_device = sd_reset_device,
+    .device_synchronize = sd_device_synchronize,
+    .device_info = sd_device_info,
+};
+
+const platform_ops *platform_ops_simdev(void)
+{
+    return &simdev_table;
+}

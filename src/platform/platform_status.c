@@ -1,0 +1,20 @@
+/* Device code to runtime status mapping. */
+#include "platform/platform_status.h"
+
+#include <simpler/simdev.h>
+
+int platform_status(int device_code)
+{
+    if (device_code == SIMDEV_SUCCESS)
+        return 0;
+    if (device_code == SIMDEV_ERROR_MEMORY_ALLOCATION)
+        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+    return PTO_RUNTIME_ERR_DEVICE;
+}
+
+int platform_status_keep(int *last_device_error, int device_code)
+{
+    if (device_code != SIMDEV_SUCCESS && last_device_error != NULL)
+        *last_device_error = device_code;
+    return platform_status(device_code);
+}

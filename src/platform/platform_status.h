@@ -1,0 +1,42 @@
+/*
+ * platform_status — turning device codes into runtime statuses.
+ *
+ * Platform entries return device codes (simdev numbering). The runtime's
+ * callers see PTO_RUNTIME_ERR_* statuses (SPEC §2.1): an allocation
+ * failure is PTO_RUNTIME_ERR_OUT_OF_MEMORY, every other device failure is
+ * PTO_RUNTIME_ERR_DEVICE. The device code itself is not lost: each context
+ * keeps a "last device error" slot (an int, 0 = none), written by
+ * platform_status_keep() whenever a device call of that context fails, so a
+ * caller who got PTO_RUNTIME_ERR_DEVICE can learn which device code caused
+ * it (SPEC: "the simdev code is logged and kept as the context's last
+ * device error"). The slot belongs to the context and is protected by the
+ * context's own lock; these helpers take no lock.
+ */
+#ifndef SIMPLER_PLATFORM_STATUS_H
+#define SIMPLER_PLATFORM_STATUS_H
+
+#if __has_include(<simpler/runtime_c_api.h>)
+#include <simpler/runtime_c_api.h>
+#else
+/* Temporary: the status values of SPEC §2.1 until runtime_c_api.h lands. */
+#define PTO_RUNTIME_ERR_INTERNAL (-1000)
+#define PTO_RUNTIME_ERR_UNSUPPORTED (-1001)
+#define PTO_RUNTIME_ERR_PREPARED_INCOMPATIBLE (-1002)
+#define PTO_RUNTIME_ERR_INVALID_STATE (-1003)
+#define PTO_RUNTIME_ERR_CAPACITY_EXCEEDED (-1004)
+#define PTO_RUNTIME_ERR_INVALID_ARGUMENT (-1005)
+#define PTO_RUNTIME_ERR_CALLABLE_NOT_RESIDENT (-1006)
+#define PTO_RUNTIME_ERR_OUT_OF_MEMORY (-1007)
+#define PTO_RUNTIME_ERR_DEVICE (-1008)
+#endif
+
+/* 0 -> 0; SIMDEV_ERROR_MEMORY_ALLOCATION -> PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+ * any other nonzero code -> PTO_RUNTIME_ERR_DEVICE. Pure. */
+int platform_status(int device_code);
+
+/* As platform_status(), and when device_code is nonzero and
+ * last_device_error is non-NULL, stores device_code there (the latest
+ * failure wins; a success leaves the slot alone). */
+int platform_status_keep(int *last_device_error, int device_code);
+
+#endif
