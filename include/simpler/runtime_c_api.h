@@ -1,0 +1,295 @@
+/*
+ * simpler — the runtime C ABI: status codes, contexts, program mode, kernel
+ * mode, memory helpers, sizing and introspection (SPEC §2, §7).
+ *
+ * Conventions for every function below unless its comment says otherwise:
+ * - it returns 0 or a negative PTO_RUNTIME_ERR_* status (simpler_strerror
+ *   names it); -1..-999 are errors latched on the device, reported negated;
+ * - a call that fails has no effect: nothing is allocated, loaded, enqueued
+ *   or recorded, and output arguments are not written;
+ * - a NULL context, or a NULL pointer where one is required, returns
+ *   PTO_RUNTIME_ERR_INVALID_ARGUMENT (-1005);
+ * - calls on one context are serialized by the caller (a context is not
+ *   internally locked unless its comment says so); different contexts may
+ *   be used from different threads at once. simpler_strerror and the pure
+ *   sizing functions are thread-safe.
+ */
+#ifndef SIMPLER_RUNTIME_C_API_H
+#define SIMPLER_RUNTIME_C_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "simpler/task_args.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status codes (SPEC §2.1): one table generates the enum and the names
+ * and messages simpler_strerror returns. ---- */
+#define SIMPLER_STATUS_TABLE(X)                                                                  \
+    X(PTO_RUNTIME_SUCCESS, 0, "success")                                                         \
+    X(PTO_RUNTIME_ERR_INTERNAL, -1000, "an internal invariant broke; the log line before says what") \
+    X(PTO_RUNTIME_ERR_UNSUPPORTED, -1001, "valid request this build or context cannot honour")  \
+    X(PTO_RUNTIME_ERR_PREPARED_INCOMPATIBLE, -1002, "launch is incompatible with prepared state") \
+    X(PTO_RUNTIME_ERR_INVALID_STATE, -1003, "request is out of order for the context's lifecycle") \
+    X(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, -1004, "request exceeds the frozen capacity")            \
+    X(PTO_RUNTIME_ERR_INVALID_ARGUMENT, -1005, "malformed argument (NULL, range, layout, image)") \
+    X(PTO_RUNTIME_ERR_CALLABLE_NOT_RESIDENT, -1006, "callable id has no prepared callable")      \
+    X(PTO_RUNTIME_ERR_OUT_OF_MEMORY, -1007, "host or device allocation failed")                  \
+    X(PTO_RUNTIME_ERR_DEVICE, -1008, "a device operation failed")
+
+#define SIMPLER_STATUS_ENUM_ENTRY(name, value, message) name = (value),
+typedef enum SimplerStatus { SIMPLER_STATUS_TABLE(SIMPLER_STATUS_ENUM_ENTRY) } SimplerStatus;
+#undef SIMPLER_STATUS_ENUM_ENTRY
+
+/* Codes -1..-999 are errors latched on the device during execution
+ * (scheduler or orchestration faults), reported negated. */
+#define SIMPLER_DEVICE_ERROR_MIN (-999)
+#define SIMPLER_DEVICE_ERROR_MAX (-1)
+
+/* A stable "NAME: message" string for `code`: an entry of the status table,
+ * "PTO_DEVICE_ERROR: error latched on the device" for -1..-999, and
+ * "PTO_RUNTIME_ERR_UNKNOWN: unknown status code" for anything else. Never
+ * NULL; the string is static. Thread-safe. */
+SIMPLER_API const char *simpler_strerror(int code);
+
+/* ---- limits (bounds from SPEC §4 and §7) ---- */
+#define SIMPLER_MAX_CALLABLES_PROGRAM 64   /* program-mode callable ids: 0 <= id < 64 */
+#define SIMPLER_KERNEL_MAX_CALLABLES 1024  /* kernel-mode callable ids: 0 <= id < 1024 */
+#define SIMPLER_KERNEL_REGION_ALIGN 1024   /* runtime-pool regions after the first (§7.2) */
+#define SIMPLER_KERNEL_REGISTRY_BYTES 256  /* slot registry at the end of the runtime pool */
+
+/* ---- kernel context control (SPEC §7.2) ---- */
+#define SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION 1
+#define SIMPLER_KERNEL_CTX_CONFIGURE 1 /* action: record the capacity tuple, before init */
+#define SIMPLER_KERNEL_CTX_FREEZE 2    /* action: freeze capacity after a kernel init */
+#define SIMPLER_MODE_PROGRAM 0
+#define SIMPLER_MODE_KERNEL 1
+
+/* A versioned control block. struct_size must equal sizeof exactly; every
+ * reserved word must be zero; a FREEZE carries no payload (mode and every
+ * size zero). A byte size of 0 in a CONFIGURE means "platform default". */
+typedef struct SimplerKernelCtxControl {
+    uint32_t abi_version;            /* SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION */
+    uint32_t struct_size;            /* sizeof(SimplerKernelCtxControl) */
+    uint32_t action;                 /* SIMPLER_KERNEL_CTX_CONFIGURE or _FREEZE */
+    uint32_t mode;                   /* SIMPLER_MODE_*; CONFIGURE only */
+    uint64_t gm_heap_bytes;          /* graph heap */
+    uint64_t runtime_arena_bytes;    /* runtime header + task state */
+    uint64_t graph_definition_bytes; /* graph definition region */
+    uint64_t scheduler_state_bytes;  /* scheduler state region */
+    uint64_t retained_temp_bytes;    /* staging for HOST tensors */
+    uint32_t task_window;            /* max tasks in one graph */
+    uint32_t trace_records;          /* per-task trace records; 0 = no trace */
+    uint64_t reserved[4];            /* must be zero */
+} SimplerKernelCtxControl;
+
+/* What one graph needs, computed on the host (SPEC §5). */
+typedef struct SimplerGraphRequirements {
+    uint64_t gm_heap_bytes;
+    uint64_t runtime_arena_bytes;
+    uint64_t graph_definition_bytes;
+    uint64_t scheduler_state_bytes;
+    uint64_t retained_temp_bytes;
+    uint64_t task_count;
+} SimplerGraphRequirements;
+
+/* The packed runtime pool a CONFIGURE implies: the runtime region at 0,
+ * then each nonzero region aligned to SIMPLER_KERNEL_REGION_ALIGN
+ * (definition, scheduler), then the slot registry. Byte offsets. */
+typedef struct SimplerKernelLayout {
+    uint64_t runtime_offset;
+    uint64_t runtime_bytes;
+    uint64_t definition_offset;
+    uint64_t definition_bytes;
+    uint64_t scheduler_offset;
+    uint64_t scheduler_bytes;
+    uint64_t registry_offset;
+    uint64_t registry_bytes;
+    uint64_t runtime_pool_bytes; /* the packed total */
+} SimplerKernelLayout;
+
+SIMPLER_STATIC_ASSERT(sizeof(SimplerKernelCtxControl) == 96, "SimplerKernelCtxControl is 96 bytes");
+SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, struct_size) == 4, "SimplerKernelCtxControl layout");
+SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, action) == 8, "SimplerKernelCtxControl layout");
+SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, mode) == 12, "SimplerKernelCtxControl layout");
+SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, gm_heap_bytes) == 16, "SimplerKernelCtxControl layout");
+SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, retained_temp_bytes) == 48, "SimplerKernelCtxControl layout");
+SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, task_window) == 56, "SimplerKernelCtxControl layout");
+SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, trace_records) == 60, "SimplerKernelCtxControl layout");
+SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, reserved) == 64, "SimplerKernelCtxControl layout");
+SIMPLER_STATIC_ASSERT(sizeof(SimplerGraphRequirements) == 48, "SimplerGraphRequirements layout");
+SIMPLER_STATIC_ASSERT(offsetof(SimplerGraphRequirements, task_count) == 40, "SimplerGraphRequirements layout");
+SIMPLER_STATIC_ASSERT(sizeof(SimplerKernelLayout) == 72, "SimplerKernelLayout layout");
+SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelLayout, runtime_pool_bytes) == 64, "SimplerKernelLayout layout");
+
+/* ---- contexts ---- */
+typedef void *DeviceContextHandle;
+
+/* Creates an empty context with no execution mode latched. Returns NULL
+ * when host memory runs out. Thread-safe. */
+SIMPLER_API DeviceContextHandle create_device_context(void);
+
+/* Destroys a context and frees its host memory. A program context is
+ * finalized first if it was not. An unclosed kernel context (initialized
+ * and not finalized to Closed) is refused: the call then does nothing and
+ * the context stays valid. NULL is a no-op. The handle must not be in use
+ * by another thread. */
+SIMPLER_API void destroy_device_context(DeviceContextHandle ctx);
+
+/* ---- program mode (SPEC §6) ---- */
+
+/* Latches PROGRAM mode, selects device `device_id` and creates the
+ * context's streams; `prewarm_config` (may be NULL; borrowed for the call)
+ * commits capacity for calls of that size up front. Initializing again after
+ * finalize_device is allowed. Returns 0; -1005 for a NULL ctx, a bad device
+ * id or an invalid prewarm_config; -1003 if the context is latched to
+ * KERNEL mode or already initialized; -1007 when memory runs out; -1008
+ * when a device call fails. On failure nothing is created. */
+SIMPLER_API int simpler_init(DeviceContextHandle ctx, int device_id, const CallConfig *prewarm_config);
+
+/* Validates the callable image (SPEC §4; `callable` 64-byte aligned,
+ * `callable_size` bytes, borrowed for the call: the runtime copies or loads
+ * what it needs) and makes it resident under `callable_id` (0 <= id <
+ * SIMPLER_MAX_CALLABLES_PROGRAM); the slot generation is bumped. Returns 0;
+ * -1005 for a malformed image, an id out of range or a binary dlopen
+ * rejects; -1003 before simpler_init, in KERNEL mode, or when the id is
+ * already occupied; -1007 when memory runs out. */
+SIMPLER_API int simpler_register_callable(DeviceContextHandle ctx, int32_t callable_id, const void *callable,
+                                          size_t callable_size);
+
+/* Unloads the callable resident under `callable_id`. Returns 0; -1005 for
+ * an id out of range; -1006 when the slot is empty; -1003 before init or in
+ * KERNEL mode. */
+SIMPLER_API int simpler_unregister_callable(DeviceContextHandle ctx, int32_t callable_id);
+
+/* Runs the resident callable synchronously: builds the graph on the host
+ * from `args` (borrowed for the call), commits capacity (growing if
+ * needed), stages HOST tensors, runs the graph on the context's streams,
+ * waits and copies HOST outputs back. `config` may be NULL (defaults).
+ * Returns 0; -1005 for invalid args or config; -1006 for an empty id;
+ * -1003 before init or in KERNEL mode; -1007 when memory runs out; -1008
+ * when a device call fails; -1..-999 for an error latched on the device. */
+SIMPLER_API int simpler_run(DeviceContextHandle ctx, int32_t callable_id, const ChipStorageTaskArgs *args,
+                            const CallConfig *config);
+
+/* The closing entry of both modes. PROGRAM: releases every resource and
+ * resets the device the context owns. KERNEL (SPEC §7.3): the caller must
+ * have quiesced its stream and destroyed graphs referencing the context;
+ * releases device resources, events and streams, never resets the device or
+ * touches the caller's stream; a failure is kept as the teardown error, the
+ * context stays Closing and a retry redoes only what remains. Returns 0;
+ * -1005 for NULL; -1003 when there is nothing to close; -1008 when a release
+ * fails (kernel mode: retry). */
+SIMPLER_API int finalize_device(DeviceContextHandle ctx);
+
+/* ---- memory helpers (program mode owns its device; kernel mode may use
+ * them outside capture) ---- */
+
+/* Allocates `size` > 0 bytes of device memory on the context's device.
+ * Returns NULL for a NULL ctx, size 0, an uninitialized context or
+ * exhaustion. */
+SIMPLER_API void *device_malloc_ctx(DeviceContextHandle ctx, size_t size);
+/* Frees a pointer returned by device_malloc_ctx; NULL is a no-op. */
+SIMPLER_API void device_free_ctx(DeviceContextHandle ctx, void *dev_ptr);
+/* Synchronous copies. Returns 0; -1005 for NULL pointers; -1003 for an
+ * uninitialized context; -1008 when the device refuses (e.g. range). */
+SIMPLER_API int copy_to_device_ctx(DeviceContextHandle ctx, void *dev, const void *host, size_t size);
+SIMPLER_API int copy_from_device_ctx(DeviceContextHandle ctx, void *host, const void *dev, size_t size);
+/* Device bytes the context holds committed (arena bank, temp buffer,
+ * trace); 0 for NULL. */
+SIMPLER_API size_t committed_device_memory_ctx(DeviceContextHandle ctx);
+
+/* ---- kernel mode (SPEC §7) ---- */
+
+/* Returns 1 when this build and context can run kernel mode, 0 when not,
+ * -1005 for NULL. No effect. */
+SIMPLER_API int simpler_kernel_mode_supported(DeviceContextHandle ctx);
+
+/* CONFIGURE (before init) records the capacity tuple; FREEZE (after a kernel
+ * init whose capacity is established, after a kernel-mode CONFIGURE, once)
+ * moves the context to ReadyEnqueued. `control` is borrowed for the call.
+ * Returns 0; -1005 for NULL, wrong abi_version or struct_size, unknown
+ * action or mode, nonzero reserved, or a FREEZE with payload; -1003 for an
+ * out-of-order control (a different CONFIGURE tuple, FREEZE before init or
+ * twice). A refused control records nothing. */
+SIMPLER_API int simpler_kernel_mode_ctx_control(DeviceContextHandle ctx, const SimplerKernelCtxControl *control);
+
+/* Validates every argument and capability, then latches KERNEL mode,
+ * borrows the current device (must equal `device_id`), creates the
+ * context's streams and events and commits the configured capacity.
+ * `config` may be NULL; `context_generation` is the caller's tag for this
+ * context's life. Returns 0; -1005 for invalid arguments; -1003 for a
+ * device mismatch, a PROGRAM latch or a context not New; -1001 when kernel
+ * mode is unsupported; -1007/-1008 when creation fails (the context is then
+ * New again, or Closing with the teardown error kept if the unwind failed). */
+SIMPLER_API int simpler_kernel_mode_init(DeviceContextHandle ctx, int device_id, const CallConfig *config,
+                                         uint64_t context_generation);
+
+/* Validates and loads a callable image into slot `callable_id` (0 <= id <
+ * SIMPLER_KERNEL_MAX_CALLABLES), bumping the slot generation. Outside
+ * capture only: a capturing `caller_stream` (a simdev_stream_t) is refused.
+ * Never synchronizes the caller stream. `callable` is borrowed for the call.
+ * Returns 0; -1005 for a malformed image or id; -1003 when the context is
+ * not Collecting/ReadyEnqueued or the stream is capturing; -1007 when
+ * memory runs out. */
+SIMPLER_API int simpler_kernel_mode_prepare_callable(DeviceContextHandle ctx, int32_t callable_id,
+                                                     const void *callable, size_t callable_size,
+                                                     void *caller_stream);
+
+/* Enqueues one run of the resident callable on `caller_stream` (a
+ * simdev_stream_t) and returns; `args` is a ChipStorageTaskArgs, borrowed
+ * for the call (its packet is copied). Performs no allocation, free,
+ * synchronization, stream/event creation or capture query, so it may be
+ * captured and replayed. Returns 0 (enqueued); -1005 for invalid args or
+ * id; -1006 for an empty id; -1003 unless ReadyEnqueued (or Poisoned);
+ * -1004 when the graph exceeds the frozen capacity; -1002 for a stream
+ * switch while the previous launch is pending; -1008 when an enqueue fails
+ * after the first (the context is then Poisoned). Execution errors surface
+ * on the stream and in simpler_kernel_mode_errors. */
+SIMPLER_API int simpler_kernel_mode_launch(DeviceContextHandle ctx, int32_t callable_id, const void *args,
+                                           void *caller_stream);
+
+/* ---- sizing, host only: no context, no device memory ---- */
+
+/* Computes what running `callable` on `args` needs, by building the graph
+ * on the host. Inputs borrowed; `*out` written only on success. Returns 0;
+ * -1005 for NULL, a malformed image or args; -1007 when memory runs out;
+ * -1..-999 when the orchestration fails. Thread-safe. */
+SIMPLER_API int simpler_graph_requirements(const void *callable, size_t callable_size,
+                                           const ChipStorageTaskArgs *args, SimplerGraphRequirements *out);
+
+/* Turns the requirements of `count` graphs into a kernel-mode CONFIGURE:
+ * the maximum of each region independently, task_window = largest
+ * task_count + 1. `*configure_out` written only on success. Returns 0;
+ * -1005 for NULL or count 0; -1004 when a size overflows. Thread-safe. */
+SIMPLER_API int simpler_kernel_plan_capacity(const SimplerGraphRequirements *graphs, size_t count,
+                                             SimplerKernelCtxControl *configure_out);
+
+/* The packed runtime-pool layout `configure` implies (pure). `*out`
+ * written only on success. Returns 0; -1005 for NULL or an invalid
+ * CONFIGURE; -1004 when the packed total overflows. Thread-safe. */
+SIMPLER_API int simpler_kernel_layout(const SimplerKernelCtxControl *configure, SimplerKernelLayout *out);
+
+/* ---- introspection, for tests and tools ---- */
+
+/* Device address of arena bank `bank_id`'s gm_heap region; 0 when absent. */
+SIMPLER_API uint64_t get_arena_bank_gm_heap_base_ctx(DeviceContextHandle ctx, uint32_t bank_id);
+/* Device address of retained temp slot `slot_id`; 0 when absent. */
+SIMPLER_API uint64_t get_retained_temp_addr_ctx(DeviceContextHandle ctx, uint32_t slot_id);
+/* dlopens this context made of orchestration binaries (host) and of kernel
+ * binaries (AICPU side); 0 for NULL. */
+SIMPLER_API size_t get_host_dlopen_count(DeviceContextHandle ctx);
+SIMPLER_API size_t get_aicpu_dlopen_count(DeviceContextHandle ctx);
+/* Reads the kernel context's first runtime error and first teardown error
+ * (0 = none); either output may be NULL. Returns 0; -1005 for NULL ctx;
+ * -1003 for a context not in KERNEL mode. */
+SIMPLER_API int simpler_kernel_mode_errors(DeviceContextHandle ctx, int *last_runtime_error, int *teardown_error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIMPLER_RUNTIME_C_API_H */

@@ -1,0 +1,164 @@
+/* Tensor construction, dtype sizes, the default CallConfig, and the shared
+ * argument validators (task_args_check.h). */
+#include "common/task_args_check.h"
+
+#include <string.h>
+
+#include "simpler/runtime_c_api.h"
+
+size_t simpler_dtype_size(uint8_t dtype)
+{
+    switch (dtype) {
+    case SIMPLER_DTYPE_FLOAT32:
+    case SIMPLER_DTYPE_INT32:
+        return 4;
+    case SIMPLER_DTYPE_FLOAT16:
+    case SIMPLER_DTYPE_BFLOAT16:
+    case SIMPLER_DTYPE_INT16:
+        return 2;
+    case SIMPLER_DTYPE_INT64:
+    case SIMPLER_DTYPE_FLOAT64:
+        return 8;
+    case SIMPLER_DTYPE_INT8:
+    case SIMPLER_DTYPE_UINT8:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int address_space_known(uint8_t space)
+{
+    return space == SIMPLER_ADDRESS_SPACE_HOST || space == SIMPLER_ADDRESS_SPACE_DEVICE;
+}
+
+static int all_zero(const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++) {
+        if (b[i] != 0)
+            return 0;
+    }
+    return 1;
+}
+
+int simpler_tensor_make(ChipTensor *t, void *addr, uint8_t dtype, uint32_t ndims, const uint32_t *shapes,
+                        uint8_t address_space)
+{
+    size_t elem = simpler_dtype_size(dtype);
+    if (t == NULL || shapes == NULL || elem == 0 || !address_space_known(address_space) || ndims == 0 ||
+        ndims > SIMPLER_MAX_TENSOR_DIMS)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+
+    /* Strides are in elements and must fit uint32_t; the byte size must fit
+     * uint64_t. Compute everything before writing *t. */
+    uint32_t strides[SIMPLER_MAX_TENSOR_DIMS] = {0};
+    uint64_t count = 1;
+    for (uint32_t d = ndims; d-- > 0;) {
+        if (shapes[d] == 0 || count > UINT32_MAX)
+            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        strides[d] = (uint32_t)count;
+        if (__builtin_mul_overflow(count, (uint64_t)shapes[d], &count))
+            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    }
+    uint64_t bytes;
+    if (__builtin_mul_overflow(count, (uint64_t)elem, &bytes))
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    uint64_t base = (uint64_t)(uintptr_t)addr;
+    uint64_t end;
+    if (__builtin_add_overflow(base, bytes, &end))
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+
+    memset(t, 0, sizeof *t);
+    t->buffer_addr = base;
+    t->buffer_bytes = bytes;
+    t->ndims = ndims;
+    t->dtype = dtype;
+    t->address_space = address_space;
+    memcpy(t->shapes, shapes, ndims * sizeof shapes[0]);
+    memcpy(t->strides, strides, sizeof strides);
+    return 0;
+}
+
+int simpler_call_config_default(CallConfig *config)
+{
+    if (config == NULL)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    memset(config, 0, sizeof *config);
+    config->struct_size = (uint32_t)sizeof *config;
+    return 0;
+}
+
+/* The last element a view touches, in elements from the buffer start. */
+static int view_last_element(const ChipTensor *t, uint64_t *last)
+{
+    uint64_t at = t->start_offset;
+    for (uint32_t d = 0; d < t->ndims; d++) {
+        uint64_t span;
+        if (__builtin_mul_overflow((uint64_t)(t->shapes[d] - 1), (uint64_t)t->strides[d], &span) ||
+            __builtin_add_overflow(at, span, &at))
+            return -1;
+    }
+    *last = at;
+    return 0;
+}
+
+static int dims_valid(const ChipTensor *t)
+{
+    if (t->ndims == 0 || t->ndims > SIMPLER_MAX_TENSOR_DIMS)
+        return 0;
+    for (uint32_t d = 0; d < SIMPLER_MAX_TENSOR_DIMS; d++) {
+        int used = d < t->ndims;
+        if (used && (t->shapes[d] == 0 || t->strides[d] == 0))
+            return 0;
+        if (!used && (t->shapes[d] != 0 || t->strides[d] != 0))
+            return 0;
+    }
+    return 1;
+}
+
+int chip_tensor_check(const ChipTensor *t)
+{
+    if (t == NULL || !dims_valid(t))
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    size_t elem = simpler_dtype_size(t->dtype);
+    if (elem == 0 || !address_space_known(t->address_space))
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (!all_zero(t->reserved0, sizeof t->reserved0) || !all_zero(t->reserved, sizeof t->reserved))
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+
+    uint64_t last, end_bytes, buffer_end;
+    if (view_last_element(t, &last) != 0 || __builtin_add_overflow(last, 1, &last) ||
+        __builtin_mul_overflow(last, (uint64_t)elem, &end_bytes))
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (end_bytes > t->buffer_bytes || __builtin_add_overflow(t->buffer_addr, t->buffer_bytes, &buffer_end))
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    return 0;
+}
+
+int task_args_check(const ChipStorageTaskArgs *args)
+{
+    if (args == NULL || args->tensor_count < 0 || args->tensor_count > SIMPLER_MAX_TENSOR_ARGS ||
+        args->scalar_count < 0 || args->scalar_count > SIMPLER_MAX_SCALAR_ARGS)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    for (int32_t i = 0; i < args->tensor_count; i++) {
+        if (chip_tensor_check(&args->tensors[i]) != 0)
+            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    }
+    return 0;
+}
+
+int call_config_check(const CallConfig *config)
+{
+    if (config == NULL || config->struct_size != sizeof *config)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (config->reserved0 != 0 || !all_zero(config->reserved, sizeof config->reserved))
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (memchr(config->output_prefix, '\0', sizeof config->output_prefix) == NULL)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (config->trace > 1 || config->aicpu_thread_count > CALL_CONFIG_AICPU_THREADS_MAX ||
+        config->aicore_count > CALL_CONFIG_AICORE_COUNT_MAX || config->task_window > CALL_CONFIG_TASK_WINDOW_MAX ||
+        config->heap_bytes > CALL_CONFIG_HEAP_BYTES_MAX)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    return 0;
+}

@@ -1,0 +1,280 @@
+/* Pins the size and every field offset of each public struct, and every
+ * status value. An ABI change must edit this file. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "support.h"
+
+#include "simpler/callable.h"
+#include "simpler/kernel_invocation_header.h"
+#include "simpler/runtime_c_api.h"
+#include "simpler/simdev.h"
+#include "simpler/task_args.h"
+
+#define PIN(type, field, off) assert_int_equal(offsetof(type, field), (off))
+
+static void abi_chip_tensor_layout_is_pinned(void **state)
+{
+    (void)state;
+    assert_int_equal(sizeof(ChipTensor), 128);
+    assert_int_equal(_Alignof(ChipTensor), 64);
+    PIN(ChipTensor, buffer_addr, 0);
+    PIN(ChipTensor, buffer_bytes, 8);
+    PIN(ChipTensor, start_offset, 16);
+    PIN(ChipTensor, ndims, 24);
+    PIN(ChipTensor, dtype, 28);
+    PIN(ChipTensor, address_space, 29);
+    PIN(ChipTensor, reserved0, 30);
+    PIN(ChipTensor, shapes, 32);
+    PIN(ChipTensor, strides, 52);
+    PIN(ChipTensor, reserved, 72);
+}
+
+static void abi_task_args_layout_is_pinned(void **state)
+{
+    (void)state;
+    assert_int_equal(sizeof(ChipStorageTaskArgs), 256 * 128 + 128 * 8 + 64);
+    PIN(ChipStorageTaskArgs, tensors, 0);
+    PIN(ChipStorageTaskArgs, scalars, 32768);
+    PIN(ChipStorageTaskArgs, tensor_count, 33792);
+    PIN(ChipStorageTaskArgs, scalar_count, 33796);
+}
+
+static void abi_call_config_layout_is_pinned(void **state)
+{
+    (void)state;
+    assert_int_equal(sizeof(CallConfig), 320);
+    PIN(CallConfig, struct_size, 0);
+    PIN(CallConfig, aicpu_thread_count, 4);
+    PIN(CallConfig, aicore_count, 8);
+    PIN(CallConfig, task_window, 12);
+    PIN(CallConfig, heap_bytes, 16);
+    PIN(CallConfig, trace, 24);
+    PIN(CallConfig, reserved0, 28);
+    PIN(CallConfig, output_prefix, 32);
+    PIN(CallConfig, reserved, 288);
+}
+
+static void abi_kernel_ctx_control_layout_is_pinned(void **state)
+{
+    (void)state;
+    assert_int_equal(sizeof(SimplerKernelCtxControl), 96);
+    PIN(SimplerKernelCtxControl, abi_version, 0);
+    PIN(SimplerKernelCtxControl, struct_size, 4);
+    PIN(SimplerKernelCtxControl, action, 8);
+    PIN(SimplerKernelCtxControl, mode, 12);
+    PIN(SimplerKernelCtxControl, gm_heap_bytes, 16);
+    PIN(SimplerKernelCtxControl, runtime_arena_bytes, 24);
+    PIN(SimplerKernelCtxControl, graph_definition_bytes, 32);
+    PIN(SimplerKernelCtxControl, scheduler_state_bytes, 40);
+    PIN(SimplerKernelCtxControl, retained_temp_bytes, 48);
+    PIN(SimplerKernelCtxControl, task_window, 56);
+    PIN(SimplerKernelCtxControl, trace_records, 60);
+    PIN(SimplerKernelCtxControl, reserved, 64);
+    assert_int_equal(SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION, 1);
+    assert_int_equal(SIMPLER_KERNEL_CTX_CONFIGURE, 1);
+    assert_int_equal(SIMPLER_KERNEL_CTX_FREEZE, 2);
+    assert_int_equal(SIMPLER_MODE_PROGRAM, 0);
+    assert_int_equal(SIMPLER_MODE_KERNEL, 1);
+}
+
+static void abi_requirements_and_layout_are_pinned(void **state)
+{
+    (void)state;
+    assert_int_equal(sizeof(SimplerGraphRequirements), 48);
+    PIN(SimplerGraphRequirements, gm_heap_bytes, 0);
+    PIN(SimplerGraphRequirements, runtime_arena_bytes, 8);
+    PIN(SimplerGraphRequirements, graph_definition_bytes, 16);
+    PIN(SimplerGraphRequirements, scheduler_state_bytes, 24);
+    PIN(SimplerGraphRequirements, retained_temp_bytes, 32);
+    PIN(SimplerGraphRequirements, task_count, 40);
+    assert_int_equal(sizeof(SimplerKernelLayout), 72);
+    PIN(SimplerKernelLayout, runtime_offset, 0);
+    PIN(SimplerKernelLayout, runtime_bytes, 8);
+    PIN(SimplerKernelLayout, definition_offset, 16);
+    PIN(SimplerKernelLayout, definition_bytes, 24);
+    PIN(SimplerKernelLayout, scheduler_offset, 32);
+    PIN(SimplerKernelLayout, scheduler_bytes, 40);
+    PIN(SimplerKernelLayout, registry_offset, 48);
+    PIN(SimplerKernelLayout, registry_bytes, 56);
+    PIN(SimplerKernelLayout, runtime_pool_bytes, 64);
+}
+
+static void abi_invocation_header_layout_is_pinned(void **state)
+{
+    (void)state;
+    assert_int_equal(sizeof(SimplerKernelInvocationHeader), 64);
+    PIN(SimplerKernelInvocationHeader, abi_version, 0);
+    PIN(SimplerKernelInvocationHeader, header_size, 4);
+    PIN(SimplerKernelInvocationHeader, mode, 8);
+    PIN(SimplerKernelInvocationHeader, callable_id, 12);
+    PIN(SimplerKernelInvocationHeader, generation, 16);
+    PIN(SimplerKernelInvocationHeader, tensor_count, 24);
+    PIN(SimplerKernelInvocationHeader, scalar_count, 28);
+    PIN(SimplerKernelInvocationHeader, host_copy_tensor_count, 32);
+    PIN(SimplerKernelInvocationHeader, reserved0, 36);
+    PIN(SimplerKernelInvocationHeader, payload_bytes, 40);
+    PIN(SimplerKernelInvocationHeader, reserved, 48);
+}
+
+static void abi_callable_image_layout_is_pinned(void **state)
+{
+    (void)state;
+    assert_int_equal(sizeof(SimplerCallableHeader), 128);
+    PIN(SimplerCallableHeader, magic, 0);
+    PIN(SimplerCallableHeader, format_version, 4);
+    PIN(SimplerCallableHeader, header_size, 8);
+    PIN(SimplerCallableHeader, signature_count, 12);
+    PIN(SimplerCallableHeader, image_size, 16);
+    PIN(SimplerCallableHeader, scalar_count, 24);
+    PIN(SimplerCallableHeader, child_count, 28);
+    PIN(SimplerCallableHeader, orchestration_offset, 32);
+    PIN(SimplerCallableHeader, orchestration_size, 40);
+    PIN(SimplerCallableHeader, entry_name, 48);
+    PIN(SimplerCallableHeader, reserved, 112);
+    assert_int_equal(sizeof(SimplerCallableChild), 64);
+    PIN(SimplerCallableChild, func_id, 0);
+    PIN(SimplerCallableChild, core_type, 4);
+    PIN(SimplerCallableChild, signature_count, 8);
+    PIN(SimplerCallableChild, reserved0, 12);
+    PIN(SimplerCallableChild, binary_offset, 16);
+    PIN(SimplerCallableChild, binary_size, 24);
+    PIN(SimplerCallableChild, signature, 32);
+    assert_int_equal(SIMPLER_CALLABLE_MAGIC, 0x49435053u);
+    assert_int_equal(SIMPLER_CALLABLE_FORMAT_VERSION, 1);
+    assert_int_equal(SIMPLER_ARG_SCALAR, 0);
+    assert_int_equal(SIMPLER_ARG_IN, 1);
+    assert_int_equal(SIMPLER_ARG_OUT, 2);
+    assert_int_equal(SIMPLER_ARG_INOUT, 3);
+    assert_int_equal(SIMPLER_CORE_TYPE_AIC, 0);
+    assert_int_equal(SIMPLER_CORE_TYPE_AIV, 1);
+}
+
+static void abi_callable_descriptors_are_pinned(void **state)
+{
+    (void)state;
+    assert_int_equal(sizeof(SimplerCallableChildDesc), 40);
+    PIN(SimplerCallableChildDesc, func_id, 0);
+    PIN(SimplerCallableChildDesc, core_type, 4);
+    PIN(SimplerCallableChildDesc, signature_count, 8);
+    PIN(SimplerCallableChildDesc, reserved0, 12);
+    PIN(SimplerCallableChildDesc, signature, 16);
+    PIN(SimplerCallableChildDesc, binary, 24);
+    PIN(SimplerCallableChildDesc, binary_size, 32);
+    assert_int_equal(sizeof(SimplerCallableDesc), 64);
+    PIN(SimplerCallableDesc, struct_size, 0);
+    PIN(SimplerCallableDesc, signature_count, 4);
+    PIN(SimplerCallableDesc, signature, 8);
+    PIN(SimplerCallableDesc, orchestration, 16);
+    PIN(SimplerCallableDesc, orchestration_size, 24);
+    PIN(SimplerCallableDesc, entry_name, 32);
+    PIN(SimplerCallableDesc, scalar_count, 40);
+    PIN(SimplerCallableDesc, child_count, 44);
+    PIN(SimplerCallableDesc, children, 48);
+    PIN(SimplerCallableDesc, reserved, 56);
+}
+
+static void abi_simdev_structs_are_pinned(void **state)
+{
+    (void)state;
+    assert_int_equal(sizeof(simdev_config), 64);
+    PIN(simdev_config, struct_size, 0);
+    PIN(simdev_config, device_count, 4);
+    PIN(simdev_config, hbm_bytes, 8);
+    PIN(simdev_config, aic_cores, 16);
+    PIN(simdev_config, aiv_cores, 20);
+    PIN(simdev_config, aicpu_threads, 24);
+    PIN(simdev_config, debug_fill, 28);
+    PIN(simdev_config, reserved, 32);
+    assert_int_equal(sizeof(simdev_mem_info), 32);
+    PIN(simdev_mem_info, hbm_bytes, 0);
+    PIN(simdev_mem_info, committed_bytes, 8);
+    PIN(simdev_mem_info, high_water_bytes, 16);
+    PIN(simdev_mem_info, live_allocations, 24);
+    assert_int_equal(sizeof(simdev_counters), 20 * 8);
+    PIN(simdev_counters, malloc_calls, 0);
+    PIN(simdev_counters, free_calls, 8);
+    PIN(simdev_counters, memcpy_sync_calls, 16);
+    PIN(simdev_counters, memcpy_async_calls, 24);
+    PIN(simdev_counters, memset_calls, 32);
+    PIN(simdev_counters, synchronize_calls, 40);
+    PIN(simdev_counters, query_calls, 48);
+    PIN(simdev_counters, capture_query_calls, 56);
+    PIN(simdev_counters, stream_create_calls, 64);
+    PIN(simdev_counters, event_create_calls, 72);
+    PIN(simdev_counters, kernel_launches, 80);
+    PIN(simdev_counters, graph_launches, 88);
+    PIN(simdev_counters, event_record_calls, 96);
+    PIN(simdev_counters, event_wait_calls, 104);
+    PIN(simdev_counters, host_func_calls, 112);
+    PIN(simdev_counters, stream_destroy_calls, 120);
+    PIN(simdev_counters, event_destroy_calls, 128);
+    PIN(simdev_counters, capture_begin_calls, 136);
+    PIN(simdev_counters, capture_end_calls, 144);
+    PIN(simdev_counters, graph_destroy_calls, 152);
+}
+
+static void abi_status_values_are_pinned(void **state)
+{
+    (void)state;
+    assert_int_equal(PTO_RUNTIME_SUCCESS, 0);
+    assert_int_equal(PTO_RUNTIME_ERR_INTERNAL, -1000);
+    assert_int_equal(PTO_RUNTIME_ERR_UNSUPPORTED, -1001);
+    assert_int_equal(PTO_RUNTIME_ERR_PREPARED_INCOMPATIBLE, -1002);
+    assert_int_equal(PTO_RUNTIME_ERR_INVALID_STATE, -1003);
+    assert_int_equal(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, -1004);
+    assert_int_equal(PTO_RUNTIME_ERR_INVALID_ARGUMENT, -1005);
+    assert_int_equal(PTO_RUNTIME_ERR_CALLABLE_NOT_RESIDENT, -1006);
+    assert_int_equal(PTO_RUNTIME_ERR_OUT_OF_MEMORY, -1007);
+    assert_int_equal(PTO_RUNTIME_ERR_DEVICE, -1008);
+    assert_int_equal(SIMDEV_SUCCESS, 0);
+    assert_int_equal(SIMDEV_ERROR_INVALID_PARAM, 107000);
+    assert_int_equal(SIMDEV_ERROR_INVALID_DEVICE, 107001);
+    assert_int_equal(SIMDEV_ERROR_INVALID_HANDLE, 107002);
+    assert_int_equal(SIMDEV_ERROR_CAPTURE_DEPENDENCY, 107024);
+    assert_int_equal(SIMDEV_ERROR_STREAM_UNJOINED, 107025);
+    assert_int_equal(SIMDEV_ERROR_STREAM_CAPTURED, 107027);
+    assert_int_equal(SIMDEV_ERROR_EVENT_CAPTURED, 107028);
+    assert_int_equal(SIMDEV_ERROR_CAPTURE_MODE_NOT_SUPPORT, 107030);
+    assert_int_equal(SIMDEV_ERROR_STREAM_CAPTURE_CONFLICT, 107032);
+    assert_int_equal(SIMDEV_ERROR_STREAM_CAPTURE_UNMATCHED, 107036);
+    assert_int_equal(SIMDEV_ERROR_STREAM_CAPTURE_WRONG_THREAD, 107038);
+    assert_int_equal(SIMDEV_ERROR_REPEAT_INITIALIZE, 100002);
+    assert_int_equal(SIMDEV_ERROR_NOT_READY, 207000);
+    assert_int_equal(SIMDEV_ERROR_MEMORY_ALLOCATION, 207001);
+    assert_int_equal(SIMDEV_ERROR_KERNEL_FAULT, 507000);
+    assert_int_equal(SIMDEV_ERROR_STREAM_CAPTURE_INVALIDATED, 507903);
+}
+
+static void abi_limits_are_pinned(void **state)
+{
+    (void)state;
+    assert_int_equal(SIMPLER_MAX_CALLABLES_PROGRAM, 64);
+    assert_int_equal(SIMPLER_KERNEL_MAX_CALLABLES, 1024);
+    assert_int_equal(SIMPLER_MAX_TENSOR_DIMS, 5);
+    assert_int_equal(SIMPLER_MAX_TENSOR_ARGS, 256);
+    assert_int_equal(SIMPLER_MAX_SCALAR_ARGS, 128);
+    assert_int_equal(SIMPLER_CALLABLE_MAX_CHILDREN, 1024);
+    assert_int_equal(SIMPLER_CALLABLE_FUNC_ID_LIMIT, 1024);
+    assert_int_equal(SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE, 32);
+    assert_int_equal(SIMPLER_CALLABLE_ENTRY_NAME_BYTES, 64);
+    assert_int_equal(SIMPLER_CALLABLE_ALIGN, 64);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(abi_chip_tensor_layout_is_pinned),
+        cmocka_unit_test(abi_task_args_layout_is_pinned),
+        cmocka_unit_test(abi_call_config_layout_is_pinned),
+        cmocka_unit_test(abi_kernel_ctx_control_layout_is_pinned),
+        cmocka_unit_test(abi_requirements_and_layout_are_pinned),
+        cmocka_unit_test(abi_invocation_header_layout_is_pinned),
+        cmocka_unit_test(abi_callable_image_layout_is_pinned),
+        cmocka_unit_test(abi_callable_descriptors_are_pinned),
+        cmocka_unit_test(abi_simdev_structs_are_pinned),
+        cmocka_unit_test(abi_status_values_are_pinned),
+        cmocka_unit_test(abi_limits_are_pinned),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
