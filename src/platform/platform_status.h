@@ -15,20 +15,7 @@
 #ifndef SIMPLER_PLATFORM_STATUS_H
 #define SIMPLER_PLATFORM_STATUS_H
 
-#if __has_include(<simpler/runtime_c_api.h>)
 #include <simpler/runtime_c_api.h>
-#else
-/* Temporary: the status values of SPEC §2.1 until runtime_c_api.h lands. */
-#define PTO_RUNTIME_ERR_INTERNAL (-1000)
-#define PTO_RUNTIME_ERR_UNSUPPORTED (-1001)
-#define PTO_RUNTIME_ERR_PREPARED_INCOMPATIBLE (-1002)
-#define PTO_RUNTIME_ERR_INVALID_STATE (-1003)
-#define PTO_RUNTIME_ERR_CAPACITY_EXCEEDED (-1004)
-#define PTO_RUNTIME_ERR_INVALID_ARGUMENT (-1005)
-#define PTO_RUNTIME_ERR_CALLABLE_NOT_RESIDENT (-1006)
-#define PTO_RUNTIME_ERR_OUT_OF_MEMORY (-1007)
-#define PTO_RUNTIME_ERR_DEVICE (-1008)
-#endif
 
 /* 0 -> 0; SIMDEV_ERROR_MEMORY_ALLOCATION -> PTO_RUNTIME_ERR_OUT_OF_MEMORY;
  * any other nonzero code -> PTO_RUNTIME_ERR_DEVICE. Pure. */
