@@ -1,0 +1,84 @@
+/* Residency slots: which callable each id names, and its generation. */
+#include "callable/residency.h"
+
+#include "common/host_alloc.h"
+#include "simpler/runtime_c_api.h"
+
+static int id_valid(const residency_table *t, int32_t id)
+{
+    return t != NULL && t->slots != NULL && id >= 0 && (uint32_t)id < t->slot_count;
+}
+
+int residency_init(residency_table *t, uint32_t slot_count)
+{
+    if (t == NULL || slot_count == 0 || slot_count > SIMPLER_KERNEL_MAX_CALLABLES)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    residency_slot *slots = host_calloc(slot_count, sizeof *slots);
+    if (slots == NULL) {
+        t->slot_count = 0;
+        t->slots = NULL;
+        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+    }
+    t->slot_count = slot_count;
+    t->slots = slots;
+    return 0;
+}
+
+void residency_deinit(residency_table *t)
+{
+    if (t == NULL || t->slots == NULL)
+        return;
+    for (uint32_t i = 0; i < t->slot_count; i++)
+        callable_unload(t->slots[i].callable);
+    host_free(t->slots);
+    t->slots = NULL;
+    t->slot_count = 0;
+}
+
+int residency_prepare(residency_table *t, int32_t id, const void *image, size_t size, callable_dlopen_counts *counts,
+                      int replace, uint64_t *generation_out)
+{
+    if (!id_valid(t, id))
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    residency_slot *slot = &t->slots[id];
+    if (slot->callable != NULL && !replace)
+        return PTO_RUNTIME_ERR_INVALID_STATE;
+    loaded_callable *lc;
+    int rc = callable_load(image, size, counts, &lc);
+    if (rc != 0)
+        return rc;
+    /* Publish: the new callable is in place before the old one goes. */
+    loaded_callable *old = slot->callable;
+    slot->callable = lc;
+    slot->generation++;
+    callable_unload(old);
+    if (generation_out != NULL)
+        *generation_out = slot->generation;
+    return 0;
+}
+
+int residency_remove(residency_table *t, int32_t id)
+{
+    if (!id_valid(t, id))
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    residency_slot *slot = &t->slots[id];
+    if (slot->callable == NULL)
+        return PTO_RUNTIME_ERR_CALLABLE_NOT_RESIDENT;
+    callable_unload(slot->callable);
+    slot->callable = NULL;
+    return 0;
+}
+
+int residency_lookup(const residency_table *t, int32_t id, const loaded_callable **callable, uint64_t *generation)
+{
+    if (!id_valid(t, id))
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    const residency_slot *slot = &t->slots[id];
+    if (slot->callable == NULL)
+        return PTO_RUNTIME_ERR_CALLABLE_NOT_RESIDENT;
+    if (callable != NULL)
+        *callable = slot->callable;
+    if (generation != NULL)
+        *generation = slot->generation;
+    return 0;
+}

@@ -1,0 +1,221 @@
+/* callable_load / callable_unload on real fixture binaries: entries
+ * resolved and callable, dlopens counted per kind, separate state per
+ * load, and every failure (bad ELF, missing or unresolved symbol, host
+ * allocation) refused with its status, nothing counted, nothing leaked. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "support.h"
+
+#include "callable/loader.h"
+#include "common/host_alloc.h"
+#include "fixture_image.h"
+#include "simpler/runtime_c_api.h"
+
+static ChipStorageTaskArgs args;
+
+static int call_orch(const loaded_callable *lc, int32_t tensor_count)
+{
+    args.tensor_count = tensor_count;
+    return lc->orch_entry(NULL, &args);
+}
+
+static int32_t call_kernel(const loaded_callable *lc, int32_t func_id)
+{
+    const callable_kernel *k = callable_kernel_find(lc, func_id);
+    assert_non_null(k);
+    void (*fn)(void *);
+    memcpy(&fn, &k->entry, sizeof fn);
+    int32_t out = 0;
+    fn(&out);
+    return out;
+}
+
+static void loader_resolves_entries_and_counts_dlopens(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *image = fixture_image(FIXTURE("callable_fixture_orch"), "fixture_orch",
+                                   FIXTURE("callable_fixture_kernel1"), 5, FIXTURE("callable_fixture_kernel2"), 9, &size);
+    callable_dlopen_counts counts = {0, 0};
+    loaded_callable *lc = NULL;
+    assert_int_equal(callable_load(image, size, &counts, &lc), 0);
+    free(image); /* the loaded callable does not need the image any more */
+    assert_int_equal(atomic_load(&counts.host), 1);
+    assert_int_equal(atomic_load(&counts.aicpu), 2);
+    assert_int_equal(call_orch(lc, 3), 103);
+    assert_int_equal(call_kernel(lc, 5), 1);
+    assert_int_equal(call_kernel(lc, 9), 2);
+    assert_null(callable_kernel_find(lc, 6));
+    assert_null(callable_kernel_find(lc, -1));
+    assert_null(callable_kernel_find(lc, 1024));
+    assert_string_equal(lc->entry_name, "fixture_orch");
+    assert_int_equal(lc->signature_count, 4);
+    assert_int_equal(lc->tensor_count, 3);
+    assert_int_equal(lc->scalar_count, 1);
+    assert_int_equal(lc->kernel_count, 2);
+    assert_int_equal(callable_kernel_find(lc, 5)->core_type, SIMPLER_CORE_TYPE_AIV);
+    assert_int_equal(callable_kernel_find(lc, 5)->signature_count, 2);
+    assert_int_equal(callable_kernel_find(lc, 9)->core_type, SIMPLER_CORE_TYPE_AIC);
+    callable_unload(lc);
+}
+
+static void loader_two_loads_have_separate_state(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *image = fixture_image(FIXTURE("callable_fixture_orch"), "fixture_orch", NULL, 0, NULL, 0, &size);
+    callable_dlopen_counts counts = {0, 0};
+    loaded_callable *a = NULL, *b = NULL;
+    assert_int_equal(callable_load(image, size, &counts, &a), 0);
+    assert_int_equal(callable_load(image, size, &counts, &b), 0);
+    assert_ptr_not_equal(a->orch_handle, b->orch_handle);
+    /* The fixture adds 1000 per earlier call of the same loaded copy. */
+    assert_int_equal(call_orch(a, 1), 101);
+    assert_int_equal(call_orch(a, 1), 1101);
+    assert_int_equal(call_orch(b, 1), 101);
+    assert_int_equal(atomic_load(&counts.host), 2);
+    assert_int_equal(atomic_load(&counts.aicpu), 0);
+    callable_unload(a);
+    assert_int_equal(call_orch(b, 1), 1101);
+    /* A new load after an unload gets a fresh copy, never the old one. */
+    assert_int_equal(callable_load(image, size, &counts, &a), 0);
+    assert_int_equal(call_orch(a, 2), 102);
+    callable_unload(a);
+    callable_unload(b);
+    free(image);
+}
+
+static void loader_unload_closes_every_descriptor(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *image = fixture_image(FIXTURE("callable_fixture_orch"), "fixture_orch",
+                                   FIXTURE("callable_fixture_kernel1"), 1, FIXTURE("callable_fixture_kernel2"), 2, &size);
+    int fds = fixture_open_fds();
+    uint64_t frees = host_free_count();
+    loaded_callable *lc = NULL;
+    assert_int_equal(callable_load(image, size, NULL, &lc), 0);
+    assert_int_equal(fixture_open_fds(), fds + 3);
+    callable_unload(lc);
+    assert_int_equal(fixture_open_fds(), fds);
+    assert_int_equal(host_free_count() - frees, 2); /* the callable and its kernel array */
+    callable_unload(NULL);
+    free(image);
+}
+
+/* Expects `rc` from loading `image`, with nothing counted or leaked. */
+static void expect_refused(const uint8_t *image, size_t size, int rc)
+{
+    callable_dlopen_counts counts = {0, 0};
+    loaded_callable *lc = (loaded_callable *)(uintptr_t)0x1;
+    int fds = fixture_open_fds();
+    uint64_t allocs = host_alloc_count(), frees = host_free_count();
+    assert_int_equal(callable_load(image, size, &counts, &lc), rc);
+    assert_ptr_equal(lc, (loaded_callable *)(uintptr_t)0x1);
+    assert_int_equal(atomic_load(&counts.host), 0);
+    assert_int_equal(atomic_load(&counts.aicpu), 0);
+    assert_int_equal(fixture_open_fds(), fds);
+    assert_int_equal(host_alloc_count() - allocs, host_free_count() - frees);
+}
+
+static void loader_refuses_binary_that_is_not_elf(void **state)
+{
+    (void)state;
+    static const uint8_t junk[200] = "this is not an ELF shared object";
+    static const uint8_t sig[1] = {SIMPLER_ARG_IN};
+    SimplerCallableDesc d = {sizeof d, 1, sig, junk, sizeof junk, "fixture_orch", 0, 0, NULL, 0};
+    size_t size;
+    uint8_t *image = fixture_pack(&d, &size);
+    expect_refused(image, size, PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    free(image);
+}
+
+static void loader_refuses_missing_orchestration_entry(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *image = fixture_image(FIXTURE("callable_fixture_orch"), "no_such_entry", NULL, 0, NULL, 0, &size);
+    expect_refused(image, size, PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    free(image);
+}
+
+static void loader_refuses_kernel_without_kernel_entry(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *image = fixture_image(FIXTURE("callable_fixture_orch"), "fixture_orch",
+                                   FIXTURE("callable_fixture_kernel1"), 1, FIXTURE("callable_fixture_no_entry"), 2, &size);
+    expect_refused(image, size, PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    free(image);
+}
+
+static void loader_refuses_kernel_with_unresolved_symbol(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *image = fixture_image(FIXTURE("callable_fixture_orch"), "fixture_orch",
+                                   FIXTURE("callable_fixture_unresolved"), 1, NULL, 0, &size);
+    expect_refused(image, size, PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    free(image);
+}
+
+static void loader_refuses_malformed_image_and_null_out(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *image = fixture_image(FIXTURE("callable_fixture_orch"), "fixture_orch", NULL, 0, NULL, 0, &size);
+    assert_int_equal(callable_load(image, size, NULL, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    expect_refused(image, size - 1, PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    expect_refused(NULL, size, PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    image[0] ^= 0xff;
+    expect_refused(image, size, PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    free(image);
+}
+
+static void loader_allocation_failure_sweep_leaks_nothing(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *image = fixture_image(FIXTURE("callable_fixture_orch"), "fixture_orch",
+                                   FIXTURE("callable_fixture_kernel1"), 1, NULL, 0, &size);
+    int failures = 0;
+    for (uint64_t k = 1;; k++) {
+        host_alloc_fail_nth(k);
+        callable_dlopen_counts counts = {0, 0};
+        loaded_callable *lc = NULL;
+        int fds = fixture_open_fds();
+        uint64_t allocs = host_alloc_count(), frees = host_free_count();
+        int rc = callable_load(image, size, &counts, &lc);
+        host_alloc_fail_nth(0);
+        if (rc == 0) {
+            callable_unload(lc);
+            break;
+        }
+        failures++;
+        assert_int_equal(rc, PTO_RUNTIME_ERR_OUT_OF_MEMORY);
+        assert_null(lc);
+        assert_int_equal(atomic_load(&counts.host) + atomic_load(&counts.aicpu), 0);
+        assert_int_equal(fixture_open_fds(), fds);
+        /* Every allocation that succeeded was freed; one attempt failed. */
+        assert_int_equal(host_alloc_count() - allocs - 1, host_free_count() - frees);
+        assert_true(k < 10);
+    }
+    assert_int_equal(failures, 2); /* the callable, then its kernel array */
+    free(image);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(loader_resolves_entries_and_counts_dlopens),
+        cmocka_unit_test(loader_two_loads_have_separate_state),
+        cmocka_unit_test(loader_unload_closes_every_descriptor),
+        cmocka_unit_test(loader_refuses_binary_that_is_not_elf),
+        cmocka_unit_test(loader_refuses_missing_orchestration_entry),
+        cmocka_unit_test(loader_refuses_kernel_without_kernel_entry),
+        cmocka_unit_test(loader_refuses_kernel_with_unresolved_symbol),
+        cmocka_unit_test(loader_refuses_malformed_image_and_null_out),
+        cmocka_unit_test(loader_allocation_failure_sweep_leaks_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
