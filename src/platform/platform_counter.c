@@ -9,11 +9,13 @@ _Static_assert(sizeof(platform_ops) == sizeof(void *) + (PLATFORM_CALL_COUNT - 1
                "one PLATFORM_CALL_* value per platform_ops entry");
 
 static const char *const call_names[PLATFORM_CALL_COUNT] = {
-    "any",          "mem_alloc",      "mem_free",           "memcpy_sync",       "memset_sync",
-    "memcpy_async", "memset_async",   "stream_create",      "stream_destroy",    "stream_synchronize",
-    "stream_query", "stream_wait_event", "event_create",    "event_destroy",     "event_record",
-    "event_synchronize", "event_query", "launch_kernel",    "launch_host_func",  "capture_get_info",
-    "set_device",   "get_device",     "reset_device",       "device_synchronize", "device_info",
+    "any",
+    "mem_alloc", "mem_free", "memcpy_sync", "memset_sync", "memcpy_async", "memset_async",
+    "stream_create", "stream_destroy", "stream_synchronize", "stream_query", "stream_wait_event",
+    "event_create", "event_destroy", "event_record", "event_synchronize", "event_query",
+    "launch_kernel", "launch_host_func",
+    "capture_get_info",
+    "set_device", "get_device", "reset_device", "device_synchronize", "device_info",
 };
 
 /* Counts one call to `call` and returns the injected code when the arming
