@@ -1,2 +1,75 @@
-# simpler_add_callable(NAME ORCHESTRATION src ENTRY name KERNELS id:AIC|AIV:src ...)
-# is defined here by the callable module (issue 3).
+# simpler_add_callable(NAME
+#     ORCHESTRATION src.c
+#     ENTRY name
+#     [SIGNATURE in,in,out,scalar]
+#     [KERNELS id:AIC|AIV:src.c[:in,out] ...]
+#     [OUTPUT path])
+#
+# Compiles the orchestration and each kernel as its own MODULE library
+# (position-independent, include/ on the include path, nothing linked from
+# libsimpler: an orchestration reaches the runtime only through the
+# function table of simpler/orchestration.h), then runs the built
+# `simpler pack` (target simpler_cli) to produce the image, by default
+# ${CMAKE_BINARY_DIR}/examples/<NAME>.callable. NAME becomes a custom
+# target (part of ALL) that builds the image; <NAME>_orchestration and
+# <NAME>_kernel_<id> are the library targets, so callers may add compile
+# definitions or sources to them. Relative sources are taken from the
+# calling directory. The image path is also published in the cache-less
+# variable <NAME>_CALLABLE in the caller's scope.
+set(SIMPLER_CALLABLE_INCLUDE_DIR ${CMAKE_CURRENT_LIST_DIR}/../include)
+
+function(simpler_add_callable NAME)
+  cmake_parse_arguments(SAC "" "ORCHESTRATION;ENTRY;SIGNATURE;OUTPUT" "KERNELS" ${ARGN})
+  if(SAC_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "simpler_add_callable(${NAME}): unknown arguments ${SAC_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT SAC_ORCHESTRATION OR NOT SAC_ENTRY)
+    message(FATAL_ERROR "simpler_add_callable(${NAME}): ORCHESTRATION and ENTRY are required")
+  endif()
+  if(NOT SAC_OUTPUT)
+    set(SAC_OUTPUT ${CMAKE_BINARY_DIR}/examples/${NAME}.callable)
+  endif()
+  set(lib_dir ${CMAKE_BINARY_DIR}/callables/${NAME})
+
+  set(orch ${NAME}_orchestration)
+  add_library(${orch} MODULE ${SAC_ORCHESTRATION})
+  target_include_directories(${orch} PRIVATE ${SIMPLER_CALLABLE_INCLUDE_DIR})
+  set_target_properties(${orch} PROPERTIES PREFIX "" POSITION_INDEPENDENT_CODE ON
+    LIBRARY_OUTPUT_DIRECTORY ${lib_dir})
+
+  set(pack_args -o ${SAC_OUTPUT} --orchestration $<TARGET_FILE:${orch}> --entry ${SAC_ENTRY})
+  if(SAC_SIGNATURE)
+    list(APPEND pack_args --sig ${SAC_SIGNATURE})
+  endif()
+  set(deps simpler_cli ${orch})
+  foreach(spec ${SAC_KERNELS})
+    if(NOT spec MATCHES "^([0-9]+):(AIC|AIV):([^:]+)(:(.+))?$")
+      message(FATAL_ERROR "simpler_add_callable(${NAME}): bad kernel '${spec}' (want id:AIC|AIV:src[:sig])")
+    endif()
+    set(id ${CMAKE_MATCH_1})
+    set(core ${CMAKE_MATCH_2})
+    set(src ${CMAKE_MATCH_3})
+    set(ksig ${CMAKE_MATCH_5})
+    set(kernel ${NAME}_kernel_${id})
+    add_library(${kernel} MODULE ${src})
+    target_include_directories(${kernel} PRIVATE ${SIMPLER_CALLABLE_INCLUDE_DIR})
+    set_target_properties(${kernel} PROPERTIES PREFIX "" POSITION_INDEPENDENT_CODE ON
+      LIBRARY_OUTPUT_DIRECTORY ${lib_dir})
+    if(ksig)
+      list(APPEND pack_args --kernel ${id}:${core}:$<TARGET_FILE:${kernel}>:${ksig})
+    else()
+      list(APPEND pack_args --kernel ${id}:${core}:$<TARGET_FILE:${kernel}>)
+    endif()
+    list(APPEND deps ${kernel})
+  endforeach()
+
+  get_filename_component(out_dir ${SAC_OUTPUT} DIRECTORY)
+  add_custom_command(OUTPUT ${SAC_OUTPUT}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir}
+    COMMAND $<TARGET_FILE:simpler_cli> pack ${pack_args}
+    DEPENDS ${deps}
+    COMMENT "Packing callable ${NAME}"
+    VERBATIM)
+  add_custom_target(${NAME} ALL DEPENDS ${SAC_OUTPUT})
+  set(${NAME}_CALLABLE ${SAC_OUTPUT} PARENT_SCOPE)
+endfunction()

@@ -1,20 +1,322 @@
-/* simpler pack / inspect: the callable module fills these in. */
+/* simpler pack / inspect: build a callable image from .so files, and print
+ * one (docs/file-formats.md describes the bytes). */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "callable/callable_image.h"
 #include "commands.h"
+#include "simpler/runtime_c_api.h"
+
+/* ---- shared helpers ---- */
+
+typedef struct file_bytes {
+    uint8_t *bytes; /* 64-byte aligned, free() */
+    size_t size;
+} file_bytes;
+
+static int file_read(const char *path, file_bytes *out)
+{
+    FILE *fp = fopen(path, "rb");
+    if (fp == NULL) {
+        fprintf(stderr, "simpler: cannot open '%s'\n", path);
+        return -1;
+    }
+    long n = -1;
+    if (fseek(fp, 0, SEEK_END) == 0)
+        n = ftell(fp);
+    uint8_t *bytes = NULL;
+    if (n > 0 && fseek(fp, 0, SEEK_SET) == 0)
+        bytes = aligned_alloc(SIMPLER_CALLABLE_ALIGN, ((size_t)n + 63) / 64 * 64);
+    if (bytes == NULL || fread(bytes, 1, (size_t)n, fp) != (size_t)n) {
+        fprintf(stderr, "simpler: cannot read '%s' (empty or unreadable)\n", path);
+        free(bytes);
+        fclose(fp);
+        return -1;
+    }
+    fclose(fp);
+    out->bytes = bytes;
+    out->size = (size_t)n;
+    return 0;
+}
+
+static const char *const direction_names[] = {"scalar", "in", "out", "inout"};
+
+/* Parses "in,in,out,scalar" into at most `max` direction bytes. */
+static int signature_parse(const char *text, uint8_t *sig, uint32_t max, uint32_t *count)
+{
+    uint32_t n = 0;
+    const char *p = text;
+    while (*p != '\0') {
+        size_t len = strcspn(p, ",");
+        int found = -1;
+        for (int d = 0; d < 4; d++) {
+            if (strlen(direction_names[d]) == len && strncmp(p, direction_names[d], len) == 0)
+                found = d;
+        }
+        if (found < 0 || n == max)
+            return -1;
+        sig[n++] = (uint8_t)found;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    *count = n;
+    return 0;
+}
+
+/* ---- pack ---- */
+
+#define PACK_MAX_KERNELS SIMPLER_CALLABLE_MAX_CHILDREN
+
+typedef struct pack_args {
+    const char *output;
+    const char *orchestration;
+    const char *entry;
+    uint8_t signature[SIMPLER_CALLABLE_MAX_SIGNATURE];
+    uint32_t signature_count;
+    uint32_t kernel_count;
+    SimplerCallableChildDesc kernels[PACK_MAX_KERNELS];
+    uint8_t kernel_sigs[PACK_MAX_KERNELS][SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE];
+    const char *kernel_paths[PACK_MAX_KERNELS];
+    char *kernel_specs[PACK_MAX_KERNELS]; /* strdup'ed, paths point inside */
+} pack_args;
+
+static void pack_usage(FILE *out)
+{
+    fputs("usage: simpler pack -o OUT --orchestration ORCH.so --entry NAME [--sig LIST]\n"
+          "                    [--kernel ID:AIC|AIV:KERNEL.so[:LIST]]...\n"
+          "  LIST is a comma-separated signature: in, out, inout, scalar (tensors first).\n"
+          "  Each kernel .so exports kernel_entry; ORCH.so exports NAME.\n",
+          out);
+}
+
+/* "ID:AIC|AIV:PATH[:LIST]" -> one child descriptor. */
+static int kernel_parse(pack_args *a, const char *spec)
+{
+    if (a->kernel_count == PACK_MAX_KERNELS)
+        return -1;
+    uint32_t i = a->kernel_count;
+    char *copy = malloc(strlen(spec) + 1);
+    if (copy == NULL)
+        return -1;
+    strcpy(copy, spec);
+    a->kernel_specs[i] = copy;
+    a->kernel_count++;
+    char *end = NULL;
+    long id = strtol(copy, &end, 10);
+    if (end == copy || *end != ':' || id < 0 || id >= SIMPLER_CALLABLE_FUNC_ID_LIMIT)
+        return -1;
+    char *type = end + 1;
+    uint32_t core;
+    if (strncmp(type, "AIC:", 4) == 0)
+        core = SIMPLER_CORE_TYPE_AIC;
+    else if (strncmp(type, "AIV:", 4) == 0)
+        core = SIMPLER_CORE_TYPE_AIV;
+    else
+        return -1;
+    char *path = type + 4;
+    uint32_t sig_count = 0;
+    char *colon = strrchr(path, ':');
+    if (colon != NULL && signature_parse(colon + 1, a->kernel_sigs[i], SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE,
+                                         &sig_count) == 0)
+        *colon = '\0';
+    else
+        sig_count = 0;
+    if (*path == '\0')
+        return -1;
+    SimplerCallableChildDesc c = {(int32_t)id, core, sig_count, 0, a->kernel_sigs[i], NULL, 0};
+    a->kernels[i] = c;
+    a->kernel_paths[i] = path;
+    return 0;
+}
+
+static int pack_parse(pack_args *a, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0)
+            return 1;
+        if (val == NULL)
+            return -1;
+        if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0)
+            a->output = val;
+        else if (strcmp(opt, "--orchestration") == 0)
+            a->orchestration = val;
+        else if (strcmp(opt, "--entry") == 0)
+            a->entry = val;
+        else if (strcmp(opt, "--sig") == 0) {
+            if (signature_parse(val, a->signature, SIMPLER_CALLABLE_MAX_SIGNATURE, &a->signature_count) != 0)
+                return -1;
+        } else if (strcmp(opt, "--kernel") == 0) {
+            if (kernel_parse(a, val) != 0)
+                return -1;
+        } else
+            return -1;
+        i++;
+    }
+    return a->output && a->orchestration && a->entry ? 0 : -1;
+}
+
+static int file_write(const char *path, const uint8_t *bytes, size_t size)
+{
+    FILE *fp = fopen(path, "wb");
+    if (fp == NULL)
+        return -1;
+    int ok = fwrite(bytes, 1, size, fp) == size;
+    return (fclose(fp) == 0 && ok) ? 0 : -1;
+}
+
+/* Reads every binary, builds the image and writes it. */
+static int pack_run(pack_args *a, file_bytes *files)
+{
+    if (file_read(a->orchestration, &files[0]) != 0)
+        return 1;
+    for (uint32_t i = 0; i < a->kernel_count; i++) {
+        if (file_read(a->kernel_paths[i], &files[i + 1]) != 0)
+            return 1;
+        a->kernels[i].binary = files[i + 1].bytes;
+        a->kernels[i].binary_size = files[i + 1].size;
+    }
+    SimplerCallableDesc d = {sizeof d, a->signature_count, a->signature, files[0].bytes, files[0].size, a->entry,
+                             0, a->kernel_count, a->kernels, 0};
+    size_t size = 0;
+    int rc = simpler_callable_build(&d, NULL, 0, &size);
+    uint8_t *image = rc == 0 ? aligned_alloc(SIMPLER_CALLABLE_ALIGN, (size + 63) / 64 * 64) : NULL;
+    if (image != NULL)
+        rc = simpler_callable_build(&d, image, size, &size);
+    if (rc != 0 || image == NULL) {
+        fprintf(stderr, "simpler pack: %s\n", simpler_strerror(rc != 0 ? rc : PTO_RUNTIME_ERR_OUT_OF_MEMORY));
+        free(image);
+        return 1;
+    }
+    rc = file_write(a->output, image, size);
+    free(image);
+    if (rc != 0) {
+        fprintf(stderr, "simpler pack: cannot write '%s'\n", a->output);
+        return 1;
+    }
+    printf("packed %s: %zu bytes, %u signature entries, %u kernels\n", a->output, size, a->signature_count,
+           a->kernel_count);
+    return 0;
+}
 
 int cmd_pack(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("simpler pack: this build has no callable module\n", stderr);
-    return 1;
+    pack_args *a = calloc(1, sizeof *a);
+    file_bytes *files = calloc(PACK_MAX_KERNELS + 1, sizeof *files);
+    int rc = 1;
+    if (a == NULL || files == NULL) {
+        fputs("simpler pack: out of memory\n", stderr);
+    } else {
+        int parsed = pack_parse(a, argc, argv);
+        if (parsed != 0)
+            pack_usage(parsed > 0 ? stdout : stderr);
+        rc = parsed > 0 ? 0 : parsed < 0 ? 2 : pack_run(a, files);
+        for (uint32_t i = 0; i <= a->kernel_count; i++)
+            free(files[i].bytes);
+        for (uint32_t i = 0; i < a->kernel_count; i++)
+            free(a->kernel_specs[i]);
+    }
+    free(files);
+    free(a);
+    return rc;
+}
+
+/* ---- inspect ---- */
+
+static void signature_print(FILE *out, const uint8_t *sig, uint32_t count, int json)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        const char *sep = i == 0 ? "" : ",";
+        if (json)
+            fprintf(out, "%s\"%s\"", sep, direction_names[sig[i]]);
+        else
+            fprintf(out, "%s%s", sep, direction_names[sig[i]]);
+    }
+}
+
+static const char *core_name(uint32_t core_type)
+{
+    return core_type == SIMPLER_CORE_TYPE_AIC ? "AIC" : "AIV";
+}
+
+static void inspect_text(const callable_view *v)
+{
+    const SimplerCallableHeader *h = v->header;
+    printf("callable image: %zu bytes, format version %u\n", v->image_size, h->format_version);
+    printf("entry: %s\n", v->entry_name);
+    printf("orchestration: offset %llu, %zu bytes\n", (unsigned long long)h->orchestration_offset,
+           v->orchestration_size);
+    printf("signature (%u tensors, %u scalars%s): ", v->tensor_count, v->scalar_count,
+           h->scalar_count == 0 ? ", scalar_count not recorded" : "");
+    signature_print(stdout, v->signature, v->signature_count, 0);
+    printf("\nchildren: %u\n", v->child_count);
+    for (uint32_t i = 0; i < v->child_count; i++) {
+        const SimplerCallableChild *c = &v->children[i];
+        printf("  func_id %d  %s  offset %llu  %llu bytes  signature ", c->func_id, core_name(c->core_type),
+               (unsigned long long)c->binary_offset, (unsigned long long)c->binary_size);
+        signature_print(stdout, c->signature, c->signature_count, 0);
+        printf("\n");
+    }
+}
+
+static void inspect_json(const callable_view *v)
+{
+    const SimplerCallableHeader *h = v->header;
+    printf("{\"image_size\":%zu,\"format_version\":%u,\"entry\":\"%s\",", v->image_size, h->format_version,
+           v->entry_name);
+    printf("\"orchestration\":{\"offset\":%llu,\"size\":%zu},", (unsigned long long)h->orchestration_offset,
+           v->orchestration_size);
+    printf("\"scalar_count_recorded\":%u,\"tensor_count\":%u,\"scalar_count\":%u,\"signature\":[",
+           h->scalar_count, v->tensor_count, v->scalar_count);
+    signature_print(stdout, v->signature, v->signature_count, 1);
+    printf("],\"children\":[");
+    for (uint32_t i = 0; i < v->child_count; i++) {
+        const SimplerCallableChild *c = &v->children[i];
+        printf("%s{\"func_id\":%d,\"core_type\":\"%s\",\"offset\":%llu,\"size\":%llu,\"signature\":[",
+               i == 0 ? "" : ",", c->func_id, core_name(c->core_type), (unsigned long long)c->binary_offset,
+               (unsigned long long)c->binary_size);
+        signature_print(stdout, c->signature, c->signature_count, 1);
+        printf("]}");
+    }
+    printf("]}\n");
 }
 
 int cmd_inspect(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("simpler inspect: this build has no callable module\n", stderr);
-    return 1;
+    const char *path = NULL;
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            puts("usage: simpler inspect FILE [--json]");
+            return 0;
+        } else if (path == NULL)
+            path = argv[i];
+        else
+            path = "";
+    }
+    if (path == NULL || *path == '\0') {
+        fputs("usage: simpler inspect FILE [--json]\n", stderr);
+        return 2;
+    }
+    file_bytes f;
+    if (file_read(path, &f) != 0)
+        return 1;
+    callable_view v;
+    int rc = callable_image_check(f.bytes, f.size, &v);
+    if (rc != 0) {
+        fprintf(stderr, "simpler inspect: '%s' is not a valid callable image (%s)\n", path, simpler_strerror(rc));
+        free(f.bytes);
+        return 1;
+    }
+    if (json)
+        inspect_json(&v);
+    else
+        inspect_text(&v);
+    free(f.bytes);
+    return 0;
 }

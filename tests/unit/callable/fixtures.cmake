@@ -25,3 +25,20 @@ foreach(t unit_loader unit_residency)
     target_compile_definitions(${t} PRIVATE CALLABLE_FIXTURE_OUT="${CALLABLE_FIXTURE_OUT}")
   endif()
 endforeach()
+
+# An image packed by simpler_add_callable (cmake/SimplerCallable.cmake),
+# loaded by test_loader and inspected by the CLI test below.
+simpler_add_callable(callable_fixture_image
+  ORCHESTRATION ${CALLABLE_FIXTURE_DIR}/orch_fixture.c
+  ENTRY fixture_orch
+  SIGNATURE in,in,out,scalar
+  KERNELS 5:AIV:${CALLABLE_FIXTURE_DIR}/kernel_fixture.c:in,out 9:AIC:${CALLABLE_FIXTURE_DIR}/kernel_fixture.c
+  OUTPUT ${CALLABLE_FIXTURE_OUT}/fixture.callable)
+if(TARGET unit_loader)
+  add_dependencies(unit_loader callable_fixture_image)
+endif()
+
+# `simpler pack` and `simpler inspect` end to end.
+add_test(NAME unit_callable_cli
+  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/cli_pack_inspect.sh $<TARGET_FILE:simpler_cli> ${CALLABLE_FIXTURE_OUT})
+set_tests_properties(unit_callable_cli PROPERTIES LABELS "unit;callable")

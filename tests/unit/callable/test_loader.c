@@ -204,6 +204,28 @@ static void loader_allocation_failure_sweep_leaks_nothing(void **state)
     free(image);
 }
 
+static void loader_loads_image_packed_by_cmake_function(void **state)
+{
+    (void)state;
+    fixture_file f = fixture_read(CALLABLE_FIXTURE_OUT "/fixture.callable");
+    uint8_t *image = aligned_alloc(64, (f.size + 63) / 64 * 64);
+    assert_non_null(image);
+    memcpy(image, f.bytes, f.size);
+    callable_dlopen_counts counts = {0, 0};
+    loaded_callable *lc = NULL;
+    assert_int_equal(callable_load(image, f.size, &counts, &lc), 0);
+    assert_int_equal(atomic_load(&counts.host), 1);
+    assert_int_equal(atomic_load(&counts.aicpu), 2);
+    assert_int_equal(lc->scalar_count, 1);
+    assert_int_equal(call_orch(lc, 2), 102);
+    assert_int_equal(call_kernel(lc, 5), 1);
+    assert_int_equal(callable_kernel_find(lc, 5)->signature_count, 2);
+    assert_int_equal(callable_kernel_find(lc, 9)->core_type, SIMPLER_CORE_TYPE_AIC);
+    callable_unload(lc);
+    free(image);
+    free(f.bytes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +238,7 @@ int main(void)
         cmocka_unit_test(loader_refuses_kernel_with_unresolved_symbol),
         cmocka_unit_test(loader_refuses_malformed_image_and_null_out),
         cmocka_unit_test(loader_allocation_failure_sweep_leaks_nothing),
+        cmocka_unit_test(loader_loads_image_packed_by_cmake_function),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
