@@ -1,0 +1,193 @@
+/*
+ * simpler — what an orchestration function and a kernel may call.
+ *
+ * Orchestration and kernel binaries are ELF shared objects that the
+ * runtime dlopen()s with RTLD_LOCAL from a callable image, so they must not
+ * reference any libsimpler symbol. Everything here is therefore either plain
+ * data or a static inline wrapper that calls through the ops table the
+ * runtime hands in; including this header adds no undefined symbol.
+ *
+ * Orchestration entry (named in the callable image header):
+ *
+ *     int entry(SimplerOrch *orch, const ChipStorageTaskArgs *args);
+ *
+ * It runs on the host, describes tasks and returns 0. It may read the
+ * call's scalars, shapes and tensor descriptors, but must never dereference
+ * a tensor address: caller tensors live on the device (or are staged there)
+ * and intermediates have no address until the device adds the heap base.
+ *
+ * Kernel entry (exported by every child binary):
+ *
+ *     void kernel_entry(const SimplerKernelArgs *args);
+ */
+#ifndef SIMPLER_ORCHESTRATION_H
+#define SIMPLER_ORCHESTRATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "simpler/task_args.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SIMPLER_ORCH_ABI_VERSION 1
+#define SIMPLER_KERNEL_ABI_VERSION 1
+
+/* Tensors and scalars of one task together; bound by the 32-entry child
+ * signature of the callable image (SPEC §4). */
+#define SIMPLER_MAX_TASK_ARGS 32
+
+/* Core types of a task (and of a child in the callable image). */
+#define SIMPLER_CORE_AIC 0
+#define SIMPLER_CORE_AIV 1
+
+/* Address space of a tensor created by simpler_orch_tensor_create: its
+ * buffer_addr is an offset into the graph heap, which the device rebases.
+ * Only the runtime produces it; callers never pass it in their arguments. */
+#define SIMPLER_ADDRESS_SPACE_GRAPH_HEAP 2
+
+typedef struct SimplerOrch SimplerOrch;
+
+/* The runtime's side of the orchestration API. Every entry returns 0 or a
+ * negative PTO_RUNTIME_ERR_* status; a failed call has no effect on the
+ * graph, and the first failure is also kept by the runtime, which then
+ * fails the whole build with it (so an orchestration may ignore returns).
+ *
+ * Task arguments are described between args_begin and submit: tensors and
+ * scalars in the order the kernel's signature lists them. */
+typedef struct SimplerOrchOps {
+    uint32_t struct_size; /* sizeof(SimplerOrchOps) */
+    uint32_t abi_version; /* SIMPLER_ORCH_ABI_VERSION */
+    /* Allocates a dense row-major intermediate of `dtype` and `shapes`
+     * (ndims 1..5) on the graph heap (1024-aligned) and describes it in
+     * *out with address_space SIMPLER_ADDRESS_SPACE_GRAPH_HEAP. */
+    int (*tensor_create)(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, const uint32_t *shapes,
+                         ChipTensor *out);
+    /* Starts a new task's argument list (discarding an unsubmitted one). */
+    int (*args_begin)(SimplerOrch *orch);
+    /* Appends a tensor argument with a SIMPLER_TAG_* tag. OUTPUT requires a
+     * graph-heap tensor; OUTPUT_EXISTING, INPUT and INOUT take any. */
+    int (*add_tensor)(SimplerOrch *orch, const ChipTensor *tensor, uint32_t tag);
+    /* Appends a 64-bit scalar argument. */
+    int (*add_scalar)(SimplerOrch *orch, uint64_t value);
+    /* Submits the task: kernel `func_id` (0..1023) on `core_type`. */
+    int (*submit)(SimplerOrch *orch, int32_t func_id, uint32_t core_type);
+    /* Readers of the call's arguments (the same data as the entry's
+     * `args`): counts, scalar i, tensor descriptor i. */
+    int32_t (*arg_tensor_count)(const SimplerOrch *orch);
+    int32_t (*arg_scalar_count)(const SimplerOrch *orch);
+    int (*arg_scalar)(const SimplerOrch *orch, int32_t index, uint64_t *out);
+    int (*arg_tensor)(const SimplerOrch *orch, int32_t index, ChipTensor *out);
+} SimplerOrchOps;
+
+/* The handle an orchestration entry receives. The runtime embeds it as the
+ * first member of its own builder state. */
+struct SimplerOrch {
+    const SimplerOrchOps *ops;
+};
+
+static inline int simpler_orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims,
+                                             const uint32_t *shapes, ChipTensor *out)
+{
+    return orch->ops->tensor_create(orch, dtype, ndims, shapes, out);
+}
+
+static inline int simpler_orch_args_begin(SimplerOrch *orch)
+{
+    return orch->ops->args_begin(orch);
+}
+
+static inline int simpler_orch_add_input(SimplerOrch *orch, const ChipTensor *tensor)
+{
+    return orch->ops->add_tensor(orch, tensor, SIMPLER_TAG_INPUT);
+}
+
+static inline int simpler_orch_add_output(SimplerOrch *orch, const ChipTensor *tensor)
+{
+    return orch->ops->add_tensor(orch, tensor, SIMPLER_TAG_OUTPUT);
+}
+
+static inline int simpler_orch_add_inout(SimplerOrch *orch, const ChipTensor *tensor)
+{
+    return orch->ops->add_tensor(orch, tensor, SIMPLER_TAG_INOUT);
+}
+
+static inline int simpler_orch_add_output_existing(SimplerOrch *orch, const ChipTensor *tensor)
+{
+    return orch->ops->add_tensor(orch, tensor, SIMPLER_TAG_OUTPUT_EXISTING);
+}
+
+static inline int simpler_orch_add_no_dep(SimplerOrch *orch, const ChipTensor *tensor)
+{
+    return orch->ops->add_tensor(orch, tensor, SIMPLER_TAG_NO_DEP);
+}
+
+static inline int simpler_orch_add_scalar(SimplerOrch *orch, uint64_t value)
+{
+    return orch->ops->add_scalar(orch, value);
+}
+
+static inline int simpler_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
+{
+    return orch->ops->submit(orch, func_id, core_type);
+}
+
+static inline int32_t simpler_orch_tensor_count(const SimplerOrch *orch)
+{
+    return orch->ops->arg_tensor_count(orch);
+}
+
+static inline int32_t simpler_orch_scalar_count(const SimplerOrch *orch)
+{
+    return orch->ops->arg_scalar_count(orch);
+}
+
+static inline int simpler_orch_scalar(const SimplerOrch *orch, int32_t index, uint64_t *out)
+{
+    return orch->ops->arg_scalar(orch, index, out);
+}
+
+static inline int simpler_orch_tensor(const SimplerOrch *orch, int32_t index, ChipTensor *out)
+{
+    return orch->ops->arg_tensor(orch, index, out);
+}
+
+/* Shape dim `dim` of the call's tensor `index`, or 0 when out of range. */
+static inline uint32_t simpler_orch_shape(const SimplerOrch *orch, int32_t index, uint32_t dim)
+{
+    ChipTensor t;
+    if (dim >= SIMPLER_MAX_TENSOR_DIMS || orch->ops->arg_tensor(orch, index, &t) != 0)
+        return 0;
+    return t.shapes[dim];
+}
+
+/* What a kernel receives for one block of one task. The runtime owns every
+ * pointer; they are valid only during the call. tensors[i] is the task's
+ * i-th tensor argument with buffer_addr rewritten to the real device
+ * address (address_space DEVICE), so element (i0..in) lives at
+ * buffer_addr + (start_offset + sum(ik * strides[k])) * dtype size. */
+typedef struct SimplerKernelArgs {
+    uint32_t struct_size;   /* sizeof(SimplerKernelArgs) */
+    uint32_t abi_version;   /* SIMPLER_KERNEL_ABI_VERSION */
+    int32_t func_id;
+    uint32_t task_id;       /* index of the task in its graph */
+    uint32_t tensor_count;  /* entries in tensors */
+    uint32_t scalar_count;  /* entries in scalars */
+    uint32_t block_idx;     /* this block, 0..block_dim-1 */
+    uint32_t block_dim;
+    uint32_t core_id;       /* the AICore running the block */
+    uint32_t core_type;     /* SIMPLER_CORE_AIC or SIMPLER_CORE_AIV */
+    const ChipTensor *tensors;
+    const uint64_t *scalars;
+} SimplerKernelArgs;
+
+typedef int (*SimplerOrchEntryFn)(SimplerOrch *orch, const ChipStorageTaskArgs *args);
+typedef void (*SimplerKernelEntryFn)(const SimplerKernelArgs *args);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIMPLER_ORCHESTRATION_H */
