@@ -1,0 +1,358 @@
+#include "graph/tensor_map.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "graph/graph_status.h"
+
+#define NIL TENSOR_MAP_NIL
+
+/* Treap priorities come from a fixed-seed xorshift, so a build is
+ * reproducible and balanced in expectation. */
+static uint32_t next_priority(tensor_map *map)
+{
+    uint32_t x = map->rng;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    map->rng = x;
+    return x;
+}
+
+void tensor_map_reset(tensor_map *map)
+{
+    map->segment_used = 0;
+    map->free_head = NIL;
+    map->free_count = 0;
+    map->reader_used = 0;
+    map->visit = 0;
+    map->rng = 0x9e3779b9u;
+    for (uint32_t i = 0; i < TENSOR_MAP_SPACES; i++)
+        map->root[i] = NIL;
+}
+
+void tensor_map_init(tensor_map *map, tensor_map_segment *segments, uint32_t segment_capacity,
+                     tensor_map_reader *readers, uint32_t reader_capacity)
+{
+    map->segments = segments;
+    map->segment_capacity = segment_capacity;
+    map->readers = readers;
+    map->reader_capacity = reader_capacity;
+    tensor_map_reset(map);
+}
+
+void tensor_map_deps_init(tensor_map_deps *deps, uint32_t *seen, uint32_t *list, uint32_t capacity)
+{
+    memset(seen, 0, (size_t)capacity * sizeof(*seen));
+    deps->seen = seen;
+    deps->list = list;
+    deps->capacity = capacity;
+    deps->count = 0;
+    deps->stamp = 0;
+    deps->task = 0;
+}
+
+void tensor_map_deps_begin(tensor_map_deps *deps, uint32_t task)
+{
+    assert(task < deps->capacity);
+    /* Stamps run on across tasks and builds, so `seen` is cleared only when
+     * the stamp wraps, never per build. */
+    deps->stamp++;
+    if (deps->stamp == 0) {
+        memset(deps->seen, 0, (size_t)deps->capacity * sizeof(*deps->seen));
+        deps->stamp = 1;
+    }
+    deps->task = task;
+    deps->count = 0;
+}
+
+void tensor_map_deps_add(tensor_map_deps *deps, uint32_t pred)
+{
+    assert(pred < deps->capacity);
+    if (pred == deps->task || deps->seen[pred] == deps->stamp)
+        return;
+    deps->seen[pred] = deps->stamp;
+    deps->list[deps->count++] = pred;
+}
+
+static uint32_t segments_available(const tensor_map *map)
+{
+    return map->segment_capacity - map->segment_used + map->free_count;
+}
+
+static uint32_t segment_new(tensor_map *map, uint64_t lo, uint64_t hi, uint32_t writer,
+                            uint32_t readers)
+{
+    uint32_t i;
+    if (map->free_head != NIL) {
+        i = map->free_head;
+        map->free_head = map->segments[i].right;
+        map->free_count--;
+    } else {
+        assert(map->segment_used < map->segment_capacity);
+        i = map->segment_used++;
+    }
+    tensor_map_segment *s = &map->segments[i];
+    s->lo = lo;
+    s->hi = hi;
+    s->left = NIL;
+    s->right = NIL;
+    s->priority = next_priority(map);
+    s->writer = writer;
+    s->readers = readers;
+    s->reserved = 0;
+    return i;
+}
+
+static void segment_free(tensor_map *map, uint32_t i)
+{
+    map->segments[i].right = map->free_head;
+    map->free_head = i;
+    map->free_count++;
+}
+
+static uint32_t reader_new(tensor_map *map, uint32_t task, uint32_t next)
+{
+    assert(map->reader_used < map->reader_capacity);
+    uint32_t i = map->reader_used++;
+    map->readers[i].task = task;
+    map->readers[i].next = next;
+    map->readers[i].visit = 0;
+    return i;
+}
+
+/* Splits tree t into *l (lo < key) and *r (lo >= key). */
+static void split(tensor_map_segment *s, uint32_t t, uint64_t key, uint32_t *l, uint32_t *r)
+{
+    if (t == NIL) {
+        *l = NIL;
+        *r = NIL;
+    } else if (s[t].lo < key) {
+        split(s, s[t].right, key, &s[t].right, r);
+        *l = t;
+    } else {
+        split(s, s[t].left, key, l, &s[t].left);
+        *r = t;
+    }
+}
+
+/* Joins trees a and b where every key of a is below every key of b. */
+static uint32_t merge(tensor_map_segment *s, uint32_t a, uint32_t b)
+{
+    if (a == NIL)
+        return b;
+    if (b == NIL)
+        return a;
+    if (s[a].priority > s[b].priority) {
+        s[a].right = merge(s, s[a].right, b);
+        return a;
+    }
+    s[b].left = merge(s, a, s[b].left);
+    return b;
+}
+
+static uint32_t rightmost(const tensor_map_segment *s, uint32_t t)
+{
+    while (t != NIL && s[t].right != NIL)
+        t = s[t].right;
+    return t;
+}
+
+/* Turns tree t into an in-order list chained through .right, followed by
+ * the list `rest`; returns its head. */
+static uint32_t flatten(tensor_map_segment *s, uint32_t t, uint32_t rest)
+{
+    if (t == NIL)
+        return rest;
+    uint32_t left = s[t].left;
+    s[t].left = NIL;
+    s[t].right = flatten(s, s[t].right, rest);
+    return flatten(s, left, t);
+}
+
+static uint32_t unflatten(tensor_map_segment *s, uint32_t head)
+{
+    uint32_t root = NIL;
+    while (head != NIL) {
+        uint32_t next = s[head].right;
+        s[head].right = NIL;
+        root = merge(s, root, head);
+        head = next;
+    }
+    return root;
+}
+
+/* The three parts of a space around one access: segments wholly below lo,
+ * the overlapped ones as a list (cut exactly to [lo, hi)), those above. */
+typedef struct access_parts {
+    uint32_t below;
+    uint32_t list;
+    uint32_t above;
+} access_parts;
+
+/* 1 when a segment strictly contains the boundary x (it starts below x
+ * and ends above it), so an access starting or ending at x must cut it. */
+static uint32_t cut_needed(const tensor_map_segment *s, uint32_t t, uint64_t x)
+{
+    uint32_t floor = NIL;
+    while (t != NIL) {
+        if (s[t].lo <= x) {
+            floor = t;
+            t = s[t].right;
+        } else {
+            t = s[t].left;
+        }
+    }
+    return floor != NIL && s[floor].lo < x && s[floor].hi > x;
+}
+
+/* Cutting a segment at an access boundary keeps the map's meaning (both
+ * halves keep the writer and share the reader list), so it needs no undo. */
+static int access_open(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, access_parts *p)
+{
+    tensor_map_segment *s = map->segments;
+    uint32_t mid, rest;
+    uint32_t root = map->root[space];
+    if (segments_available(map) < cut_needed(s, root, lo) + cut_needed(s, root, hi))
+        return GRAPH_ERR_CAPACITY_EXCEEDED;
+    split(s, map->root[space], lo, &p->below, &rest);
+    split(s, rest, hi, &mid, &p->above);
+    uint32_t last = rightmost(s, p->below);
+    if (last != NIL && s[last].hi > lo) {
+        uint32_t n = segment_new(map, lo, s[last].hi, s[last].writer, s[last].readers);
+        s[last].hi = lo;
+        mid = merge(s, n, mid);
+    }
+    last = rightmost(s, mid);
+    if (last != NIL && s[last].hi > hi) {
+        uint32_t n = segment_new(map, hi, s[last].hi, s[last].writer, s[last].readers);
+        s[last].hi = hi;
+        p->above = merge(s, n, p->above);
+    }
+    p->list = flatten(s, mid, NIL);
+    map->root[space] = NIL;
+    return GRAPH_OK;
+}
+
+static void access_close(tensor_map *map, uint32_t space, const access_parts *p)
+{
+    tensor_map_segment *s = map->segments;
+    map->root[space] = merge(s, merge(s, p->below, unflatten(s, p->list)), p->above);
+}
+
+static int read_fits(const tensor_map *map, const access_parts *p, uint64_t lo, uint64_t hi)
+{
+    const tensor_map_segment *s = map->segments;
+    uint32_t overlapped = 0, gaps = 0;
+    uint64_t cur = lo;
+    for (uint32_t i = p->list; i != NIL; i = s[i].right) {
+        gaps += s[i].lo > cur;
+        cur = s[i].hi;
+        overlapped++;
+    }
+    gaps += cur < hi;
+    return segments_available(map) >= gaps &&
+           map->reader_capacity - map->reader_used >= overlapped + gaps;
+}
+
+int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
+                    tensor_map_deps *deps)
+{
+    assert(space < TENSOR_MAP_SPACES && lo < hi);
+    access_parts p;
+    int rc = access_open(map, space, lo, hi, &p);
+    if (rc != GRAPH_OK)
+        return rc;
+    if (!read_fits(map, &p, lo, hi)) {
+        access_close(map, space, &p);
+        return GRAPH_ERR_CAPACITY_EXCEEDED;
+    }
+    tensor_map_segment *s = map->segments;
+    uint32_t head = NIL, *tail = &head;
+    uint64_t cur = lo;
+    for (uint32_t i = p.list, next; i != NIL; i = next) {
+        next = s[i].right;
+        if (s[i].lo > cur) {
+            uint32_t g = segment_new(map, cur, s[i].lo, TENSOR_MAP_NO_WRITER, reader_new(map, task, NIL));
+            *tail = g;
+            tail = &s[g].right;
+        }
+        if (s[i].writer != TENSOR_MAP_NO_WRITER)
+            tensor_map_deps_add(deps, s[i].writer);
+        /* A shared list whose newest reader is this task already holds it. */
+        if (s[i].readers == NIL || map->readers[s[i].readers].task != task)
+            s[i].readers = reader_new(map, task, s[i].readers);
+        *tail = i;
+        tail = &s[i].right;
+        cur = s[i].hi;
+    }
+    if (cur < hi) {
+        uint32_t g = segment_new(map, cur, hi, TENSOR_MAP_NO_WRITER, reader_new(map, task, NIL));
+        *tail = g;
+        tail = &s[g].right;
+    }
+    *tail = NIL;
+    p.list = head;
+    access_close(map, space, &p);
+    return GRAPH_OK;
+}
+
+/* Adds the readers of one segment. Lists only ever grow at the head and
+ * share tails, so a node already walked in this access ends the walk. */
+static void add_readers(tensor_map *map, uint32_t r, tensor_map_deps *deps)
+{
+    while (r != NIL && map->readers[r].visit != map->visit) {
+        map->readers[r].visit = map->visit;
+        tensor_map_deps_add(deps, map->readers[r].task);
+        r = map->readers[r].next;
+    }
+}
+
+int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
+                     tensor_map_deps *deps)
+{
+    assert(space < TENSOR_MAP_SPACES && lo < hi);
+    access_parts p;
+    int rc = access_open(map, space, lo, hi, &p);
+    if (rc != GRAPH_OK)
+        return rc;
+    tensor_map_segment *s = map->segments;
+    if (p.list == NIL && segments_available(map) == 0) {
+        access_close(map, space, &p);
+        return GRAPH_ERR_CAPACITY_EXCEEDED;
+    }
+    map->visit++;
+    assert(map->visit != 0);
+    uint32_t keep = p.list;
+    for (uint32_t i = p.list, next; i != NIL; i = next) {
+        next = s[i].right;
+        if (s[i].writer != TENSOR_MAP_NO_WRITER)
+            tensor_map_deps_add(deps, s[i].writer);
+        add_readers(map, s[i].readers, deps);
+        if (i != keep)
+            segment_free(map, i);
+    }
+    if (keep == NIL)
+        keep = segment_new(map, lo, hi, task, NIL);
+    s[keep].lo = lo;
+    s[keep].hi = hi;
+    s[keep].writer = task;
+    s[keep].readers = NIL;
+    s[keep].right = NIL;
+    p.list = keep;
+    access_close(map, space, &p);
+    return GRAPH_OK;
+}
+
+static uint32_t count_nodes(const tensor_map_segment *s, uint32_t t)
+{
+    return t == NIL ? 0 : 1 + count_nodes(s, s[t].left) + count_nodes(s, s[t].right);
+}
+
+uint32_t tensor_map_segment_count(const tensor_map *map)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < TENSOR_MAP_SPACES; i++)
+        n += count_nodes(map->segments, map->root[i]);
+    return n;
+}

@@ -1,0 +1,95 @@
+/*
+ * tensor_map — dependency derivation by address ranges.
+ *
+ * The map keeps, per address space, a set of disjoint byte segments; each
+ * segment knows its last writer and the readers since that write. An
+ * access to [lo, hi) overlaps segments, not base addresses:
+ *   read  — depends on the writer of every overlapping segment (RAW) and
+ *           becomes a reader of each;
+ *   write — depends on the writer (WAW) and every reader (WAR) of every
+ *           overlapping segment, then owns [lo, hi) alone.
+ * Segments live in a balanced tree (a treap) over caller-provided node
+ * pools, so an access costs O(log n + overlapped segments) and the map
+ * allocates nothing. Reader lists are shared between the halves of a split
+ * segment (append-only, newest first), which is why splitting is O(1).
+ *
+ * Dependencies go to a tensor_map_deps sink that deduplicates them per task.
+ */
+#ifndef SIMPLER_GRAPH_TENSOR_MAP_H
+#define SIMPLER_GRAPH_TENSOR_MAP_H
+
+#include <stdint.h>
+
+#define TENSOR_MAP_NIL UINT32_MAX
+/* Address spaces: SIMPLER_ADDRESS_SPACE_HOST, _DEVICE, _GRAPH_HEAP. */
+#define TENSOR_MAP_SPACES 3
+#define TENSOR_MAP_NO_WRITER UINT32_MAX
+
+typedef struct tensor_map_segment {
+    uint64_t lo;
+    uint64_t hi;
+    uint32_t left;    /* treap children, or TENSOR_MAP_NIL */
+    uint32_t right;
+    uint32_t priority;
+    uint32_t writer;  /* task id, or TENSOR_MAP_NO_WRITER */
+    uint32_t readers; /* newest reader node, or TENSOR_MAP_NIL */
+    uint32_t reserved;
+} tensor_map_segment;
+
+typedef struct tensor_map_reader {
+    uint32_t task;
+    uint32_t next;    /* older reader node, or TENSOR_MAP_NIL */
+    uint32_t visit;   /* access stamp of the last walk through this node */
+} tensor_map_reader;
+
+/* Deduplicated predecessors of the task being added. `seen` and `list`
+ * each hold one entry per task id (the task window). */
+typedef struct tensor_map_deps {
+    uint32_t *seen;   /* seen[t] == stamp: t is already a predecessor */
+    uint32_t *list;   /* predecessors in discovery order */
+    uint32_t count;
+    uint32_t stamp;   /* current task + 1 */
+    uint32_t task;    /* current task; never its own predecessor */
+    uint32_t capacity;
+} tensor_map_deps;
+
+typedef struct tensor_map {
+    tensor_map_segment *segments;
+    uint32_t segment_capacity;
+    uint32_t segment_used;  /* bump index; freed nodes go to free_head */
+    uint32_t free_head;     /* chained through .right */
+    uint32_t free_count;
+    tensor_map_reader *readers;
+    uint32_t reader_capacity;
+    uint32_t reader_used;
+    uint32_t visit;         /* access stamp */
+    uint32_t rng;
+    uint32_t root[TENSOR_MAP_SPACES];
+} tensor_map;
+
+/* Binds the map to node pools owned by the caller and empties it. */
+void tensor_map_init(tensor_map *map, tensor_map_segment *segments, uint32_t segment_capacity,
+                     tensor_map_reader *readers, uint32_t reader_capacity);
+/* Empties the map; O(1). */
+void tensor_map_reset(tensor_map *map);
+
+/* Binds a sink to two arrays of `capacity` task ids and clears it. */
+void tensor_map_deps_init(tensor_map_deps *deps, uint32_t *seen, uint32_t *list, uint32_t capacity);
+/* Starts collecting the predecessors of `task` (< capacity). */
+void tensor_map_deps_begin(tensor_map_deps *deps, uint32_t task);
+/* Adds `pred` unless it is the current task or already present. */
+void tensor_map_deps_add(tensor_map_deps *deps, uint32_t pred);
+
+/* Records that `task` reads or writes [lo, hi) of `space` (lo < hi,
+ * space < TENSOR_MAP_SPACES) and adds the dependencies to `deps`.
+ * Returns 0, or GRAPH_ERR_CAPACITY_EXCEEDED when a node pool is exhausted,
+ * in which case the map's meaning and `deps` are unchanged. */
+int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
+                    tensor_map_deps *deps);
+int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
+                     tensor_map_deps *deps);
+
+/* Number of live segments, for tests. */
+uint32_t tensor_map_segment_count(const tensor_map *map);
+
+#endif

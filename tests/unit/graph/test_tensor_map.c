@@ -1,0 +1,206 @@
+/* TensorMap contracts: dependencies by overlapping address ranges. */
+#include <string.h>
+
+#include "support.h"
+
+#include "graph/graph_status.h"
+#include "graph/tensor_map.h"
+
+#define TASKS 16
+
+typedef struct fixture {
+    tensor_map map;
+    tensor_map_deps deps;
+    tensor_map_segment segments[64];
+    tensor_map_reader readers[64];
+    uint32_t seen[TASKS];
+    uint32_t list[TASKS];
+} fixture;
+
+static fixture fx;
+
+static void setup_pools(uint32_t segments, uint32_t readers)
+{
+    memset(&fx, 0, sizeof(fx));
+    tensor_map_init(&fx.map, fx.segments, segments, fx.readers, readers);
+    tensor_map_deps_init(&fx.deps, fx.seen, fx.list, TASKS);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    setup_pools(64, 64);
+    return 0;
+}
+
+/* Runs one access by `task` and returns its predecessors as a bit mask. */
+static uint32_t access_in(uint32_t space, int write, uint64_t lo, uint64_t hi, uint32_t task)
+{
+    tensor_map_deps_begin(&fx.deps, task);
+    int rc = write ? tensor_map_write(&fx.map, space, lo, hi, task, &fx.deps)
+                   : tensor_map_read(&fx.map, space, lo, hi, task, &fx.deps);
+    assert_int_equal(rc, 0);
+    uint32_t mask = 0;
+    for (uint32_t i = 0; i < fx.deps.count; i++)
+        mask |= 1u << fx.deps.list[i];
+    return mask;
+}
+
+static uint32_t rd(uint64_t lo, uint64_t hi, uint32_t task)
+{
+    return access_in(1, 0, lo, hi, task);
+}
+
+static uint32_t wr(uint64_t lo, uint64_t hi, uint32_t task)
+{
+    return access_in(1, 1, lo, hi, task);
+}
+
+static void tensor_map_reader_depends_on_every_overlapping_last_writer(void **state)
+{
+    (void)state;
+    assert_int_equal(wr(0, 100, 0), 0);
+    assert_int_equal(wr(100, 200, 1), 0);
+    assert_int_equal(rd(50, 150, 2), (1u << 0) | (1u << 1));
+    assert_int_equal(rd(150, 160, 3), 1u << 1);
+}
+
+static void tensor_map_writer_depends_on_last_writer_only(void **state)
+{
+    (void)state;
+    assert_int_equal(wr(0, 100, 0), 0);
+    assert_int_equal(wr(0, 100, 1), 1u << 0);
+    assert_int_equal(wr(0, 100, 2), 1u << 1);
+}
+
+static void tensor_map_writer_depends_on_readers_since_last_write(void **state)
+{
+    (void)state;
+    assert_int_equal(wr(0, 100, 0), 0);
+    assert_int_equal(rd(0, 100, 1), 1u << 0);
+    assert_int_equal(rd(10, 20, 2), 1u << 0);
+    assert_int_equal(wr(0, 100, 3), (1u << 0) | (1u << 1) | (1u << 2));
+    /* Readers before the last write are covered by it. */
+    assert_int_equal(wr(0, 100, 4), 1u << 3);
+}
+
+static void tensor_map_partial_overlap_is_a_dependency(void **state)
+{
+    (void)state;
+    assert_int_equal(wr(0, 100, 0), 0);
+    assert_int_equal(rd(99, 101, 1), 1u << 0);
+    assert_int_equal(wr(50, 150, 2), (1u << 0) | (1u << 1));
+}
+
+static void tensor_map_disjoint_regions_give_no_edge(void **state)
+{
+    (void)state;
+    assert_int_equal(wr(0, 100, 0), 0);
+    assert_int_equal(rd(100, 200, 1), 0);
+    assert_int_equal(wr(200, 300, 2), 0);
+    /* The same numbers in another address space are another region. */
+    assert_int_equal(access_in(2, 0, 0, 100, 3), 0);
+    assert_int_equal(access_in(0, 1, 0, 100, 4), 0);
+}
+
+static void tensor_map_overlapping_reads_of_one_writer_give_one_edge(void **state)
+{
+    (void)state;
+    assert_int_equal(wr(0, 100, 0), 0);
+    tensor_map_deps_begin(&fx.deps, 1);
+    assert_int_equal(tensor_map_read(&fx.map, 1, 0, 60, 1, &fx.deps), 0);
+    assert_int_equal(tensor_map_read(&fx.map, 1, 40, 100, 1, &fx.deps), 0);
+    assert_int_equal(fx.deps.count, 1);
+    assert_int_equal(fx.deps.list[0], 0);
+}
+
+static void tensor_map_task_never_depends_on_itself(void **state)
+{
+    (void)state;
+    assert_int_equal(wr(0, 100, 0), 0);
+    tensor_map_deps_begin(&fx.deps, 1);
+    assert_int_equal(tensor_map_read(&fx.map, 1, 0, 100, 1, &fx.deps), 0);
+    assert_int_equal(tensor_map_write(&fx.map, 1, 0, 100, 1, &fx.deps), 0);
+    assert_int_equal(fx.deps.count, 1);
+    assert_int_equal(fx.deps.list[0], 0);
+}
+
+static void tensor_map_split_segments_keep_their_readers(void **state)
+{
+    (void)state;
+    assert_int_equal(rd(0, 100, 0), 0);
+    assert_int_equal(wr(40, 60, 1), 1u << 0);
+    /* [0,40) and [60,100) still have reader 0; [40,60) has writer 1. */
+    assert_int_equal(wr(0, 10, 2), 1u << 0);
+    assert_int_equal(wr(90, 100, 3), 1u << 0);
+    assert_int_equal(wr(0, 100, 4), (1u << 0) | (1u << 1) | (1u << 2) | (1u << 3));
+}
+
+static void tensor_map_write_over_many_segments_leaves_one(void **state)
+{
+    (void)state;
+    for (uint32_t i = 0; i < 10; i++)
+        (void)wr(i * 10, i * 10 + 5, i);
+    assert_int_equal(tensor_map_segment_count(&fx.map), 10);
+    assert_int_equal(wr(0, 100, 10), 0x3ffu);
+    assert_int_equal(tensor_map_segment_count(&fx.map), 1);
+}
+
+static void tensor_map_exhausted_reader_pool_changes_nothing(void **state)
+{
+    (void)state;
+    setup_pools(64, 3);
+    assert_int_equal(wr(0, 100, 0), 0);
+    assert_int_equal(rd(0, 10, 1), 1u << 0);
+    assert_int_equal(rd(20, 30, 2), 1u << 0);
+    assert_int_equal(rd(40, 50, 3), 1u << 0);
+    /* The pool is full: the read is refused and records nothing. */
+    tensor_map_deps_begin(&fx.deps, 4);
+    assert_int_equal(tensor_map_read(&fx.map, 1, 0, 100, 4, &fx.deps), GRAPH_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(fx.deps.count, 0);
+    /* A later writer sees exactly the readers that were recorded. */
+    assert_int_equal(wr(0, 100, 5), (1u << 0) | (1u << 1) | (1u << 2) | (1u << 3));
+}
+
+static void tensor_map_exhausted_segment_pool_changes_nothing(void **state)
+{
+    (void)state;
+    setup_pools(3, 64);
+    assert_int_equal(wr(0, 100, 0), 0);
+    assert_int_equal(wr(200, 300, 1), 0);
+    /* Writing inside [0,100) needs two more segments; one is left. */
+    tensor_map_deps_begin(&fx.deps, 2);
+    assert_int_equal(tensor_map_write(&fx.map, 1, 10, 20, 2, &fx.deps), GRAPH_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(fx.deps.count, 0);
+    assert_int_equal(tensor_map_segment_count(&fx.map), 2);
+    assert_int_equal(wr(0, 300, 3), (1u << 0) | (1u << 1));
+    assert_int_equal(tensor_map_segment_count(&fx.map), 1);
+}
+
+static void tensor_map_reset_forgets_everything(void **state)
+{
+    (void)state;
+    assert_int_equal(wr(0, 100, 0), 0);
+    tensor_map_reset(&fx.map);
+    assert_int_equal(tensor_map_segment_count(&fx.map), 0);
+    assert_int_equal(rd(0, 100, 1), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(tensor_map_reader_depends_on_every_overlapping_last_writer, setup),
+        cmocka_unit_test_setup(tensor_map_writer_depends_on_last_writer_only, setup),
+        cmocka_unit_test_setup(tensor_map_writer_depends_on_readers_since_last_write, setup),
+        cmocka_unit_test_setup(tensor_map_partial_overlap_is_a_dependency, setup),
+        cmocka_unit_test_setup(tensor_map_disjoint_regions_give_no_edge, setup),
+        cmocka_unit_test_setup(tensor_map_overlapping_reads_of_one_writer_give_one_edge, setup),
+        cmocka_unit_test_setup(tensor_map_task_never_depends_on_itself, setup),
+        cmocka_unit_test_setup(tensor_map_split_segments_keep_their_readers, setup),
+        cmocka_unit_test_setup(tensor_map_write_over_many_segments_leaves_one, setup),
+        cmocka_unit_test_setup(tensor_map_exhausted_reader_pool_changes_nothing, setup),
+        cmocka_unit_test_setup(tensor_map_exhausted_segment_pool_changes_nothing, setup),
+        cmocka_unit_test_setup(tensor_map_reset_forgets_everything, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
