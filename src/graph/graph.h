@@ -1,0 +1,38 @@
+/*
+ * graph — a graph built on the host, as the builder leaves it in its
+ * scratch: tasks in submission order, their arguments, their predecessor
+ * lists, the staged HOST tensors and the heap and temp bytes used. Records
+ * use the graph image's types, so writing the image is a copy plus the
+ * fan-out lists.
+ */
+#ifndef SIMPLER_GRAPH_GRAPH_H
+#define SIMPLER_GRAPH_GRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph/graph_image.h"
+#include "simpler/task_args.h"
+
+typedef struct graph {
+    graph_image_task *tasks;   /* fanout_begin/fanout_count are unset here */
+    uint32_t task_count;
+    uint32_t arg_count;
+    graph_image_arg *args;
+    uint32_t *fanin;           /* predecessors of task i at tasks[i].fanin_begin */
+    uint32_t edge_count;
+    uint32_t staged_count;
+    graph_image_staged staged[SIMPLER_MAX_TENSOR_ARGS];
+    uint64_t heap_bytes;       /* graph heap used, a multiple of 1024 */
+    uint64_t temp_bytes;       /* retained temp used, a multiple of 1024 */
+} graph;
+
+/* Bytes of the image of `g`; 0 if it would not fit the format. */
+size_t graph_image_size(const graph *g);
+
+/* Writes the image of `g` into `size` bytes at `buf` (8-byte aligned).
+ * Returns 0, or GRAPH_ERR_INVALID_ARGUMENT when size differs from
+ * graph_image_size(g) (nothing written). Allocates nothing. */
+int graph_image_write(const graph *g, void *buf, size_t size);
+
+#endif

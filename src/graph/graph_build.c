@@ -1,0 +1,97 @@
+#include <stddef.h>
+#include <string.h>
+
+#include "graph/graph_build_internal.h"
+#include "graph/graph_status.h"
+#include "graph/graph_tensor.h"
+
+int graph_build_fail(graph_scratch *scratch, int rc)
+{
+    if (scratch->status == GRAPH_OK)
+        scratch->status = rc;
+    return rc;
+}
+
+static int check_call_args(const ChipStorageTaskArgs *args)
+{
+    if (args->tensor_count < 0 || args->tensor_count > SIMPLER_MAX_TENSOR_ARGS)
+        return GRAPH_ERR_INVALID_ARGUMENT;
+    if (args->scalar_count < 0 || args->scalar_count > SIMPLER_MAX_SCALAR_ARGS)
+        return GRAPH_ERR_INVALID_ARGUMENT;
+    for (int32_t i = 0; i < args->tensor_count; i++) {
+        const ChipTensor *t = &args->tensors[i];
+        uint64_t first, end;
+        if (t->address_space != SIMPLER_ADDRESS_SPACE_HOST && t->address_space != SIMPLER_ADDRESS_SPACE_DEVICE)
+            return GRAPH_ERR_INVALID_ARGUMENT;
+        if (graph_tensor_check(t, &first, &end) != GRAPH_OK)
+            return GRAPH_ERR_INVALID_ARGUMENT;
+    }
+    return GRAPH_OK;
+}
+
+static void reset(graph_scratch *s, const ChipStorageTaskArgs *args)
+{
+    s->call = args;
+    s->status = GRAPH_OK;
+    s->open = 0;
+    s->open_count = 0;
+    s->g.task_count = 0;
+    s->g.arg_count = 0;
+    s->g.edge_count = 0;
+    s->g.staged_count = 0;
+    s->g.heap_bytes = 0;
+    s->g.temp_bytes = 0;
+    tensor_map_reset(&s->map);
+}
+
+/* Every HOST tensor of the call gets a 1024-aligned copy in the retained
+ * temp region, in argument order; tasks then address the copy. */
+static int stage_host_tensors(graph_scratch *s)
+{
+    graph *g = &s->g;
+    for (int32_t i = 0; i < s->call->tensor_count; i++) {
+        const ChipTensor *t = &s->call->tensors[i];
+        if (t->address_space != SIMPLER_ADDRESS_SPACE_HOST)
+            continue;
+        uint64_t room = s->limits.temp_bytes_max - g->temp_bytes;
+        if (t->buffer_bytes > room || t->buffer_bytes > UINT64_MAX - (GRAPH_HEAP_ALIGN - 1))
+            return GRAPH_ERR_CAPACITY_EXCEEDED;
+        uint64_t padded = (t->buffer_bytes + GRAPH_HEAP_ALIGN - 1) / GRAPH_HEAP_ALIGN * GRAPH_HEAP_ALIGN;
+        if (padded > room)
+            return GRAPH_ERR_CAPACITY_EXCEEDED;
+        graph_image_staged *st = &g->staged[g->staged_count++];
+        memset(st, 0, sizeof(*st));
+        st->caller_index = (uint32_t)i;
+        st->temp_offset = g->temp_bytes;
+        st->bytes = t->buffer_bytes;
+        g->temp_bytes += padded;
+    }
+    return GRAPH_OK;
+}
+
+int graph_build_run(graph_scratch *scratch, SimplerOrchEntryFn entry, const ChipStorageTaskArgs *args,
+                    const graph **out)
+{
+    if (scratch == NULL || entry == NULL || args == NULL)
+        return GRAPH_ERR_INVALID_ARGUMENT;
+    reset(scratch, args);
+    int rc = check_call_args(args);
+    if (rc == GRAPH_OK)
+        rc = stage_host_tensors(scratch);
+    if (rc != GRAPH_OK)
+        goto err_discard_graph;
+    int entry_rc = entry(&scratch->orch, args);
+    rc = scratch->status;
+    if (rc == GRAPH_OK && entry_rc != 0)
+        rc = GRAPH_ERR_INVALID_ARGUMENT;
+    if (rc != GRAPH_OK)
+        goto err_discard_graph;
+    scratch->call = NULL;
+    if (out != NULL)
+        *out = &scratch->g;
+    return GRAPH_OK;
+
+err_discard_graph:
+    reset(scratch, NULL);
+    return rc;
+}

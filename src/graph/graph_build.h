@@ -1,0 +1,42 @@
+/*
+ * graph_build — runs an orchestration entry on the host and collects the
+ * graph it describes, on scratch storage allocated once.
+ *
+ * Create a graph_scratch with the capacities of the largest graph you will
+ * build; each graph_build_run resets it and builds into it without any
+ * allocation, so the kernel-mode launch can build on its hot path.
+ */
+#ifndef SIMPLER_GRAPH_BUILD_H
+#define SIMPLER_GRAPH_BUILD_H
+
+#include "graph/graph.h"
+#include "graph/graph_limits.h"
+#include "simpler/orchestration.h"
+
+typedef struct graph_scratch graph_scratch;
+
+/* Allocates scratch for `limits` (checked by graph_limits_check). Returns
+ * 0 and sets *out; GRAPH_ERR_INVALID_ARGUMENT for NULL or bad limits;
+ * GRAPH_ERR_OUT_OF_MEMORY when a host allocation fails. On failure *out
+ * is unchanged and nothing is allocated. */
+int graph_scratch_create(const graph_limits *limits, graph_scratch **out);
+/* Frees scratch (NULL is a no-op); any graph it holds goes with it. */
+void graph_scratch_destroy(graph_scratch *scratch);
+const graph_limits *graph_scratch_limits(const graph_scratch *scratch);
+
+/* Checks `args` (counts in range; every tensor a valid view in the HOST or
+ * DEVICE address space with reserved bytes zero), stages the HOST tensors,
+ * then runs `entry(orch, args)` and collects its tasks. Returns 0 and sets
+ * *out (may be NULL) to the graph, valid until the next run or destroy.
+ * Errors, after which the scratch holds no graph:
+ *   GRAPH_ERR_INVALID_ARGUMENT  NULL, bad args, an orchestration call with
+ *                               bad arguments, or the entry returned nonzero;
+ *   GRAPH_ERR_INVALID_STATE     add/submit without args_begin;
+ *   GRAPH_ERR_CAPACITY_EXCEEDED a limit (tasks, args, edges, readers, heap,
+ *                               temp) would be exceeded.
+ * The first failing orchestration call decides the status. Not thread-safe
+ * per scratch; distinct scratches are independent. Allocates nothing. */
+int graph_build_run(graph_scratch *scratch, SimplerOrchEntryFn entry, const ChipStorageTaskArgs *args,
+                    const graph **out);
+
+#endif

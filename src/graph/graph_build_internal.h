@@ -1,0 +1,34 @@
+/*
+ * graph_build_internal — the scratch a build runs on, shared by
+ * graph_scratch.c (lifetime), graph_build.c (a run) and graph_orch.c (the
+ * ops an orchestration calls).
+ */
+#ifndef SIMPLER_GRAPH_BUILD_INTERNAL_H
+#define SIMPLER_GRAPH_BUILD_INTERNAL_H
+
+#include "graph/graph_build.h"
+#include "graph/tensor_map.h"
+
+struct graph_scratch {
+    SimplerOrch orch;                /* first: the entry's handle is the scratch */
+    graph_limits limits;
+    graph g;
+    tensor_map map;
+    tensor_map_deps deps;
+    const ChipStorageTaskArgs *call; /* the running build's arguments */
+    int status;                      /* first failure of the running build */
+    int open;                        /* args_begin seen, submit not yet */
+    uint32_t open_count;             /* args of the open task, at g.args[g.arg_count] */
+    void *block;                     /* every array above lives in this allocation */
+};
+
+/* The ops table every scratch hands to orchestration entries. */
+extern const SimplerOrchOps graph_orch_ops;
+
+/* Records `rc` as the build's status if it is the first failure; returns rc. */
+int graph_build_fail(graph_scratch *scratch, int rc);
+
+/* The submit op (graph_submit.c): derives the task's dependencies. */
+int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type);
+
+#endif

@@ -1,0 +1,87 @@
+#include <stddef.h>
+#include <string.h>
+
+#include "graph/graph.h"
+#include "graph/graph_status.h"
+
+int graph_image_layout(uint32_t task_count, uint32_t arg_count, uint32_t edge_count,
+                       uint32_t staged_count, graph_image_header *out)
+{
+    /* 64-bit sums of 32-bit counts times small sizes cannot wrap. */
+    uint64_t staged = sizeof(graph_image_header);
+    uint64_t tasks = staged + (uint64_t)staged_count * sizeof(graph_image_staged);
+    uint64_t args = tasks + (uint64_t)task_count * sizeof(graph_image_task);
+    uint64_t fanin = args + (uint64_t)arg_count * sizeof(graph_image_arg);
+    uint64_t fanout = fanin + (uint64_t)edge_count * sizeof(uint32_t);
+    uint64_t end = fanout + (uint64_t)edge_count * sizeof(uint32_t);
+    if (fanout > UINT32_MAX || end > SIZE_MAX)
+        return GRAPH_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof(*out));
+    out->magic = GRAPH_IMAGE_MAGIC;
+    out->version = GRAPH_IMAGE_VERSION;
+    out->header_bytes = sizeof(graph_image_header);
+    out->image_bytes = end;
+    out->task_count = task_count;
+    out->arg_count = arg_count;
+    out->edge_count = edge_count;
+    out->staged_count = staged_count;
+    out->staged_offset = (uint32_t)staged;
+    out->task_offset = (uint32_t)tasks;
+    out->arg_offset = (uint32_t)args;
+    out->fanin_offset = (uint32_t)fanin;
+    out->fanout_offset = (uint32_t)fanout;
+    return GRAPH_OK;
+}
+
+size_t graph_image_size(const graph *g)
+{
+    graph_image_header h;
+    if (graph_image_layout(g->task_count, g->arg_count, g->edge_count, g->staged_count, &h) != GRAPH_OK)
+        return 0;
+    return (size_t)h.image_bytes;
+}
+
+/* Fan-out lists are the fan-in lists transposed: count per predecessor,
+ * prefix-sum into begins, then fill in successor order, which leaves each
+ * list increasing. fanout_count doubles as the fill cursor. */
+static void write_fanout(const graph *g, graph_image_task *tasks, uint32_t *fanout)
+{
+    for (uint32_t i = 0; i < g->task_count; i++)
+        tasks[i].fanout_count = 0;
+    for (uint32_t e = 0; e < g->edge_count; e++)
+        tasks[g->fanin[e]].fanout_count++;
+    uint32_t begin = 0;
+    for (uint32_t i = 0; i < g->task_count; i++) {
+        tasks[i].fanout_begin = begin;
+        begin += tasks[i].fanout_count;
+        tasks[i].fanout_count = 0;
+    }
+    for (uint32_t succ = 0; succ < g->task_count; succ++) {
+        const graph_image_task *t = &g->tasks[succ];
+        for (uint32_t k = 0; k < t->fanin_count; k++) {
+            graph_image_task *p = &tasks[g->fanin[t->fanin_begin + k]];
+            fanout[p->fanout_begin + p->fanout_count++] = succ;
+        }
+    }
+}
+
+int graph_image_write(const graph *g, void *buf, size_t size)
+{
+    graph_image_header h;
+    if (g == NULL || buf == NULL || ((uintptr_t)buf & 7u) != 0)
+        return GRAPH_ERR_INVALID_ARGUMENT;
+    if (graph_image_layout(g->task_count, g->arg_count, g->edge_count, g->staged_count, &h) != GRAPH_OK ||
+        h.image_bytes != size)
+        return GRAPH_ERR_INVALID_ARGUMENT;
+    h.heap_bytes = g->heap_bytes;
+    h.temp_bytes = g->temp_bytes;
+    uint8_t *b = buf;
+    memcpy(b, &h, sizeof(h));
+    memcpy(b + h.staged_offset, g->staged, (size_t)g->staged_count * sizeof(graph_image_staged));
+    graph_image_task *tasks = (graph_image_task *)(void *)(b + h.task_offset);
+    memcpy(tasks, g->tasks, (size_t)g->task_count * sizeof(graph_image_task));
+    memcpy(b + h.arg_offset, g->args, (size_t)g->arg_count * sizeof(graph_image_arg));
+    memcpy(b + h.fanin_offset, g->fanin, (size_t)g->edge_count * sizeof(uint32_t));
+    write_fanout(g, tasks, (uint32_t *)(void *)(b + h.fanout_offset));
+    return GRAPH_OK;
+}

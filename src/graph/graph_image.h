@@ -1,0 +1,119 @@
+/*
+ * graph_image — the built graph as one contiguous, position-independent
+ * blob of plain data (offsets, never pointers), little endian. The device
+ * side validates it with graph_image_check before consuming it.
+ *
+ * Layout (canonical packing; every offset is fixed by the counts):
+ *   header   96 bytes                      at 0
+ *   staged   staged_count x 32 bytes       at staged_offset = 96
+ *   tasks    task_count   x 32 bytes       at task_offset
+ *   args     arg_count    x 80 bytes       at arg_offset
+ *   fan-in   edge_count   x u32            at fanin_offset
+ *   fan-out  edge_count   x u32            at fanout_offset
+ *   end                                    image_bytes
+ * docs/graph.md has the byte tables.
+ */
+#ifndef SIMPLER_GRAPH_IMAGE_H
+#define SIMPLER_GRAPH_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "simpler/task_args.h"
+
+#define GRAPH_IMAGE_MAGIC 0x48504753u /* "SGPH" read as little-endian bytes */
+#define GRAPH_IMAGE_VERSION 1u
+/* A task's func_id is below this (SPEC §4: children func_id < 1024). */
+#define GRAPH_FUNC_ID_LIMIT 1024
+
+/* graph_image_arg.kind */
+#define GRAPH_ARG_TENSOR 1
+#define GRAPH_ARG_SCALAR 2
+/* graph_image_arg.addr_kind: how the device turns addr into an address. */
+#define GRAPH_ADDR_DEVICE 1 /* a caller device address, used as it is */
+#define GRAPH_ADDR_HEAP 2   /* an offset into the graph heap */
+#define GRAPH_ADDR_STAGED 3 /* an offset into the retained temp region */
+/* graph_image_staged.flags */
+#define GRAPH_STAGED_READ 1u    /* copy host -> device before the graph runs */
+#define GRAPH_STAGED_WRITTEN 2u /* copy device -> host after it */
+
+typedef struct graph_image_header {
+    uint32_t magic;
+    uint32_t version;
+    uint32_t header_bytes;  /* sizeof(graph_image_header) */
+    uint32_t reserved0;
+    uint64_t image_bytes;   /* the whole blob */
+    uint64_t heap_bytes;    /* graph heap the intermediates need, 1024 multiple */
+    uint64_t temp_bytes;    /* retained temp the staged tensors need, 1024 multiple */
+    uint32_t task_count;
+    uint32_t arg_count;
+    uint32_t edge_count;
+    uint32_t staged_count;
+    uint32_t task_offset;
+    uint32_t arg_offset;
+    uint32_t fanin_offset;
+    uint32_t fanout_offset;
+    uint32_t staged_offset;
+    uint32_t reserved1;
+    uint64_t reserved[2];
+} graph_image_header;
+
+/* A caller HOST tensor copied into the retained temp region. */
+typedef struct graph_image_staged {
+    uint32_t caller_index;  /* index into the call's tensors, increasing */
+    uint32_t flags;         /* GRAPH_STAGED_* */
+    uint64_t temp_offset;   /* 1024-aligned */
+    uint64_t bytes;         /* the caller tensor's buffer_bytes */
+    uint64_t reserved;
+} graph_image_staged;
+
+typedef struct graph_image_task {
+    int32_t func_id;
+    uint32_t core_type;     /* SIMPLER_CORE_AIC / _AIV */
+    uint32_t arg_begin;     /* args of task i follow those of task i-1 */
+    uint32_t arg_count;
+    uint32_t fanin_begin;   /* predecessors, increasing, all < this id */
+    uint32_t fanin_count;
+    uint32_t fanout_begin;  /* successors, increasing, all > this id */
+    uint32_t fanout_count;
+} graph_image_task;
+
+/* One argument of a task, in the order the orchestration added them. */
+typedef struct graph_image_arg {
+    uint8_t kind;           /* GRAPH_ARG_* */
+    uint8_t tag;            /* SIMPLER_TAG_* (tensors), 0 (scalars) */
+    uint8_t addr_kind;      /* GRAPH_ADDR_* (tensors), 0 (scalars) */
+    uint8_t dtype;
+    uint32_t ndims;
+    uint64_t addr;          /* buffer start in its addr_kind; scalar value */
+    uint64_t buffer_bytes;
+    uint64_t start_offset;  /* elements */
+    uint32_t shapes[SIMPLER_MAX_TENSOR_DIMS];
+    uint32_t strides[SIMPLER_MAX_TENSOR_DIMS];
+    uint32_t staged_index;  /* GRAPH_ADDR_STAGED: its staged entry; else 0 */
+    uint32_t reserved;
+} graph_image_arg;
+
+_Static_assert(sizeof(graph_image_header) == 96, "graph image header layout");
+_Static_assert(offsetof(graph_image_header, task_count) == 40, "graph image header layout");
+_Static_assert(offsetof(graph_image_header, staged_offset) == 72, "graph image header layout");
+_Static_assert(sizeof(graph_image_staged) == 32, "graph image staged layout");
+_Static_assert(sizeof(graph_image_task) == 32, "graph image task layout");
+_Static_assert(sizeof(graph_image_arg) == 80, "graph image arg layout");
+_Static_assert(offsetof(graph_image_arg, shapes) == 32, "graph image arg layout");
+_Static_assert(offsetof(graph_image_arg, staged_index) == 72, "graph image arg layout");
+
+/* The canonical size and section offsets for the given counts. Returns 0,
+ * or GRAPH_ERR_INVALID_ARGUMENT when an offset would not fit 32 bits. */
+int graph_image_layout(uint32_t task_count, uint32_t arg_count, uint32_t edge_count,
+                       uint32_t staged_count, graph_image_header *out);
+
+/* Validates `size` bytes at `image` (8-byte aligned): header fields,
+ * canonical layout, every record's ranges and reserved words, fan-in and
+ * fan-out lists that mirror each other exactly (so fan-in counts equal
+ * predecessor counts), and edges that only go from lower to higher task
+ * ids (acyclic by construction). Reads only. Returns 0 or
+ * GRAPH_ERR_INVALID_ARGUMENT (-1005). O(size + edges * log(fan-in)). */
+int graph_image_check(const void *image, size_t size);
+
+#endif

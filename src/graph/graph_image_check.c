@@ -1,0 +1,211 @@
+/*
+ * graph_image_check — the one validator of graph images. It trusts
+ * nothing: every count, offset and range is checked against the image
+ * size before it is used, and the fan-in and fan-out lists must mirror
+ * each other exactly.
+ */
+#include <stddef.h>
+
+#include "graph/graph_image.h"
+#include "graph/graph_limits.h"
+#include "graph/graph_status.h"
+#include "graph/graph_tensor.h"
+#include "simpler/orchestration.h"
+
+#define BAD GRAPH_ERR_INVALID_ARGUMENT
+
+typedef struct image_view {
+    const graph_image_header *h;
+    const graph_image_staged *staged;
+    const graph_image_task *tasks;
+    const graph_image_arg *args;
+    const uint32_t *fanin;
+    const uint32_t *fanout;
+} image_view;
+
+static int check_header(const void *image, size_t size, image_view *v)
+{
+    graph_image_header canon;
+    if (image == NULL || ((uintptr_t)image & 7u) != 0 || size < sizeof(graph_image_header))
+        return BAD;
+    const graph_image_header *h = image;
+    if (h->magic != GRAPH_IMAGE_MAGIC || h->version != GRAPH_IMAGE_VERSION ||
+        h->header_bytes != sizeof(graph_image_header) || h->reserved0 != 0 || h->reserved1 != 0 ||
+        h->reserved[0] != 0 || h->reserved[1] != 0 || h->image_bytes != size)
+        return BAD;
+    if (h->task_count > GRAPH_TASK_WINDOW_MAX || h->staged_count > SIMPLER_MAX_TENSOR_ARGS ||
+        h->heap_bytes % GRAPH_HEAP_ALIGN != 0 || h->temp_bytes % GRAPH_HEAP_ALIGN != 0)
+        return BAD;
+    if (graph_image_layout(h->task_count, h->arg_count, h->edge_count, h->staged_count, &canon) != GRAPH_OK)
+        return BAD;
+    if (canon.image_bytes != size || canon.staged_offset != h->staged_offset ||
+        canon.task_offset != h->task_offset || canon.arg_offset != h->arg_offset ||
+        canon.fanin_offset != h->fanin_offset || canon.fanout_offset != h->fanout_offset)
+        return BAD;
+    const uint8_t *b = image;
+    v->h = h;
+    v->staged = (const graph_image_staged *)(const void *)(b + h->staged_offset);
+    v->tasks = (const graph_image_task *)(const void *)(b + h->task_offset);
+    v->args = (const graph_image_arg *)(const void *)(b + h->arg_offset);
+    v->fanin = (const uint32_t *)(const void *)(b + h->fanin_offset);
+    v->fanout = (const uint32_t *)(const void *)(b + h->fanout_offset);
+    return GRAPH_OK;
+}
+
+static int check_staged(const image_view *v)
+{
+    uint64_t next = 0;
+    for (uint32_t i = 0; i < v->h->staged_count; i++) {
+        const graph_image_staged *s = &v->staged[i];
+        if (s->caller_index >= SIMPLER_MAX_TENSOR_ARGS || (i > 0 && s->caller_index <= v->staged[i - 1].caller_index))
+            return BAD;
+        if ((s->flags & ~(GRAPH_STAGED_READ | GRAPH_STAGED_WRITTEN)) != 0 || s->reserved != 0)
+            return BAD;
+        if (s->temp_offset % GRAPH_HEAP_ALIGN != 0 || s->temp_offset < next || s->bytes == 0 ||
+            s->temp_offset > v->h->temp_bytes || s->bytes > v->h->temp_bytes - s->temp_offset)
+            return BAD;
+        next = s->temp_offset + s->bytes;
+    }
+    return GRAPH_OK;
+}
+
+static int check_scalar(const graph_image_arg *a)
+{
+    static const uint32_t zero[SIMPLER_MAX_TENSOR_DIMS];
+    for (uint32_t d = 0; d < SIMPLER_MAX_TENSOR_DIMS; d++)
+        if (a->shapes[d] != zero[d] || a->strides[d] != zero[d])
+            return BAD;
+    if (a->tag != 0 || a->addr_kind != 0 || a->dtype != 0 || a->ndims != 0 || a->buffer_bytes != 0 ||
+        a->start_offset != 0 || a->staged_index != 0)
+        return BAD;
+    return GRAPH_OK;
+}
+
+/* The buffer [addr, addr + buffer_bytes) must lie in its region. */
+static int check_tensor_place(const image_view *v, const graph_image_arg *a)
+{
+    uint64_t region_lo = 0, region_hi = 0;
+    switch (a->addr_kind) {
+    case GRAPH_ADDR_DEVICE:
+        return a->staged_index == 0 && a->tag != SIMPLER_TAG_OUTPUT && a->addr <= UINT64_MAX - a->buffer_bytes
+                   ? GRAPH_OK : BAD;
+    case GRAPH_ADDR_HEAP:
+        region_hi = v->h->heap_bytes;
+        if (a->staged_index != 0 || a->tag == SIMPLER_TAG_OUTPUT_EXISTING)
+            return BAD;
+        break;
+    case GRAPH_ADDR_STAGED:
+        if (a->staged_index >= v->h->staged_count || a->tag == SIMPLER_TAG_OUTPUT)
+            return BAD;
+        region_lo = v->staged[a->staged_index].temp_offset;
+        region_hi = region_lo + v->staged[a->staged_index].bytes;
+        break;
+    default:
+        return BAD;
+    }
+    if (a->addr < region_lo || a->addr > region_hi || a->buffer_bytes > region_hi - a->addr)
+        return BAD;
+    return GRAPH_OK;
+}
+
+static int check_args(const image_view *v)
+{
+    for (uint32_t i = 0; i < v->h->arg_count; i++) {
+        const graph_image_arg *a = &v->args[i];
+        uint64_t first, end;
+        if (a->reserved != 0)
+            return BAD;
+        if (a->kind == GRAPH_ARG_SCALAR) {
+            if (check_scalar(a) != GRAPH_OK)
+                return BAD;
+            continue;
+        }
+        if (a->kind != GRAPH_ARG_TENSOR || a->tag > SIMPLER_TAG_NO_DEP)
+            return BAD;
+        if (graph_view_range(a->dtype, a->ndims, a->shapes, a->strides, a->start_offset, a->buffer_bytes,
+                             &first, &end) != GRAPH_OK)
+            return BAD;
+        if (check_tensor_place(v, a) != GRAPH_OK)
+            return BAD;
+    }
+    return GRAPH_OK;
+}
+
+/* An increasing list of ids, each in (lo, hi). */
+static int check_id_list(const uint32_t *ids, uint32_t count, int64_t lo, int64_t hi)
+{
+    int64_t prev = lo;
+    for (uint32_t k = 0; k < count; k++) {
+        if ((int64_t)ids[k] <= prev || (int64_t)ids[k] >= hi)
+            return BAD;
+        prev = ids[k];
+    }
+    return GRAPH_OK;
+}
+
+static int check_tasks(const image_view *v)
+{
+    const graph_image_header *h = v->h;
+    uint32_t args = 0, fanin = 0, fanout = 0;
+    for (uint32_t i = 0; i < h->task_count; i++) {
+        const graph_image_task *t = &v->tasks[i];
+        if (t->func_id < 0 || t->func_id >= GRAPH_FUNC_ID_LIMIT || t->core_type > SIMPLER_CORE_AIV)
+            return BAD;
+        if (t->arg_begin != args || t->arg_count > SIMPLER_MAX_TASK_ARGS || t->arg_count > h->arg_count - args)
+            return BAD;
+        if (t->fanin_begin != fanin || t->fanin_count > h->edge_count - fanin)
+            return BAD;
+        if (t->fanout_begin != fanout || t->fanout_count > h->edge_count - fanout)
+            return BAD;
+        /* Predecessors below, successors above: acyclic by construction. */
+        if (check_id_list(v->fanin + fanin, t->fanin_count, -1, i) != GRAPH_OK ||
+            check_id_list(v->fanout + fanout, t->fanout_count, i, h->task_count) != GRAPH_OK)
+            return BAD;
+        args += t->arg_count;
+        fanin += t->fanin_count;
+        fanout += t->fanout_count;
+    }
+    return args == h->arg_count && fanin == h->edge_count && fanout == h->edge_count ? GRAPH_OK : BAD;
+}
+
+static int list_contains(const uint32_t *ids, uint32_t count, uint32_t id)
+{
+    uint32_t lo = 0, hi = count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ids[mid] == id)
+            return 1;
+        if (ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+/* Both lists hold edge_count distinct pairs; if every fan-out pair is in
+ * the fan-in lists, they are the same set, so every fan-in count equals
+ * the number of tasks naming it as a successor. */
+static int check_mirror(const image_view *v)
+{
+    for (uint32_t p = 0; p < v->h->task_count; p++) {
+        const graph_image_task *t = &v->tasks[p];
+        for (uint32_t k = 0; k < t->fanout_count; k++) {
+            const graph_image_task *s = &v->tasks[v->fanout[t->fanout_begin + k]];
+            if (!list_contains(v->fanin + s->fanin_begin, s->fanin_count, p))
+                return BAD;
+        }
+    }
+    return GRAPH_OK;
+}
+
+int graph_image_check(const void *image, size_t size)
+{
+    image_view v;
+    int rc = check_header(image, size, &v);
+    rc = rc ? rc : check_staged(&v);
+    rc = rc ? rc : check_args(&v);
+    rc = rc ? rc : check_tasks(&v);
+    rc = rc ? rc : check_mirror(&v);
+    return rc;
+}

@@ -1,0 +1,43 @@
+/*
+ * graph_limits — the capacities of one host graph build.
+ *
+ * A build runs on scratch storage sized once from these numbers, so the
+ * hot path (task append, TensorMap access) never allocates. Exceeding any
+ * of them fails the build with GRAPH_ERR_CAPACITY_EXCEEDED (-1004).
+ */
+#ifndef SIMPLER_GRAPH_LIMITS_H
+#define SIMPLER_GRAPH_LIMITS_H
+
+#include <stdint.h>
+
+/* Largest task window: the device scheduler's queues are sized from it
+ * (SPEC §7; the reference system's kernel window is [1, 32768]). */
+#define GRAPH_TASK_WINDOW_MAX 32768u
+/* Defaults per task of the window for the pools whose use depends on the
+ * program: arguments, dependency edges and TensorMap reader records.
+ * Chains, fans and layered graphs use 2-4 of each per task on average. */
+#define GRAPH_ARGS_PER_TASK 8u
+#define GRAPH_EDGES_PER_TASK 8u
+#define GRAPH_READERS_PER_TASK 16u
+/* Intermediates and staged host tensors are placed 1024-aligned (SPEC §6). */
+#define GRAPH_HEAP_ALIGN 1024u
+
+typedef struct graph_limits {
+    uint32_t task_max;       /* tasks in one graph, 1..GRAPH_TASK_WINDOW_MAX */
+    uint32_t arg_max;        /* tensor and scalar arguments over all tasks, >= 1 */
+    uint32_t edge_max;       /* dependency edges, >= 1 */
+    uint32_t reader_max;     /* TensorMap reader records, >= 1 */
+    uint64_t heap_bytes_max; /* graph heap for intermediates */
+    uint64_t temp_bytes_max; /* retained temp for staged HOST tensors */
+} graph_limits;
+
+/* Fills *out for a task window (1..GRAPH_TASK_WINDOW_MAX) with the
+ * per-task defaults above and the given byte budgets. Returns 0, or
+ * GRAPH_ERR_INVALID_ARGUMENT for a window out of range (*out unchanged). */
+int graph_limits_for_window(uint32_t task_window, uint64_t heap_bytes_max, uint64_t temp_bytes_max,
+                            graph_limits *out);
+
+/* 0 when every field is in range, else GRAPH_ERR_INVALID_ARGUMENT. */
+int graph_limits_check(const graph_limits *limits);
+
+#endif

@@ -1,0 +1,217 @@
+/*
+ * graph_orch — the ops an orchestration entry calls, acting on the
+ * scratch of the running build. Every op validates fully before it
+ * changes anything; a failure is also recorded as the build's status.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "graph/graph_build_internal.h"
+#include "graph/graph_status.h"
+#include "graph/graph_tensor.h"
+#include "graph/tensor_map.h"
+
+static graph_scratch *scratch_of(SimplerOrch *orch)
+{
+    return (graph_scratch *)(void *)orch;
+}
+
+static const graph_scratch *scratch_of_const(const SimplerOrch *orch)
+{
+    return (const graph_scratch *)(const void *)orch;
+}
+
+/* Dense row-major strides; 0 when one does not fit 32 bits. */
+static int dense_strides(uint32_t ndims, const uint32_t *shapes, uint32_t *strides, uint64_t *elements)
+{
+    uint64_t n = 1;
+    for (uint32_t d = ndims; d-- > 0;) {
+        if (n > UINT32_MAX)
+            return GRAPH_ERR_INVALID_ARGUMENT;
+        strides[d] = (uint32_t)n;
+        if (shapes[d] == 0 || n > UINT64_MAX / shapes[d])
+            return GRAPH_ERR_INVALID_ARGUMENT;
+        n *= shapes[d];
+    }
+    *elements = n;
+    return GRAPH_OK;
+}
+
+static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, const uint32_t *shapes,
+                              ChipTensor *out)
+{
+    graph_scratch *s = scratch_of(orch);
+    uint32_t strides[SIMPLER_MAX_TENSOR_DIMS] = {0};
+    uint64_t elements;
+    uint32_t elem = graph_dtype_bytes(dtype);
+    if (out == NULL || shapes == NULL || elem == 0 || ndims == 0 || ndims > SIMPLER_MAX_TENSOR_DIMS ||
+        dense_strides(ndims, shapes, strides, &elements) != GRAPH_OK ||
+        elements > (UINT64_MAX - GRAPH_HEAP_ALIGN) / elem)
+        return graph_build_fail(s, GRAPH_ERR_INVALID_ARGUMENT);
+    uint64_t bytes = elements * elem;
+    uint64_t padded = (bytes + GRAPH_HEAP_ALIGN - 1) / GRAPH_HEAP_ALIGN * GRAPH_HEAP_ALIGN;
+    if (padded > s->limits.heap_bytes_max - s->g.heap_bytes)
+        return graph_build_fail(s, GRAPH_ERR_CAPACITY_EXCEEDED);
+    memset(out, 0, sizeof(*out));
+    out->buffer_addr = s->g.heap_bytes;
+    out->buffer_bytes = bytes;
+    out->ndims = ndims;
+    out->dtype = dtype;
+    out->address_space = SIMPLER_ADDRESS_SPACE_GRAPH_HEAP;
+    memcpy(out->shapes, shapes, ndims * sizeof(*shapes));
+    memcpy(out->strides, strides, sizeof(strides));
+    s->g.heap_bytes += padded;
+    return GRAPH_OK;
+}
+
+static int orch_args_begin(SimplerOrch *orch)
+{
+    graph_scratch *s = scratch_of(orch);
+    s->open = 1;
+    s->open_count = 0;
+    return GRAPH_OK;
+}
+
+/* The next free argument record of the open task, or a status. */
+static int next_arg(graph_scratch *s, graph_image_arg **out)
+{
+    if (!s->open)
+        return GRAPH_ERR_INVALID_STATE;
+    if (s->open_count >= SIMPLER_MAX_TASK_ARGS)
+        return GRAPH_ERR_INVALID_ARGUMENT;
+    if (s->g.arg_count + s->open_count >= s->limits.arg_max)
+        return GRAPH_ERR_CAPACITY_EXCEEDED;
+    *out = &s->g.args[s->g.arg_count + s->open_count];
+    return GRAPH_OK;
+}
+
+/* A HOST view must lie inside one staged caller tensor; it is addressed
+ * at the same place inside that tensor's copy. */
+static int resolve_host(const graph_scratch *s, const ChipTensor *t, graph_image_arg *a)
+{
+    for (uint32_t i = 0; i < s->g.staged_count; i++) {
+        const graph_image_staged *st = &s->g.staged[i];
+        const ChipTensor *c = &s->call->tensors[st->caller_index];
+        if (t->buffer_addr >= c->buffer_addr && t->buffer_bytes <= c->buffer_bytes &&
+            t->buffer_addr - c->buffer_addr <= c->buffer_bytes - t->buffer_bytes) {
+            a->addr_kind = GRAPH_ADDR_STAGED;
+            a->addr = st->temp_offset + (t->buffer_addr - c->buffer_addr);
+            a->staged_index = i;
+            return GRAPH_OK;
+        }
+    }
+    return GRAPH_ERR_INVALID_ARGUMENT;
+}
+
+static int resolve_address(const graph_scratch *s, const ChipTensor *t, uint32_t tag, graph_image_arg *a)
+{
+    int heap = t->address_space == SIMPLER_ADDRESS_SPACE_GRAPH_HEAP;
+    /* OUTPUT is the runtime-allocated kind; OUTPUT_EXISTING is the caller's. */
+    if (tag == SIMPLER_TAG_OUTPUT && !heap)
+        return GRAPH_ERR_INVALID_ARGUMENT;
+    if (tag == SIMPLER_TAG_OUTPUT_EXISTING && heap)
+        return GRAPH_ERR_INVALID_ARGUMENT;
+    a->addr = t->buffer_addr;
+    a->staged_index = 0;
+    switch (t->address_space) {
+    case SIMPLER_ADDRESS_SPACE_GRAPH_HEAP:
+        if (t->buffer_addr % GRAPH_HEAP_ALIGN != 0 || t->buffer_addr + t->buffer_bytes > s->g.heap_bytes)
+            return GRAPH_ERR_INVALID_ARGUMENT;
+        a->addr_kind = GRAPH_ADDR_HEAP;
+        return GRAPH_OK;
+    case SIMPLER_ADDRESS_SPACE_DEVICE:
+        a->addr_kind = GRAPH_ADDR_DEVICE;
+        return GRAPH_OK;
+    case SIMPLER_ADDRESS_SPACE_HOST:
+        return resolve_host(s, t, a);
+    default:
+        return GRAPH_ERR_INVALID_ARGUMENT;
+    }
+}
+
+static int orch_add_tensor(SimplerOrch *orch, const ChipTensor *tensor, uint32_t tag)
+{
+    graph_scratch *s = scratch_of(orch);
+    graph_image_arg *a, rec;
+    uint64_t first, end;
+    int rc = next_arg(s, &a);
+    if (rc == GRAPH_OK && (tensor == NULL || tag > SIMPLER_TAG_NO_DEP))
+        rc = GRAPH_ERR_INVALID_ARGUMENT;
+    if (rc == GRAPH_OK)
+        rc = graph_tensor_check(tensor, &first, &end);
+    memset(&rec, 0, sizeof(rec));
+    if (rc == GRAPH_OK)
+        rc = resolve_address(s, tensor, tag, &rec);
+    if (rc != GRAPH_OK)
+        return graph_build_fail(s, rc);
+    rec.kind = GRAPH_ARG_TENSOR;
+    rec.tag = (uint8_t)tag;
+    rec.dtype = tensor->dtype;
+    rec.ndims = tensor->ndims;
+    rec.buffer_bytes = tensor->buffer_bytes;
+    rec.start_offset = tensor->start_offset;
+    memcpy(rec.shapes, tensor->shapes, sizeof(rec.shapes));
+    memcpy(rec.strides, tensor->strides, sizeof(rec.strides));
+    *a = rec;
+    s->open_count++;
+    return GRAPH_OK;
+}
+
+static int orch_add_scalar(SimplerOrch *orch, uint64_t value)
+{
+    graph_scratch *s = scratch_of(orch);
+    graph_image_arg *a;
+    int rc = next_arg(s, &a);
+    if (rc != GRAPH_OK)
+        return graph_build_fail(s, rc);
+    memset(a, 0, sizeof(*a));
+    a->kind = GRAPH_ARG_SCALAR;
+    a->addr = value;
+    s->open_count++;
+    return GRAPH_OK;
+}
+
+static int32_t orch_arg_tensor_count(const SimplerOrch *orch)
+{
+    const graph_scratch *s = scratch_of_const(orch);
+    return s->call != NULL ? s->call->tensor_count : 0;
+}
+
+static int32_t orch_arg_scalar_count(const SimplerOrch *orch)
+{
+    const graph_scratch *s = scratch_of_const(orch);
+    return s->call != NULL ? s->call->scalar_count : 0;
+}
+
+/* Readers do not fail the build: asking is not describing. */
+static int orch_arg_scalar(const SimplerOrch *orch, int32_t index, uint64_t *out)
+{
+    const graph_scratch *s = scratch_of_const(orch);
+    if (out == NULL || s->call == NULL || index < 0 || index >= s->call->scalar_count)
+        return GRAPH_ERR_INVALID_ARGUMENT;
+    *out = s->call->scalars[index];
+    return GRAPH_OK;
+}
+
+static int orch_arg_tensor(const SimplerOrch *orch, int32_t index, ChipTensor *out)
+{
+    const graph_scratch *s = scratch_of_const(orch);
+    if (out == NULL || s->call == NULL || index < 0 || index >= s->call->tensor_count)
+        return GRAPH_ERR_INVALID_ARGUMENT;
+    *out = s->call->tensors[index];
+    return GRAPH_OK;
+}
+
+const SimplerOrchOps graph_orch_ops = {
+    .struct_size = sizeof(SimplerOrchOps),
+    .abi_version = SIMPLER_ORCH_ABI_VERSION,
+    .tensor_create = orch_tensor_create,
+    .args_begin = orch_args_begin,
+    .add_tensor = orch_add_tensor,
+    .add_scalar = orch_add_scalar,
+    .submit = graph_orch_submit,
+    .arg_tensor_count = orch_arg_tensor_count,
+    .arg_scalar_count = orch_arg_scalar_count,
+    .arg_scalar = orch_arg_scalar,
+    .arg_tensor = orch_arg_tensor,
+};

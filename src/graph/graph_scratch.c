@@ -1,0 +1,92 @@
+#include <stddef.h>
+#include <string.h>
+
+#include "common/host_alloc.h"
+#include "graph/graph_build_internal.h"
+#include "graph/graph_status.h"
+
+/* Byte offsets of each array inside the one block. Types with 8-byte
+ * alignment come first; each of their sizes is a multiple of 8. */
+typedef struct scratch_layout {
+    size_t args, segments, tasks, readers, fanin, seen, list, total;
+    uint32_t segment_count;
+} scratch_layout;
+
+static int add_array(size_t *cursor, size_t count, size_t elem, size_t *at)
+{
+    if (count > (SIZE_MAX - *cursor) / elem)
+        return GRAPH_ERR_OUT_OF_MEMORY;
+    *at = *cursor;
+    *cursor += count * elem;
+    return GRAPH_OK;
+}
+
+static int layout_of(const graph_limits *l, scratch_layout *out)
+{
+    size_t c = 0;
+    /* Every access adds at most two segment boundaries. */
+    out->segment_count = 2 * l->arg_max + 2;
+    int rc = add_array(&c, l->arg_max, sizeof(graph_image_arg), &out->args);
+    rc = rc ? rc : add_array(&c, out->segment_count, sizeof(tensor_map_segment), &out->segments);
+    rc = rc ? rc : add_array(&c, l->task_max, sizeof(graph_image_task), &out->tasks);
+    rc = rc ? rc : add_array(&c, l->reader_max, sizeof(tensor_map_reader), &out->readers);
+    rc = rc ? rc : add_array(&c, l->edge_max, sizeof(uint32_t), &out->fanin);
+    rc = rc ? rc : add_array(&c, l->task_max, sizeof(uint32_t), &out->seen);
+    rc = rc ? rc : add_array(&c, l->task_max, sizeof(uint32_t), &out->list);
+    out->total = c;
+    return rc;
+}
+
+_Static_assert(sizeof(graph_image_arg) % 8 == 0, "scratch layout keeps 8-byte alignment");
+_Static_assert(sizeof(tensor_map_segment) % 8 == 0, "scratch layout keeps 8-byte alignment");
+_Static_assert(sizeof(graph_image_task) % 8 == 0, "scratch layout keeps 8-byte alignment");
+
+static void bind(graph_scratch *s, const scratch_layout *lay)
+{
+    char *b = s->block;
+    s->g.args = (graph_image_arg *)(void *)(b + lay->args);
+    s->g.tasks = (graph_image_task *)(void *)(b + lay->tasks);
+    s->g.fanin = (uint32_t *)(void *)(b + lay->fanin);
+    tensor_map_init(&s->map, (tensor_map_segment *)(void *)(b + lay->segments), lay->segment_count,
+                    (tensor_map_reader *)(void *)(b + lay->readers), s->limits.reader_max);
+    tensor_map_deps_init(&s->deps, (uint32_t *)(void *)(b + lay->seen),
+                         (uint32_t *)(void *)(b + lay->list), s->limits.task_max);
+}
+
+int graph_scratch_create(const graph_limits *limits, graph_scratch **out)
+{
+    scratch_layout lay;
+    if (out == NULL || graph_limits_check(limits) != GRAPH_OK)
+        return GRAPH_ERR_INVALID_ARGUMENT;
+    int rc = layout_of(limits, &lay);
+    if (rc != GRAPH_OK)
+        return rc;
+    graph_scratch *s = host_calloc(1, sizeof(*s));
+    if (s == NULL)
+        return GRAPH_ERR_OUT_OF_MEMORY;
+    s->block = host_alloc(lay.total);
+    if (s->block == NULL)
+        goto err_free_scratch;
+    s->orch.ops = &graph_orch_ops;
+    s->limits = *limits;
+    bind(s, &lay);
+    *out = s;
+    return GRAPH_OK;
+
+err_free_scratch:
+    host_free(s);
+    return GRAPH_ERR_OUT_OF_MEMORY;
+}
+
+void graph_scratch_destroy(graph_scratch *scratch)
+{
+    if (scratch == NULL)
+        return;
+    host_free(scratch->block);
+    host_free(scratch);
+}
+
+const graph_limits *graph_scratch_limits(const graph_scratch *scratch)
+{
+    return &scratch->limits;
+}

@@ -1,0 +1,87 @@
+/*
+ * requirements — how many bytes of each device region a built graph needs.
+ *
+ * THE one place these formulas live: the device side lays its runtime
+ * arena and scheduler state out with the offsets below, and the memory
+ * bank sizes its regions from the totals, so neither may recompute them.
+ *
+ * runtime arena (device-mutated state of one execution):
+ *   [0, 256)                      runtime header (status word, counters)
+ *   [256, 256 + 16 * tasks)       task state: fan-in remaining, status, core, reserved (u32 each)
+ *   then 64 slots x 64 bytes      AICore handshake slots, one cache line each
+ * scheduler state (ready queues, one per core type):
+ *   2 x (64-byte queue header + 4 bytes x slots), slots = next_pow2(max(tasks, 64))
+ * graph heap: the intermediates (1024-aligned each); graph definition:
+ * the graph image; retained temp: the staged HOST tensors (1024-aligned).
+ */
+#ifndef SIMPLER_GRAPH_REQUIREMENTS_H
+#define SIMPLER_GRAPH_REQUIREMENTS_H
+
+#include <stdint.h>
+
+#include "graph/graph.h"
+#include "simpler/simdev.h"
+
+#define GRAPH_RUNTIME_HEADER_BYTES 256u
+#define GRAPH_TASK_STATE_BYTES 16u
+#define GRAPH_CORE_SLOT_BYTES 64u
+/* One handshake slot per AICore thread a device can have. */
+#define GRAPH_CORE_SLOT_MAX 64u
+#define GRAPH_READY_QUEUE_COUNT 2u /* AIC, AIV */
+#define GRAPH_READY_QUEUE_HEADER_BYTES 64u
+#define GRAPH_READY_QUEUE_SLOT_BYTES 4u
+#define GRAPH_READY_QUEUE_MIN_SLOTS 64u
+
+_Static_assert(GRAPH_CORE_SLOT_MAX == SIMDEV_MAX_ENGINE_THREADS, "a slot per AICore thread");
+
+/* Task state of task i lives at this offset of the runtime arena. */
+static inline uint64_t graph_runtime_task_state_offset(uint32_t task)
+{
+    return GRAPH_RUNTIME_HEADER_BYTES + (uint64_t)task * GRAPH_TASK_STATE_BYTES;
+}
+
+/* Handshake slot of core c, for a graph of task_count tasks. */
+static inline uint64_t graph_runtime_core_slot_offset(uint32_t task_count, uint32_t core)
+{
+    return graph_runtime_task_state_offset(task_count) + (uint64_t)core * GRAPH_CORE_SLOT_BYTES;
+}
+
+static inline uint64_t graph_runtime_arena_bytes(uint32_t task_count)
+{
+    return graph_runtime_core_slot_offset(task_count, GRAPH_CORE_SLOT_MAX);
+}
+
+/* Entries per ready queue: a power of two holding every task. */
+static inline uint64_t graph_ready_queue_slots(uint32_t task_count)
+{
+    uint64_t slots = GRAPH_READY_QUEUE_MIN_SLOTS;
+    while (slots < task_count)
+        slots *= 2;
+    return slots;
+}
+
+static inline uint64_t graph_ready_queue_bytes(uint32_t task_count)
+{
+    return GRAPH_READY_QUEUE_HEADER_BYTES + graph_ready_queue_slots(task_count) * GRAPH_READY_QUEUE_SLOT_BYTES;
+}
+
+static inline uint64_t graph_scheduler_state_bytes(uint32_t task_count)
+{
+    return GRAPH_READY_QUEUE_COUNT * graph_ready_queue_bytes(task_count);
+}
+
+/* The fields of SimplerGraphRequirements, computed from a built graph. */
+typedef struct graph_requirements {
+    uint64_t gm_heap_bytes;
+    uint64_t runtime_arena_bytes;
+    uint64_t graph_definition_bytes;
+    uint64_t scheduler_state_bytes;
+    uint64_t retained_temp_bytes;
+    uint64_t task_count;
+} graph_requirements;
+
+/* Fills *out for `g`. Returns 0, or GRAPH_ERR_INVALID_ARGUMENT when its
+ * image would not fit the format. */
+int graph_requirements_of(const graph *g, graph_requirements *out);
+
+#endif

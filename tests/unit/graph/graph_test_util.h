@@ -1,0 +1,128 @@
+/* Helpers shared by the graph suites: tensors without libsimpler's
+ * tensor helpers, call arguments, and a scratch with roomy limits. */
+#ifndef SIMPLER_TEST_GRAPH_UTIL_H
+#define SIMPLER_TEST_GRAPH_UTIL_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+#include "graph/graph_build.h"
+#include "graph/graph_image.h"
+#include "graph/graph_status.h"
+#include "simpler/orchestration.h"
+
+/* A dense 1-D float32 tensor of `n` elements at `addr` in `space`. */
+static inline ChipTensor gt_tensor(uint64_t addr, uint32_t n, uint8_t space)
+{
+    ChipTensor t;
+    memset(&t, 0, sizeof(t));
+    t.buffer_addr = addr;
+    t.buffer_bytes = (uint64_t)n * 4;
+    t.ndims = 1;
+    t.dtype = SIMPLER_DTYPE_FLOAT32;
+    t.address_space = space;
+    t.shapes[0] = n;
+    t.strides[0] = 1;
+    return t;
+}
+
+/* The view [first, first + n) elements of `t`. */
+static inline ChipTensor gt_slice(const ChipTensor *t, uint64_t first, uint32_t n)
+{
+    ChipTensor v = *t;
+    v.start_offset = first;
+    v.shapes[0] = n;
+    return v;
+}
+
+static inline ChipStorageTaskArgs *gt_args_new(void)
+{
+    ChipStorageTaskArgs *a = calloc(1, sizeof(*a));
+    assert_non_null(a);
+    return a;
+}
+
+/* Appends gt_tensor(addr, n, space) to the call's tensors. */
+static inline void gt_args_add_tensor(ChipStorageTaskArgs *a, uint64_t addr, uint32_t n, uint8_t space)
+{
+    a->tensors[a->tensor_count++] = gt_tensor(addr, n, space);
+}
+
+static inline void gt_args_add_scalar(ChipStorageTaskArgs *a, uint64_t v)
+{
+    a->scalars[a->scalar_count++] = v;
+}
+
+static inline graph_scratch *gt_scratch(uint32_t window)
+{
+    graph_limits limits;
+    graph_scratch *s = NULL;
+    assert_int_equal(graph_limits_for_window(window, UINT64_MAX, UINT64_MAX, &limits), 0);
+    assert_int_equal(graph_scratch_create(&limits, &s), 0);
+    return s;
+}
+
+/* The image of `g` in a fresh 8-aligned buffer; free() it. */
+static inline void *gt_image(const graph *g, size_t *size)
+{
+    *size = graph_image_size(g);
+    assert_true(*size >= sizeof(graph_image_header));
+    void *img = aligned_alloc(64, (*size + 63) / 64 * 64);
+    assert_non_null(img);
+    assert_int_equal(graph_image_write(g, img, *size), 0);
+    return img;
+}
+
+/* Predecessors of task i, as a bit mask over ids 0..63. */
+static inline uint64_t gt_preds(const graph *g, uint32_t i)
+{
+    uint64_t m = 0;
+    for (uint32_t k = 0; k < g->tasks[i].fanin_count; k++)
+        m |= 1ull << g->fanin[g->tasks[i].fanin_begin + k];
+    return m;
+}
+
+#define DEV_A 0x100000u
+#define DEV_OUT 0x200000u
+
+/* diamond: c = f(a); d = g(c); e = h(c); out = k(d, e, 7). Ten args:
+ * a c | c d | c e | d e out 7. */
+static inline int orch_diamond(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    const ChipTensor *a = &args->tensors[0], *out = &args->tensors[1];
+    uint32_t shape = a->shapes[0];
+    ChipTensor c, d, e;
+    simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &shape, &c);
+    simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &shape, &d);
+    simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &shape, &e);
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_input(orch, a);
+    simpler_orch_add_output(orch, &c);
+    simpler_orch_submit(orch, 0, SIMPLER_CORE_AIV);
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_input(orch, &c);
+    simpler_orch_add_output(orch, &d);
+    simpler_orch_submit(orch, 1, SIMPLER_CORE_AIV);
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_input(orch, &c);
+    simpler_orch_add_output(orch, &e);
+    simpler_orch_submit(orch, 1, SIMPLER_CORE_AIC);
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_input(orch, &d);
+    simpler_orch_add_input(orch, &e);
+    simpler_orch_add_output_existing(orch, out);
+    simpler_orch_add_scalar(orch, 7);
+    return simpler_orch_submit(orch, 2, SIMPLER_CORE_AIV);
+}
+
+static inline ChipStorageTaskArgs *diamond_args(uint8_t space_a, uint8_t space_out)
+{
+    ChipStorageTaskArgs *args = gt_args_new();
+    gt_args_add_tensor(args, DEV_A, 16, space_a);
+    gt_args_add_tensor(args, DEV_OUT, 16, space_out);
+    return args;
+}
+
+#endif

@@ -1,0 +1,405 @@
+/* Host graph build contracts: tasks, edges, heap and staging placement,
+ * limits and misuse, all with in-process orchestration functions. */
+#include "graph_test_util.h"
+
+#include "common/host_alloc.h"
+
+
+/* chain: scalar 0 = N tasks; task i reads c(i-1) (task 0 reads tensor 0)
+ * and writes a new heap tensor c(i). */
+static int orch_chain(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    (void)args;
+    uint64_t n = 0;
+    ChipTensor prev, next;
+    uint32_t shape = simpler_orch_shape(orch, 0, 0);
+    if (simpler_orch_scalar(orch, 0, &n) != 0 || simpler_orch_tensor(orch, 0, &prev) != 0 || shape == 0)
+        return 1;
+    for (uint64_t i = 0; i < n; i++) {
+        simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &shape, &next);
+        simpler_orch_args_begin(orch);
+        simpler_orch_add_input(orch, &prev);
+        simpler_orch_add_output(orch, &next);
+        simpler_orch_submit(orch, 0, SIMPLER_CORE_AIV);
+        prev = next;
+    }
+    return 0;
+}
+
+static void graph_build_chain_has_one_edge_per_link(void **state)
+{
+    (void)state;
+    graph_scratch *s = gt_scratch(64);
+    ChipStorageTaskArgs *args = gt_args_new();
+    const graph *g = NULL;
+    gt_args_add_tensor(args, DEV_A, 8, SIMPLER_ADDRESS_SPACE_DEVICE);
+    gt_args_add_scalar(args, 5);
+    assert_int_equal(graph_build_run(s, orch_chain, args, &g), 0);
+    assert_int_equal(g->task_count, 5);
+    assert_int_equal(g->edge_count, 4);
+    assert_int_equal(gt_preds(g, 0), 0);
+    for (uint32_t i = 1; i < 5; i++)
+        assert_int_equal(gt_preds(g, i), 1ull << (i - 1));
+    graph_scratch_destroy(s);
+    free(args);
+}
+
+static void graph_build_diamond_edges_and_heap_offsets(void **state)
+{
+    (void)state;
+    graph_scratch *s = gt_scratch(16);
+    ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_DEVICE, SIMPLER_ADDRESS_SPACE_DEVICE);
+    const graph *g = NULL;
+    assert_int_equal(graph_build_run(s, orch_diamond, args, &g), 0);
+    assert_int_equal(g->task_count, 4);
+    assert_int_equal(g->edge_count, 4);
+    assert_int_equal(gt_preds(g, 1), 1u);
+    assert_int_equal(gt_preds(g, 2), 1u);
+    assert_int_equal(gt_preds(g, 3), 6u);
+    /* Intermediates are 1024-aligned heap offsets in creation order. */
+    assert_int_equal(g->heap_bytes, 3 * 1024);
+    assert_int_equal(g->args[1].addr_kind, GRAPH_ADDR_HEAP);
+    assert_int_equal(g->args[1].addr, 0);
+    assert_int_equal(g->args[3].addr, 1024);
+    assert_int_equal(g->args[5].addr, 2048);
+    /* Caller device tensors keep their address. */
+    assert_int_equal(g->args[0].addr_kind, GRAPH_ADDR_DEVICE);
+    assert_int_equal(g->args[0].addr, DEV_A);
+    assert_int_equal(g->args[8].addr, DEV_OUT);
+    assert_int_equal(g->args[8].tag, SIMPLER_TAG_OUTPUT_EXISTING);
+    assert_int_equal(g->tasks[3].func_id, 2);
+    assert_int_equal(g->tasks[2].core_type, SIMPLER_CORE_AIC);
+    assert_int_equal(g->tasks[3].arg_begin, 6);
+    assert_int_equal(g->tasks[3].arg_count, 4);
+    assert_int_equal(g->args[9].kind, GRAPH_ARG_SCALAR);
+    assert_int_equal(g->args[9].addr, 7);
+    assert_int_equal(g->staged_count, 0);
+    graph_scratch_destroy(s);
+    free(args);
+}
+
+static void graph_build_stages_host_tensors_at_1024_aligned_offsets(void **state)
+{
+    (void)state;
+    graph_scratch *s = gt_scratch(16);
+    ChipStorageTaskArgs *args = gt_args_new();
+    const graph *g = NULL;
+    gt_args_add_tensor(args, 0x7000, 100, SIMPLER_ADDRESS_SPACE_HOST);
+    gt_args_add_tensor(args, 0x9000, 600, SIMPLER_ADDRESS_SPACE_HOST);
+    args->tensors[0].shapes[0] = 16;
+    args->tensors[1].shapes[0] = 16;
+    assert_int_equal(graph_build_run(s, orch_diamond, args, &g), 0);
+    assert_int_equal(g->staged_count, 2);
+    assert_int_equal(g->staged[0].caller_index, 0);
+    assert_int_equal(g->staged[0].temp_offset, 0);
+    assert_int_equal(g->staged[0].bytes, 400);
+    assert_int_equal(g->staged[0].flags, GRAPH_STAGED_READ);
+    assert_int_equal(g->staged[1].temp_offset, 1024);
+    assert_int_equal(g->staged[1].bytes, 2400);
+    assert_int_equal(g->staged[1].flags, GRAPH_STAGED_WRITTEN);
+    assert_int_equal(g->temp_bytes, 1024 + 3072);
+    assert_int_equal(g->args[0].addr_kind, GRAPH_ADDR_STAGED);
+    assert_int_equal(g->args[0].addr, 0);
+    assert_int_equal(g->args[8].addr_kind, GRAPH_ADDR_STAGED);
+    assert_int_equal(g->args[8].addr, 1024);
+    assert_int_equal(g->args[8].staged_index, 1);
+    graph_scratch_destroy(s);
+    free(args);
+}
+
+/* A view into the middle of a host buffer addresses the same bytes of
+ * the staged copy. */
+static int orch_host_subbuffer(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    ChipTensor v = gt_tensor(args->tensors[1].buffer_addr + 64, 8, SIMPLER_ADDRESS_SPACE_HOST);
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_inout(orch, &v);
+    return simpler_orch_submit(orch, 0, SIMPLER_CORE_AIV);
+}
+
+static void graph_build_host_subview_maps_into_its_staged_copy(void **state)
+{
+    (void)state;
+    graph_scratch *s = gt_scratch(4);
+    ChipStorageTaskArgs *args = gt_args_new();
+    const graph *g = NULL;
+    gt_args_add_tensor(args, 0x1000, 300, SIMPLER_ADDRESS_SPACE_HOST);
+    gt_args_add_tensor(args, 0x5000, 64, SIMPLER_ADDRESS_SPACE_HOST);
+    assert_int_equal(graph_build_run(s, orch_host_subbuffer, args, &g), 0);
+    assert_int_equal(g->args[0].addr_kind, GRAPH_ADDR_STAGED);
+    assert_int_equal(g->args[0].staged_index, 1);
+    assert_int_equal(g->args[0].addr, 2048 + 64);
+    assert_int_equal(g->staged[0].flags, 0);
+    assert_int_equal(g->staged[1].flags, GRAPH_STAGED_READ | GRAPH_STAGED_WRITTEN);
+    graph_scratch_destroy(s);
+    free(args);
+}
+
+/* t0 writes c, t1 passes c as NO_DEP, t2 reads c. */
+static int orch_no_dep(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    (void)args;
+    uint32_t shape = 4;
+    ChipTensor c;
+    simpler_orch_tensor_create(orch, SIMPLER_DTYPE_INT32, 1, &shape, &c);
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_output(orch, &c);
+    simpler_orch_submit(orch, 0, SIMPLER_CORE_AIV);
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_no_dep(orch, &c);
+    simpler_orch_add_scalar(orch, 42);
+    simpler_orch_submit(orch, 1, SIMPLER_CORE_AIV);
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_input(orch, &c);
+    return simpler_orch_submit(orch, 2, SIMPLER_CORE_AIV);
+}
+
+static void graph_build_no_dep_argument_makes_no_edge(void **state)
+{
+    (void)state;
+    graph_scratch *s = gt_scratch(4);
+    ChipStorageTaskArgs *args = gt_args_new();
+    const graph *g = NULL;
+    assert_int_equal(graph_build_run(s, orch_no_dep, args, &g), 0);
+    assert_int_equal(gt_preds(g, 1), 0);
+    assert_int_equal(gt_preds(g, 2), 1u);
+    assert_int_equal(g->args[1].tag, SIMPLER_TAG_NO_DEP);
+    assert_int_equal(g->args[2].kind, GRAPH_ARG_SCALAR);
+    assert_int_equal(g->args[2].addr, 42);
+    graph_scratch_destroy(s);
+    free(args);
+}
+
+static void graph_build_run_allocates_nothing(void **state)
+{
+    (void)state;
+    graph_scratch *s = gt_scratch(64);
+    ChipStorageTaskArgs *args = gt_args_new();
+    gt_args_add_tensor(args, DEV_A, 8, SIMPLER_ADDRESS_SPACE_DEVICE);
+    gt_args_add_scalar(args, 60);
+    uint64_t before = host_alloc_count();
+    assert_int_equal(graph_build_run(s, orch_chain, args, NULL), 0);
+    assert_int_equal(host_alloc_count(), before);
+    graph_scratch_destroy(s);
+    free(args);
+}
+
+static void graph_build_task_window_exceeded_is_capacity_exceeded(void **state)
+{
+    (void)state;
+    graph_scratch *s = gt_scratch(4);
+    ChipStorageTaskArgs *args = gt_args_new();
+    const graph *g = NULL;
+    gt_args_add_tensor(args, DEV_A, 8, SIMPLER_ADDRESS_SPACE_DEVICE);
+    gt_args_add_scalar(args, 4);
+    assert_int_equal(graph_build_run(s, orch_chain, args, &g), 0);
+    args->scalars[0] = 5;
+    g = NULL;
+    assert_int_equal(graph_build_run(s, orch_chain, args, &g), GRAPH_ERR_CAPACITY_EXCEEDED);
+    assert_null(g);
+    /* The scratch stays usable. */
+    args->scalars[0] = 3;
+    assert_int_equal(graph_build_run(s, orch_chain, args, &g), 0);
+    assert_int_equal(g->task_count, 3);
+    graph_scratch_destroy(s);
+    free(args);
+}
+
+static void graph_build_heap_and_temp_limits_are_capacity_exceeded(void **state)
+{
+    (void)state;
+    graph_limits limits;
+    graph_scratch *s = NULL;
+    ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_HOST, SIMPLER_ADDRESS_SPACE_DEVICE);
+    assert_int_equal(graph_limits_for_window(8, 3 * 1024 - 1, 1024, &limits), 0);
+    assert_int_equal(graph_scratch_create(&limits, &s), 0);
+    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), GRAPH_ERR_CAPACITY_EXCEEDED);
+    graph_scratch_destroy(s);
+    assert_int_equal(graph_limits_for_window(8, 3 * 1024, 1023, &limits), 0);
+    assert_int_equal(graph_scratch_create(&limits, &s), 0);
+    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), GRAPH_ERR_CAPACITY_EXCEEDED);
+    graph_scratch_destroy(s);
+    assert_int_equal(graph_limits_for_window(8, 3 * 1024, 1024, &limits), 0);
+    assert_int_equal(graph_scratch_create(&limits, &s), 0);
+    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), 0);
+    graph_scratch_destroy(s);
+    free(args);
+}
+
+static void graph_build_edge_limit_is_capacity_exceeded(void **state)
+{
+    (void)state;
+    graph_limits limits;
+    graph_scratch *s = NULL;
+    ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_DEVICE, SIMPLER_ADDRESS_SPACE_DEVICE);
+    assert_int_equal(graph_limits_for_window(8, UINT64_MAX, 0, &limits), 0);
+    limits.edge_max = 3;
+    assert_int_equal(graph_scratch_create(&limits, &s), 0);
+    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), GRAPH_ERR_CAPACITY_EXCEEDED);
+    graph_scratch_destroy(s);
+    free(args);
+}
+
+/* Misuse cases, selected by scalar 0. */
+static int orch_misuse(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    uint32_t shape = 4;
+    ChipTensor c, dev = args->tensors[0];
+    ChipTensor stray = gt_tensor(0x123000, 4, SIMPLER_ADDRESS_SPACE_HOST);
+    simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &shape, &c);
+    switch (args->scalars[0]) {
+    case 0: /* add before args_begin */
+        simpler_orch_add_input(orch, &dev);
+        break;
+    case 1: /* OUTPUT must be runtime-allocated */
+        simpler_orch_args_begin(orch);
+        simpler_orch_add_output(orch, &dev);
+        break;
+    case 2: /* OUTPUT_EXISTING must be a caller buffer */
+        simpler_orch_args_begin(orch);
+        simpler_orch_add_output_existing(orch, &c);
+        break;
+    case 3: /* a host buffer that is not one of the call's */
+        simpler_orch_args_begin(orch);
+        simpler_orch_add_input(orch, &stray);
+        break;
+    case 4: /* func_id out of range */
+        simpler_orch_args_begin(orch);
+        simpler_orch_submit(orch, GRAPH_FUNC_ID_LIMIT, SIMPLER_CORE_AIV);
+        break;
+    case 5: /* more arguments than a signature holds */
+        simpler_orch_args_begin(orch);
+        for (int i = 0; i <= SIMPLER_MAX_TASK_ARGS; i++)
+            simpler_orch_add_scalar(orch, (uint64_t)i);
+        break;
+    case 6: /* the entry itself reports failure */
+        return 7;
+    case 7: /* first failure wins: a bad core type, then a missing begin */
+        simpler_orch_args_begin(orch);
+        simpler_orch_submit(orch, 0, 2);
+        simpler_orch_submit(orch, 0, SIMPLER_CORE_AIV);
+        break;
+    case 8: /* a heap view past what was created */
+        c.buffer_addr += 1024;
+        simpler_orch_args_begin(orch);
+        simpler_orch_add_input(orch, &c);
+        break;
+    case 9: /* submit without begin */
+        simpler_orch_submit(orch, 0, SIMPLER_CORE_AIV);
+        break;
+    }
+    return 0;
+}
+
+static void graph_build_misuse_returns_documented_status(void **state)
+{
+    (void)state;
+    static const int expected[] = {
+        GRAPH_ERR_INVALID_STATE,    GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT,
+        GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT,
+        GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT,
+        GRAPH_ERR_INVALID_STATE,
+    };
+    graph_scratch *s = gt_scratch(4);
+    ChipStorageTaskArgs *args = gt_args_new();
+    gt_args_add_tensor(args, DEV_A, 8, SIMPLER_ADDRESS_SPACE_DEVICE);
+    gt_args_add_scalar(args, 0);
+    for (uint64_t i = 0; i < sizeof(expected) / sizeof(expected[0]); i++) {
+        const graph *g = NULL;
+        args->scalars[0] = i;
+        assert_int_equal(graph_build_run(s, orch_misuse, args, &g), expected[i]);
+        assert_null(g);
+    }
+    graph_scratch_destroy(s);
+    free(args);
+}
+
+static void graph_build_rejects_malformed_call_arguments(void **state)
+{
+    (void)state;
+    graph_scratch *s = gt_scratch(4);
+    ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_DEVICE, SIMPLER_ADDRESS_SPACE_DEVICE);
+    assert_int_equal(graph_build_run(NULL, orch_diamond, args, NULL), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_build_run(s, NULL, args, NULL), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_build_run(s, orch_diamond, NULL, NULL), GRAPH_ERR_INVALID_ARGUMENT);
+    args->tensor_count = SIMPLER_MAX_TENSOR_ARGS + 1;
+    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), GRAPH_ERR_INVALID_ARGUMENT);
+    args->tensor_count = 2;
+    args->scalar_count = -1;
+    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), GRAPH_ERR_INVALID_ARGUMENT);
+    args->scalar_count = 0;
+    args->tensors[1].address_space = SIMPLER_ADDRESS_SPACE_GRAPH_HEAP;
+    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), GRAPH_ERR_INVALID_ARGUMENT);
+    args->tensors[1].address_space = SIMPLER_ADDRESS_SPACE_DEVICE;
+    args->tensors[1].reserved[3] = 1;
+    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), GRAPH_ERR_INVALID_ARGUMENT);
+    args->tensors[1].reserved[3] = 0;
+    args->tensors[1].start_offset = 1; /* the view runs past the buffer */
+    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), GRAPH_ERR_INVALID_ARGUMENT);
+    args->tensors[1].start_offset = 0;
+    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), 0);
+    graph_scratch_destroy(s);
+    free(args);
+}
+
+static void graph_scratch_create_rejects_bad_limits(void **state)
+{
+    (void)state;
+    graph_limits limits;
+    graph_scratch *s = (graph_scratch *)&limits;
+    assert_int_equal(graph_limits_for_window(0, 0, 0, &limits), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_limits_for_window(GRAPH_TASK_WINDOW_MAX + 1, 0, 0, &limits), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_limits_for_window(8, 0, 0, &limits), 0);
+    limits.edge_max = 0;
+    assert_int_equal(graph_scratch_create(&limits, &s), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_ptr_equal(s, (graph_scratch *)&limits);
+    assert_int_equal(graph_scratch_create(NULL, &s), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_limits_for_window(8, 0, 0, &limits), 0);
+    assert_int_equal(graph_scratch_create(&limits, NULL), GRAPH_ERR_INVALID_ARGUMENT);
+}
+
+static void graph_scratch_create_failure_sweep_leaks_nothing(void **state)
+{
+    (void)state;
+    graph_limits limits;
+    assert_int_equal(graph_limits_for_window(8, 0, 0, &limits), 0);
+    for (uint64_t k = 1;; k++) {
+        graph_scratch *s = NULL;
+        uint64_t allocs = host_alloc_count(), frees = host_free_count();
+        host_alloc_fail_nth(k);
+        int rc = graph_scratch_create(&limits, &s);
+        host_alloc_fail_nth(0);
+        uint64_t made = host_alloc_count() - allocs;
+        if (rc == 0) {
+            assert_non_null(s);
+            graph_scratch_destroy(s);
+            assert_int_equal(host_free_count() - frees, made);
+            assert_true(k > made); /* every allocation point was failed once */
+            break;
+        }
+        assert_int_equal(rc, GRAPH_ERR_OUT_OF_MEMORY);
+        assert_null(s);
+        /* The failed allocation is counted but owns nothing. */
+        assert_int_equal(host_free_count() - frees, made - 1);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(graph_build_chain_has_one_edge_per_link),
+        cmocka_unit_test(graph_build_diamond_edges_and_heap_offsets),
+        cmocka_unit_test(graph_build_stages_host_tensors_at_1024_aligned_offsets),
+        cmocka_unit_test(graph_build_host_subview_maps_into_its_staged_copy),
+        cmocka_unit_test(graph_build_no_dep_argument_makes_no_edge),
+        cmocka_unit_test(graph_build_run_allocates_nothing),
+        cmocka_unit_test(graph_build_task_window_exceeded_is_capacity_exceeded),
+        cmocka_unit_test(graph_build_heap_and_temp_limits_are_capacity_exceeded),
+        cmocka_unit_test(graph_build_edge_limit_is_capacity_exceeded),
+        cmocka_unit_test(graph_build_misuse_returns_documented_status),
+        cmocka_unit_test(graph_build_rejects_malformed_call_arguments),
+        cmocka_unit_test(graph_scratch_create_rejects_bad_limits),
+        cmocka_unit_test(graph_scratch_create_failure_sweep_leaks_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,248 @@
+/* Graph image contracts: built images pass graph_image_check, and every
+ * named corruption of one is rejected with -1005. */
+#include "graph_test_util.h"
+
+enum { HDR, STAGED, TASK, ARG, FANIN, FANOUT };
+
+typedef struct corruption {
+    const char *what;
+    int section;
+    uint32_t index;  /* record index in the section */
+    uint32_t field;  /* byte offset in the record */
+    uint32_t width;  /* 1, 4 or 8 bytes */
+    uint64_t value;
+} corruption;
+
+/* The diamond image with `a` staged from the host:
+ * staged {a}; tasks 0..3; args a c | c d | c e | d e out 7;
+ * fan-in 0 | 0 | 1 2; fan-out 1 2 | 3 | 3. */
+static const corruption corruptions[] = {
+    {"bad magic", HDR, 0, 0, 4, 0x12345678},
+    {"bad version", HDR, 0, 4, 4, 2},
+    {"bad header size", HDR, 0, 8, 4, 64},
+    {"reserved0 set", HDR, 0, 12, 4, 1},
+    {"image size disagrees", HDR, 0, 16, 8, 4096},
+    {"heap size unaligned", HDR, 0, 24, 8, 3000},
+    {"heap smaller than its tensors", HDR, 0, 24, 8, 2048},
+    {"temp smaller than the staged copy", HDR, 0, 32, 8, 0},
+    {"task count too high", HDR, 0, 40, 4, 5},
+    {"task count too low", HDR, 0, 40, 4, 3},
+    {"task count over the window", HDR, 0, 40, 4, GRAPH_TASK_WINDOW_MAX + 1},
+    {"arg count too high", HDR, 0, 44, 4, 11},
+    {"edge count too low", HDR, 0, 48, 4, 3},
+    {"staged count zero", HDR, 0, 52, 4, 0},
+    {"task offset moved", HDR, 0, 56, 4, 136},
+    {"arg offset moved", HDR, 0, 60, 4, 264},
+    {"fan-in offset moved", HDR, 0, 64, 4, 8},
+    {"fan-out offset past the end", HDR, 0, 68, 4, 1u << 20},
+    {"staged offset moved", HDR, 0, 72, 4, 0},
+    {"reserved1 set", HDR, 0, 76, 4, 1},
+    {"reserved words set", HDR, 0, 88, 8, 1},
+    {"staged caller index out of range", STAGED, 0, 0, 4, SIMPLER_MAX_TENSOR_ARGS},
+    {"staged flags unknown", STAGED, 0, 4, 4, 4},
+    {"staged offset unaligned", STAGED, 0, 8, 8, 8},
+    {"staged copy past temp", STAGED, 0, 16, 8, 2000},
+    {"staged copy empty", STAGED, 0, 16, 8, 0},
+    {"staged reserved set", STAGED, 0, 24, 8, 1},
+    {"func_id over the limit", TASK, 0, 0, 4, GRAPH_FUNC_ID_LIMIT},
+    {"func_id negative", TASK, 0, 0, 4, UINT32_MAX},
+    {"core type unknown", TASK, 1, 4, 4, 2},
+    {"arg ranges not contiguous", TASK, 1, 8, 4, 3},
+    {"arg counts do not add up", TASK, 3, 12, 4, 3},
+    {"arg count over the signature bound", TASK, 3, 12, 4, SIMPLER_MAX_TASK_ARGS + 1},
+    {"fan-in ranges not contiguous", TASK, 1, 16, 4, 1},
+    {"fan-in counts do not add up", TASK, 3, 20, 4, 1},
+    {"fan-out counts do not add up", TASK, 0, 28, 4, 1},
+    {"fan-out ranges not contiguous", TASK, 1, 24, 4, 1},
+    {"arg kind zero", ARG, 0, 0, 1, 0},
+    {"arg kind unknown", ARG, 0, 0, 1, 3},
+    {"tensor tag unknown", ARG, 0, 1, 1, 5},
+    {"address kind zero", ARG, 1, 2, 1, 0},
+    {"address kind unknown", ARG, 1, 2, 1, 4},
+    {"dtype zero", ARG, 1, 3, 1, 0},
+    {"dtype unknown", ARG, 1, 3, 1, SIMPLER_DTYPE_COUNT},
+    {"ndims zero", ARG, 1, 4, 4, 0},
+    {"ndims over five", ARG, 1, 4, 4, 6},
+    {"shape zero", ARG, 1, 32, 4, 0},
+    {"stride zero", ARG, 1, 52, 4, 0},
+    {"stride in an unused dim", ARG, 1, 56, 4, 1},
+    {"view past its buffer", ARG, 1, 24, 8, 1},
+    {"heap tensor past the heap", ARG, 5, 8, 8, 3072},
+    {"heap tensor at a huge offset", ARG, 5, 8, 8, 1ull << 63},
+    {"staged tensor past its copy", ARG, 0, 8, 8, 64},
+    {"staged index out of range", ARG, 0, 72, 4, 1},
+    {"device tensor with a staged index", ARG, 8, 72, 4, 1},
+    {"device buffer wrapping", ARG, 8, 8, 8, UINT64_MAX - 8},
+    {"OUTPUT into a caller buffer", ARG, 8, 1, 1, SIMPLER_TAG_OUTPUT},
+    {"OUTPUT_EXISTING into the heap", ARG, 1, 1, 1, SIMPLER_TAG_OUTPUT_EXISTING},
+    {"arg reserved set", ARG, 0, 76, 4, 1},
+    {"scalar with a tag", ARG, 9, 1, 1, 1},
+    {"scalar with a dtype", ARG, 9, 3, 1, 1},
+    {"scalar with a shape", ARG, 9, 40, 4, 1},
+    {"scalar with bytes", ARG, 9, 16, 8, 1},
+    {"task its own predecessor", FANIN, 0, 0, 4, 1},
+    {"predecessor after the task", FANIN, 3, 0, 4, 3},
+    {"predecessors not increasing", FANIN, 2, 0, 4, 2},
+    {"fan-in disagrees with fan-out", FANIN, 2, 0, 4, 0},
+    {"successor not after the task", FANOUT, 0, 0, 4, 0},
+    {"successors not increasing", FANOUT, 1, 0, 4, 1},
+    {"fan-out disagrees with fan-in", FANOUT, 2, 0, 4, 2},
+    {"successor out of range", FANOUT, 3, 0, 4, 4},
+};
+
+static void *diamond_image(size_t *size)
+{
+    graph_scratch *s = gt_scratch(8);
+    ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_HOST, SIMPLER_ADDRESS_SPACE_DEVICE);
+    const graph *g = NULL;
+    assert_int_equal(graph_build_run(s, orch_diamond, args, &g), 0);
+    void *img = gt_image(g, size);
+    graph_scratch_destroy(s);
+    free(args);
+    return img;
+}
+
+static size_t section_offset(const graph_image_header *h, int section)
+{
+    switch (section) {
+    case STAGED: return h->staged_offset;
+    case TASK: return h->task_offset;
+    case ARG: return h->arg_offset;
+    case FANIN: return h->fanin_offset;
+    case FANOUT: return h->fanout_offset;
+    default: return 0;
+    }
+}
+
+static size_t record_size(int section)
+{
+    switch (section) {
+    case STAGED: return sizeof(graph_image_staged);
+    case TASK: return sizeof(graph_image_task);
+    case ARG: return sizeof(graph_image_arg);
+    case FANIN:
+    case FANOUT: return sizeof(uint32_t);
+    default: return 0;
+    }
+}
+
+static void graph_image_check_accepts_built_image(void **state)
+{
+    (void)state;
+    size_t size;
+    void *img = diamond_image(&size);
+    const graph_image_header *h = img;
+    assert_int_equal(size, 96 + 32 + 4 * 32 + 10 * 80 + 2 * 4 * 4);
+    assert_int_equal(h->staged_count, 1);
+    assert_int_equal(graph_image_check(img, size), 0);
+    const uint32_t *fanout = (const uint32_t *)((const char *)img + h->fanout_offset);
+    const graph_image_task *t = (const graph_image_task *)((const char *)img + h->task_offset);
+    assert_int_equal(t[0].fanout_count, 2);
+    assert_int_equal(fanout[0], 1);
+    assert_int_equal(fanout[1], 2);
+    assert_int_equal(t[1].fanout_begin, 2);
+    assert_int_equal(fanout[2], 3);
+    assert_int_equal(t[3].fanout_count, 0);
+    free(img);
+}
+
+static void graph_image_check_rejects_every_named_corruption(void **state)
+{
+    (void)state;
+    size_t size;
+    void *pristine = diamond_image(&size);
+    void *img = aligned_alloc(64, (size + 63) / 64 * 64);
+    assert_non_null(img);
+    for (size_t i = 0; i < sizeof(corruptions) / sizeof(corruptions[0]); i++) {
+        const corruption *c = &corruptions[i];
+        memcpy(img, pristine, size);
+        size_t at = section_offset(pristine, c->section) + c->index * record_size(c->section) + c->field;
+        assert_true(at + c->width <= size);
+        uint64_t old = 0;
+        memcpy(&old, (char *)img + at, c->width);
+        if (old == c->value)
+            fail_msg("corruption '%s' changes nothing", c->what);
+        memcpy((char *)img + at, &c->value, c->width);
+        if (graph_image_check(img, size) != GRAPH_ERR_INVALID_ARGUMENT)
+            fail_msg("corruption '%s' was accepted", c->what);
+    }
+    free(img);
+    free(pristine);
+}
+
+static void graph_image_check_rejects_truncation_and_bad_buffers(void **state)
+{
+    (void)state;
+    size_t size;
+    void *img = diamond_image(&size);
+    char *shifted = aligned_alloc(64, (size + 64 + 63) / 64 * 64);
+    assert_non_null(shifted);
+    assert_int_equal(graph_image_check(img, size - 1), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_image_check(img, size - 4), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_image_check(img, sizeof(graph_image_header)), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_image_check(img, sizeof(graph_image_header) - 1), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_image_check(img, 0), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_image_check(NULL, size), GRAPH_ERR_INVALID_ARGUMENT);
+    memcpy(shifted + 4, img, size);
+    assert_int_equal(graph_image_check(shifted + 4, size), GRAPH_ERR_INVALID_ARGUMENT);
+    memcpy(shifted + 8, img, size);
+    assert_int_equal(graph_image_check(shifted + 8, size), 0);
+    free(shifted);
+    free(img);
+}
+
+static int orch_empty(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    (void)orch;
+    (void)args;
+    return 0;
+}
+
+static void graph_image_of_empty_graph_is_header_only_and_valid(void **state)
+{
+    (void)state;
+    graph_scratch *s = gt_scratch(1);
+    ChipStorageTaskArgs *args = gt_args_new();
+    const graph *g = NULL;
+    size_t size;
+    assert_int_equal(graph_build_run(s, orch_empty, args, &g), 0);
+    void *img = gt_image(g, &size);
+    assert_int_equal(size, sizeof(graph_image_header));
+    assert_int_equal(graph_image_check(img, size), 0);
+    free(img);
+    graph_scratch_destroy(s);
+    free(args);
+}
+
+static void graph_image_write_refuses_wrong_size_and_writes_nothing(void **state)
+{
+    (void)state;
+    graph_scratch *s = gt_scratch(8);
+    ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_DEVICE, SIMPLER_ADDRESS_SPACE_DEVICE);
+    const graph *g = NULL;
+    assert_int_equal(graph_build_run(s, orch_diamond, args, &g), 0);
+    size_t size = graph_image_size(g);
+    unsigned char *buf = aligned_alloc(64, (size + 64 + 63) / 64 * 64);
+    assert_non_null(buf);
+    memset(buf, 0xa5, size + 64);
+    assert_int_equal(graph_image_write(g, buf, size + 8), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_image_write(g, buf, size - 8), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_image_write(g, buf + 4, size), GRAPH_ERR_INVALID_ARGUMENT);
+    for (size_t i = 0; i < size + 64; i++)
+        assert_int_equal(buf[i], 0xa5);
+    free(buf);
+    graph_scratch_destroy(s);
+    free(args);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(graph_image_check_accepts_built_image),
+        cmocka_unit_test(graph_image_check_rejects_every_named_corruption),
+        cmocka_unit_test(graph_image_check_rejects_truncation_and_bad_buffers),
+        cmocka_unit_test(graph_image_of_empty_graph_is_header_only_and_valid),
+        cmocka_unit_test(graph_image_write_refuses_wrong_size_and_writes_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
