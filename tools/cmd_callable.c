@@ -133,7 +133,7 @@ static int kernel_parse(pack_args *a, const char *spec)
 
 static int pack_parse(pack_args *a, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) {
         const char *opt = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0)
@@ -154,7 +154,6 @@ static int pack_parse(pack_args *a, int argc, char **argv)
                 return -1;
         } else
             return -1;
-        i++;
     }
     return a->output && a->orchestration && a->entry ? 0 : -1;
 }

@@ -119,7 +119,9 @@ SIMPLER_STATIC_ASSERT(offsetof(CallConfig, output_prefix) == 32, "CallConfig lay
 SIMPLER_STATIC_ASSERT(sizeof(CallConfig) == 32 + SIMPLER_TRACE_PREFIX_MAX + 32, "CallConfig layout");
 
 /* Fills *t as a dense row-major tensor over `addr` (shapes[0..ndims-1],
- * strides derived, start_offset 0, buffer_bytes = elements * dtype size).
+ * strides derived, start_offset 0, buffer_bytes = elements * dtype size,
+ * reserved bytes zero). `addr` may be NULL (buffer_addr 0); `shapes` is
+ * read only during the call. Thread-safe.
  * Returns 0, or PTO_RUNTIME_ERR_INVALID_ARGUMENT (-1005) for NULL t/shapes,
  * ndims outside 1..5, a zero shape, an unknown dtype or address space, or a
  * byte size that overflows; *t is unchanged on failure. */

@@ -160,6 +160,18 @@ static void image_each_malformed_form_refused(void **state)
     }
 }
 
+static void callable_check_public_entry_refuses_bad_input(void **state)
+{
+    (void)state;
+    assert_int_equal(simpler_callable_check(image, image_size), 0);
+    assert_int_equal(simpler_callable_check(NULL, image_size), INVALID);
+    assert_int_equal(simpler_callable_check(image, 0), INVALID);
+    assert_int_equal(simpler_callable_check(image, image_size - 1), INVALID);
+    assert_int_equal(simpler_callable_check(image + 64, image_size), INVALID);
+    child(1)->func_id = 3;
+    assert_int_equal(simpler_callable_check(image, image_size), INVALID);
+}
+
 static void image_limits_exactly_at_bound_accepted(void **state)
 {
     (void)state;
@@ -202,6 +214,7 @@ int main(void)
         cmocka_unit_test_setup(image_zero_scalar_count_is_derived_from_signature, build_valid),
         cmocka_unit_test_setup(image_null_short_or_misaligned_refused, build_valid),
         cmocka_unit_test(image_each_malformed_form_refused),
+        cmocka_unit_test_setup(callable_check_public_entry_refuses_bad_input, build_valid),
         cmocka_unit_test(image_limits_exactly_at_bound_accepted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
