@@ -1,0 +1,128 @@
+/* The clock, the median and the result table of timing.h. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "timing.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+uint64_t bench_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *samples, size_t count)
+{
+    if (count == 0)
+        return 0;
+    qsort(samples, count, sizeof(*samples), compare_double);
+    if (count % 2 == 1)
+        return samples[count / 2];
+    return (samples[count / 2 - 1] + samples[count / 2]) / 2;
+}
+
+static struct bench_row *row_next(struct bench_report *r, const char *name, const char *unit)
+{
+    if (r->row_count == BENCH_ROWS_MAX)
+        return NULL;
+    struct bench_row *row = &r->rows[r->row_count++];
+    memset(row, 0, sizeof(*row));
+    snprintf(row->name, sizeof(row->name), "%s", name);
+    snprintf(row->unit, sizeof(row->unit), "%s", unit);
+    return row;
+}
+
+void bench_report_add(struct bench_report *r, const char *name, const char *unit, double *samples, size_t count)
+{
+    struct bench_row *row = row_next(r, name, unit);
+    if (row == NULL || count == 0)
+        return;
+    row->median = bench_median(samples, count);
+    row->min = samples[0];
+    row->max = samples[count - 1];
+    row->runs = (unsigned)count;
+}
+
+void bench_report_skip(struct bench_report *r, const char *name, const char *why)
+{
+    row_next(r, name, why);
+}
+
+static void print_table(const struct bench_report *r)
+{
+    printf("%s\n", r->title);
+    printf("  %-40s %12s %12s %12s  %s\n", "measurement", "median", "min", "max", "unit (runs)");
+    for (size_t i = 0; i < r->row_count; i++) {
+        const struct bench_row *row = &r->rows[i];
+        if (row->runs == 0)
+            printf("  %-40s %12s %12s %12s  %s\n", row->name, "n/a", "", "", row->unit);
+        else
+            printf("  %-40s %12.1f %12.1f %12.1f  %s (%u)\n", row->name, row->median, row->min, row->max,
+                   row->unit, row->runs);
+    }
+}
+
+/* Row names and units are ours (no quotes or backslashes), so they are
+ * printed as they are. */
+static void print_json(const struct bench_report *r)
+{
+    printf("{\"bench\": \"%s\", \"rows\": [", r->title);
+    for (size_t i = 0; i < r->row_count; i++) {
+        const struct bench_row *row = &r->rows[i];
+        printf("%s\n  {\"name\": \"%s\", ", i ? "," : "", row->name);
+        if (row->runs == 0)
+            printf("\"skipped\": \"%s\", \"median\": null}", row->unit);
+        else
+            printf("\"unit\": \"%s\", \"median\": %.1f, \"min\": %.1f, \"max\": %.1f, \"runs\": %u}", row->unit,
+                   row->median, row->min, row->max, row->runs);
+    }
+    printf("\n]}\n");
+}
+
+void bench_report_print(const struct bench_report *r, int json)
+{
+    if (json)
+        print_json(r);
+    else
+        print_table(r);
+    fflush(stdout);
+}
+
+static int usage(const char *prog, int status)
+{
+    fprintf(stderr, "usage: %s [--json] [--runs N]\n  --runs N  runs per measurement, 1..%d (default %d)\n", prog,
+            BENCH_RUNS_MAX, BENCH_RUNS_DEFAULT);
+    return status;
+}
+
+int bench_options_parse(int argc, char **argv, struct bench_options *opt, int *exit_code)
+{
+    opt->json = 0;
+    opt->runs = BENCH_RUNS_DEFAULT;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            opt->json = 1;
+        } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+            char *end = NULL;
+            unsigned long n = strtoul(argv[++i], &end, 10);
+            if (*end != '\0' || n < 1 || n > BENCH_RUNS_MAX) {
+                *exit_code = usage(argv[0], 2);
+                return 1;
+            }
+            opt->runs = (unsigned)n;
+        } else {
+            *exit_code = usage(argv[0], strcmp(argv[i], "--help") == 0 ? 0 : 2);
+            return 1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,55 @@
+/*
+ * timing.h — the clock, the median and the result table shared by the
+ * benchmarks. A benchmark collects one sample per run of a measurement,
+ * reports the median of the runs (with min and max beside it), and prints
+ * either an aligned table or, with --json, one JSON document.
+ */
+#ifndef SIMPLER_BENCH_TIMING_H
+#define SIMPLER_BENCH_TIMING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Runs of every measurement unless --runs says otherwise. */
+#define BENCH_RUNS_DEFAULT 7
+#define BENCH_RUNS_MAX 64
+#define BENCH_ROWS_MAX 64
+
+/* Monotonic time in nanoseconds. */
+uint64_t bench_now_ns(void);
+
+/* Median of `count` samples (sorts `samples` in place); 0 for none. */
+double bench_median(double *samples, size_t count);
+
+struct bench_row {
+    char name[64];      /* e.g. "kernel enqueue" */
+    char unit[16];      /* e.g. "ns/launch" */
+    double median, min, max;
+    unsigned runs;
+};
+
+struct bench_report {
+    const char *title;  /* printed above the table and as "bench" in JSON */
+    struct bench_row rows[BENCH_ROWS_MAX];
+    size_t row_count;
+};
+
+/* Adds a row from `count` samples (reorders them). Rows past
+ * BENCH_ROWS_MAX are dropped. */
+void bench_report_add(struct bench_report *r, const char *name, const char *unit, double *samples, size_t count);
+/* Adds a row that holds no figure (the measurement could not run); it
+ * prints as "n/a" with `why` and as null in JSON. */
+void bench_report_skip(struct bench_report *r, const char *name, const char *why);
+/* Prints the report to stdout, as a table or as JSON. */
+void bench_report_print(const struct bench_report *r, int json);
+
+/* Shared command line: --json, --runs N (1..BENCH_RUNS_MAX), --help.
+ * Returns 0, or 1 when the program should exit (after printing usage to
+ * stderr, with status *exit_code). */
+struct bench_options {
+    int json;
+    unsigned runs;
+};
+int bench_options_parse(int argc, char **argv, struct bench_options *opt, int *exit_code);
+
+#endif
