@@ -1,0 +1,84 @@
+/* The enqueue of one execution's chain over the caller, AICPU and AICore
+ * streams. */
+#include "device/device_chain.h"
+
+#include <string.h>
+
+#include "device/device_kernels.h"
+#include "device/device_status.h"
+#include "device/device_validate.h"
+
+/* The one code of "bad arguments" in the platform numbering; the
+ * platform seam promises simdev's numbers. */
+#define CHAIN_INVALID_PARAM 107000
+
+static int check_args(const platform_launch_ops *ops, const device_streams *streams,
+                      const device_events *events, const device_run_desc *desc, const void *inline_image,
+                      size_t inline_bytes, const void *scratch, size_t scratch_bytes)
+{
+    if (ops == NULL || streams == NULL || events == NULL || desc == NULL || scratch == NULL)
+        return CHAIN_INVALID_PARAM;
+    if (streams->caller == NULL || streams->aicpu == NULL || streams->aicore == NULL ||
+        events->start == NULL || events->aicore_start == NULL || events->aicore_done == NULL ||
+        events->aicpu_done == NULL || events->serial_tail == NULL)
+        return CHAIN_INVALID_PARAM;
+    if (desc->inline_bytes != inline_bytes || (inline_bytes != 0 && inline_image == NULL) ||
+        scratch_bytes < device_chain_scratch_bytes(inline_bytes) || ((uintptr_t)scratch & 7u) != 0)
+        return CHAIN_INVALID_PARAM;
+    /* The device refuses other errors itself (status word and fault), but
+     * a descriptor that cannot place the handshake slots would let the
+     * executor wander off its arena. */
+    if (device_validate_desc(desc) == DEVICE_ERR_PACKET_INVALID)
+        return CHAIN_INVALID_PARAM;
+    return 0;
+}
+
+/* The AICPU stream's prologue and the AICore stream's launch. */
+static int enqueue_front(const platform_launch_ops *ops, const device_streams *st, const device_events *ev,
+                         const device_run_desc *desc)
+{
+    void *arena = (void *)(uintptr_t)desc->runtime_base;
+    uint32_t cores = desc->aic_count + desc->aiv_count;
+    int rc;
+
+    if ((rc = ops->event_record(ops->user, ev->start, st->caller)) != 0 ||
+        (rc = ops->stream_wait_event(ops->user, st->aicpu, ev->start)) != 0 ||
+        (rc = ops->memset_async(ops->user, arena, 0, device_run_desc_arena_bytes(desc), st->aicpu)) != 0 ||
+        (rc = ops->event_record(ops->user, ev->aicore_start, st->aicpu)) != 0 ||
+        (rc = ops->stream_wait_event(ops->user, st->aicore, ev->aicore_start)) != 0 ||
+        (rc = ops->launch_kernel(ops->user, st->aicore, PLATFORM_ENGINE_AICORE, device_executor_kernel, cores,
+                                 desc, sizeof(*desc))) != 0)
+        return rc;
+    return ops->event_record(ops->user, ev->aicore_done, st->aicore);
+}
+
+/* The scheduler launch and the joins back into the caller stream. */
+static int enqueue_back(const platform_launch_ops *ops, const device_streams *st, const device_events *ev,
+                        const void *sched_args, size_t sched_bytes)
+{
+    int rc;
+
+    if ((rc = ops->launch_kernel(ops->user, st->aicpu, PLATFORM_ENGINE_AICPU, device_scheduler_kernel, 1,
+                                 sched_args, sched_bytes)) != 0 ||
+        (rc = ops->stream_wait_event(ops->user, st->aicpu, ev->aicore_done)) != 0 ||
+        (rc = ops->event_record(ops->user, ev->aicpu_done, st->aicpu)) != 0 ||
+        (rc = ops->stream_wait_event(ops->user, st->caller, ev->aicpu_done)) != 0)
+        return rc;
+    return ops->event_record(ops->user, ev->serial_tail, st->caller);
+}
+
+int device_chain_enqueue(const platform_launch_ops *ops, const device_streams *streams,
+                         const device_events *events, const device_run_desc *desc, const void *inline_image,
+                         size_t inline_bytes, void *scratch, size_t scratch_bytes)
+{
+    int rc = check_args(ops, streams, events, desc, inline_image, inline_bytes, scratch, scratch_bytes);
+    if (rc != 0)
+        return rc;
+    memcpy(scratch, desc, sizeof(*desc));
+    if (inline_bytes != 0)
+        memcpy((uint8_t *)scratch + sizeof(*desc), inline_image, inline_bytes);
+    rc = enqueue_front(ops, streams, events, desc);
+    if (rc != 0)
+        return rc;
+    return enqueue_back(ops, streams, events, scratch, device_chain_scratch_bytes(inline_bytes));
+}

@@ -1,0 +1,141 @@
+/*
+ * The AICore executor: one block per core, each serving its handshake
+ * slot: wait for a task, run its kernel, publish DONE, ring the doorbell.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <string.h>
+#include <time.h>
+
+#include "device/device_handshake.h"
+#include "device/device_kernels.h"
+#include "device/device_wait.h"
+#include "device/trace_record.h"
+
+/* Waits until the slot holds something other than IDLE or DONE and
+ * returns it: spin DEVICE_SPIN_LIMIT polls, then block on the state word. */
+static uint32_t wait_for_work(device_core_slot *slot)
+{
+    uint32_t spins = 0;
+    for (;;) {
+        uint32_t s = atomic_load_explicit(&slot->state, memory_order_acquire);
+        if (s != DEVICE_SLOT_IDLE && s != DEVICE_SLOT_DONE)
+            return s;
+        if (spins++ < DEVICE_SPIN_LIMIT) {
+            device_wait_relax();
+            continue;
+        }
+        /* Announce the sleep, then re-check: the scheduler stores the
+         * state before it reads the flag, so one of us sees the other. */
+        atomic_store(&slot->sleeping, 1);
+        s = atomic_load(&slot->state);
+        if (s == DEVICE_SLOT_IDLE || s == DEVICE_SLOT_DONE)
+            device_wait_block(&slot->state, s);
+        atomic_store(&slot->sleeping, 0);
+        spins = 0;
+    }
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The device address of a tensor argument. */
+static uint64_t resolve(const device_run_desc *d, const graph_image_arg *a)
+{
+    switch (a->addr_kind) {
+    case GRAPH_ADDR_HEAP:
+        return d->heap_base + a->addr;
+    case GRAPH_ADDR_STAGED:
+        return d->temp_base + a->addr;
+    default:
+        return a->addr;
+    }
+}
+
+static void fill_tensor(const device_run_desc *d, const graph_image_arg *a, ChipTensor *t)
+{
+    memset(t, 0, sizeof(*t));
+    t->buffer_addr = resolve(d, a);
+    t->buffer_bytes = a->buffer_bytes;
+    t->start_offset = a->start_offset;
+    t->ndims = a->ndims;
+    t->dtype = a->dtype;
+    t->address_space = SIMPLER_ADDRESS_SPACE_DEVICE;
+    memcpy(t->shapes, a->shapes, sizeof(t->shapes));
+    memcpy(t->strides, a->strides, sizeof(t->strides));
+}
+
+static void trace_task(const device_run_desc *d, const SimplerKernelArgs *k, uint64_t start, uint64_t end)
+{
+    device_trace_header *h = (device_trace_header *)(uintptr_t)d->trace_base;
+    _Atomic uint32_t *count = (_Atomic uint32_t *)&h->record_count;
+    uint32_t index = atomic_fetch_add_explicit(count, 1, memory_order_relaxed);
+    if (index >= h->capacity) {
+        atomic_fetch_add_explicit((_Atomic uint32_t *)&h->dropped, 1, memory_order_relaxed);
+        return;
+    }
+    device_trace_record *r = (device_trace_record *)(h + 1) + index;
+    r->start_ns = start;
+    r->end_ns = end;
+    r->task_id = k->task_id;
+    r->func_id = k->func_id;
+    r->core_id = k->core_id;
+    r->core_type = k->core_type;
+}
+
+/* Runs task `id` of the image in the definition region on core `core`.
+ * The scheduler validated the image and the kernel table first. */
+static void run_task(const device_run_desc *d, uint32_t core, uint32_t id)
+{
+    const uint8_t *image = (const uint8_t *)(uintptr_t)d->definition_base;
+    const graph_image_header *h = (const graph_image_header *)image;
+    const graph_image_task *task = (const graph_image_task *)(image + h->task_offset) + id;
+    const graph_image_arg *arg = (const graph_image_arg *)(image + h->arg_offset) + task->arg_begin;
+    ChipTensor tensors[SIMPLER_MAX_TASK_ARGS];
+    uint64_t scalars[SIMPLER_MAX_TASK_ARGS];
+    SimplerKernelArgs k = {
+        .struct_size = sizeof(SimplerKernelArgs),
+        .abi_version = SIMPLER_KERNEL_ABI_VERSION,
+        .func_id = task->func_id,
+        .task_id = id,
+        .block_dim = 1,
+        .core_id = core,
+        .core_type = device_core_type(d, core),
+        .tensors = tensors,
+        .scalars = scalars,
+    };
+
+    for (uint32_t i = 0; i < task->arg_count; i++, arg++) {
+        if (arg->kind == GRAPH_ARG_TENSOR)
+            fill_tensor(d, arg, &tensors[k.tensor_count++]);
+        else
+            scalars[k.scalar_count++] = arg->addr;
+    }
+    uint64_t start = d->trace_base != 0 ? now_ns() : 0;
+    d->kernels->entries[task->func_id].fn(&k);
+    if (d->trace_base != 0)
+        trace_task(d, &k, start, now_ns());
+}
+
+void device_executor_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    const device_run_desc *d = args;
+    (void)block_dim;
+    if (block_idx >= DEVICE_CORE_MAX || block_idx >= d->aic_count + d->aiv_count)
+        return;
+    device_core_slot *slot = device_core_slot_at(d, block_idx);
+    device_runtime_header *rt = device_runtime_header_at(d);
+
+    while (wait_for_work(slot) == DEVICE_SLOT_ASSIGNED) {
+        run_task(d, block_idx, slot->task_id);
+        atomic_store_explicit(&slot->state, DEVICE_SLOT_DONE, memory_order_release);
+        /* The bump follows DONE, and the scheduler reads the doorbell
+         * before it scans, so it either sees DONE or a new doorbell. */
+        atomic_fetch_add(&rt->doorbell, 1);
+        if (atomic_load(&rt->sched_sleeping))
+            device_wait_wake(&rt->doorbell);
+    }
+}

@@ -1,0 +1,84 @@
+/*
+ * device_handshake — the runtime arena as the device kernels use it.
+ *
+ * Offsets come from graph/requirements.h (never recomputed here):
+ *   [0, 256)          device_runtime_header: the scheduler's doorbell
+ *   task state        device_task_state per task (scheduler only)
+ *   handshake slots   device_core_slot per core, one cache line each
+ *
+ * A slot's state word moves IDLE -> ASSIGNED (scheduler, after writing
+ * task_id) -> DONE (core, after the kernel returned) -> ASSIGNED or IDLE
+ * (scheduler), and finally QUIT (scheduler). The chain zeroes the whole
+ * arena before every execution, so every slot starts IDLE. The executor
+ * treats any state other than IDLE, ASSIGNED and DONE as QUIT, so a slot
+ * left in garbage can only make a core leave, never run a task.
+ *
+ * Stores that publish (ASSIGNED, DONE, QUIT) are release or stronger and
+ * the loads that consume them acquire, so task_id, the restored image and
+ * everything a kernel wrote travel with the state word. Sleeping flags
+ * and wake-ups are sequentially consistent (docs/device.md).
+ */
+#ifndef SIMPLER_DEVICE_HANDSHAKE_H
+#define SIMPLER_DEVICE_HANDSHAKE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "device/device_run_desc.h"
+#include "graph/requirements.h"
+
+enum {
+    DEVICE_SLOT_IDLE = 0,
+    DEVICE_SLOT_ASSIGNED = 1,
+    DEVICE_SLOT_DONE = 2,
+    DEVICE_SLOT_QUIT = 3
+};
+
+typedef struct device_runtime_header {
+    _Atomic uint32_t doorbell;       /* bumped by a core after each DONE */
+    _Atomic uint32_t sched_sleeping; /* 1 while the scheduler may block on doorbell */
+    uint32_t reserved[62];
+} device_runtime_header;
+
+typedef struct device_task_state {
+    uint32_t fanin_remaining; /* predecessors not yet completed */
+    uint32_t status;          /* DEVICE_TASK_* */
+    uint32_t core;            /* the core that ran it */
+    uint32_t reserved;
+} device_task_state;
+
+enum { DEVICE_TASK_PENDING = 0, DEVICE_TASK_READY = 1, DEVICE_TASK_RUNNING = 2, DEVICE_TASK_DONE = 3 };
+
+typedef struct device_core_slot {
+    _Atomic uint32_t state;    /* DEVICE_SLOT_* */
+    _Atomic uint32_t sleeping; /* 1 while the core may block on state */
+    uint32_t task_id;          /* written before ASSIGNED */
+    uint32_t reserved[13];
+} device_core_slot;
+
+_Static_assert(sizeof(device_runtime_header) == GRAPH_RUNTIME_HEADER_BYTES, "runtime header layout");
+_Static_assert(sizeof(device_task_state) == GRAPH_TASK_STATE_BYTES, "task state layout");
+_Static_assert(sizeof(device_core_slot) == GRAPH_CORE_SLOT_BYTES, "handshake slot layout");
+
+static inline device_runtime_header *device_runtime_header_at(const device_run_desc *d)
+{
+    return (device_runtime_header *)(uintptr_t)d->runtime_base;
+}
+
+static inline device_task_state *device_task_state_at(const device_run_desc *d, uint32_t task)
+{
+    return (device_task_state *)(uintptr_t)(d->runtime_base + graph_runtime_task_state_offset(task));
+}
+
+static inline device_core_slot *device_core_slot_at(const device_run_desc *d, uint32_t core)
+{
+    return (device_core_slot *)(uintptr_t)(d->runtime_base + graph_runtime_core_slot_offset(d->task_count, core));
+}
+
+/* The core type of executor block `core`: AIC cores come first. */
+static inline uint32_t device_core_type(const device_run_desc *d, uint32_t core)
+{
+    return core < d->aic_count ? SIMPLER_CORE_TYPE_AIC : SIMPLER_CORE_TYPE_AIV;
+}
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * device_run_desc — everything one device execution needs, as plain data
+ * passed BY VALUE to both device kernels.
+ *
+ * simdev copies launch arguments at enqueue and a captured launch replays
+ * those bytes, so the descriptor holds no host pointer that may change
+ * between replays: device addresses of the frozen regions (as integers)
+ * and their capacities, the address of the caller's kernel table (stable
+ * host memory owned by a loaded callable) and a fault function (a plain
+ * function). The scheduler's launch appends the graph image inline after
+ * the descriptor (kernel mode) or finds it already in the definition
+ * region (program mode, inline bytes 0); see docs/device.md.
+ */
+#ifndef SIMPLER_DEVICE_RUN_DESC_H
+#define SIMPLER_DEVICE_RUN_DESC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device/device_kernel_table.h"
+#include "graph/requirements.h"
+#include "platform/platform_kernel_fault.h"
+
+#define DEVICE_RUN_DESC_VERSION 1u
+/* Cores one execution may use: one handshake slot each. */
+#define DEVICE_CORE_MAX GRAPH_CORE_SLOT_MAX
+
+typedef struct device_run_desc {
+    uint32_t version;          /* DEVICE_RUN_DESC_VERSION */
+    uint32_t desc_bytes;       /* sizeof(device_run_desc) */
+    uint32_t aic_count;        /* executor blocks 0..aic_count-1 are AIC cores */
+    uint32_t aiv_count;        /* the next aiv_count blocks are AIV cores */
+    uint32_t task_count;       /* tasks of the image: places the handshake slots */
+    uint32_t inline_bytes;     /* image bytes after the descriptor, or 0 */
+    uint64_t image_bytes;      /* the image's size (inline or in the definition region) */
+    uint64_t generation;       /* must equal kernels->generation */
+    uint64_t heap_base, heap_bytes;             /* graph heap */
+    uint64_t temp_base, temp_bytes;             /* retained temp (staged HOST tensors) */
+    uint64_t runtime_base, runtime_bytes;       /* runtime arena (requirements.h layout) */
+    uint64_t definition_base, definition_bytes; /* where the image is restored */
+    uint64_t scheduler_base, scheduler_bytes;   /* ready queues */
+    uint64_t trace_base, trace_bytes;           /* 0, 0: no trace (trace_record.h) */
+    uint64_t status_addr;      /* an int32_t in device memory: the device status */
+    const device_kernel_table *kernels;
+    platform_fault_fn report_fault; /* NULL: status word only, no stream fault */
+} device_run_desc;
+
+_Static_assert(sizeof(device_run_desc) % 8 == 0, "an inline image after the descriptor stays 8-aligned");
+
+/* The device address of the handshake slots and runtime bytes the
+ * descriptor's execution touches (requirements.h offsets). */
+static inline uint64_t device_run_desc_arena_bytes(const device_run_desc *d)
+{
+    return graph_runtime_arena_bytes(d->task_count);
+}
+
+#endif

@@ -1,0 +1,212 @@
+/*
+ * The AICPU scheduler: restore and validate the image, seed the ready
+ * queues, hand ready tasks to idle cores of their type, consume
+ * completions and release successors until every task completed, then
+ * tell the cores to quit and write the status word.
+ */
+#include <string.h>
+
+#include "device/device_handshake.h"
+#include "device/device_kernels.h"
+#include "device/device_ready_queue.h"
+#include "device/device_status.h"
+#include "device/device_validate.h"
+#include "device/device_wait.h"
+#include "device/trace_record.h"
+
+typedef struct sched {
+    const device_run_desc *d;
+    const graph_image_task *tasks;
+    const uint32_t *fanout;
+    device_runtime_header *rt;
+    device_ready_queue *queue[GRAPH_READY_QUEUE_COUNT]; /* by core type */
+    uint32_t cores;
+    uint32_t completed;
+    uint8_t busy[DEVICE_CORE_MAX];
+} sched;
+
+/* Publishes `state` in core's slot and wakes the core if it may sleep:
+ * the store comes before the flag load (both sequentially consistent),
+ * and the core sets its flag before re-reading the state. */
+static void tell(const device_run_desc *d, uint32_t core, uint32_t state)
+{
+    device_core_slot *slot = device_core_slot_at(d, core);
+    atomic_store(&slot->state, state);
+    if (atomic_load(&slot->sleeping))
+        device_wait_wake(&slot->state);
+}
+
+static void quit_cores(const device_run_desc *d)
+{
+    for (uint32_t c = 0; c < d->aic_count + d->aiv_count; c++)
+        tell(d, c, DEVICE_SLOT_QUIT);
+}
+
+static void write_status(const device_run_desc *d, int32_t status)
+{
+    if (d->status_addr != 0)
+        atomic_store_explicit((_Atomic int32_t *)(uintptr_t)d->status_addr, status, memory_order_release);
+}
+
+static void assign(sched *s, uint32_t core, uint32_t task)
+{
+    device_task_state *ts = device_task_state_at(s->d, task);
+    ts->status = DEVICE_TASK_RUNNING;
+    ts->core = core;
+    device_core_slot_at(s->d, core)->task_id = task;
+    s->busy[core] = 1;
+    tell(s->d, core, DEVICE_SLOT_ASSIGNED);
+}
+
+static void seed(sched *s)
+{
+    const graph_image_task *t = s->tasks;
+    s->queue[SIMPLER_CORE_TYPE_AIC] = device_ready_queue_reset(s->d, SIMPLER_CORE_TYPE_AIC);
+    s->queue[SIMPLER_CORE_TYPE_AIV] = device_ready_queue_reset(s->d, SIMPLER_CORE_TYPE_AIV);
+    for (uint32_t i = 0; i < s->d->task_count; i++, t++) {
+        device_task_state *ts = device_task_state_at(s->d, i);
+        ts->fanin_remaining = t->fanin_count;
+        ts->status = t->fanin_count == 0 ? DEVICE_TASK_READY : DEVICE_TASK_PENDING;
+        if (t->fanin_count == 0)
+            device_ready_queue_push(s->queue[t->core_type], i);
+    }
+}
+
+static void dispatch(sched *s)
+{
+    for (uint32_t c = 0; c < s->cores; c++) {
+        device_ready_queue *q = s->queue[device_core_type(s->d, c)];
+        if (!s->busy[c] && !device_ready_queue_empty(q))
+            assign(s, c, device_ready_queue_pop(q));
+    }
+}
+
+/* Task on `core` finished: release its successors, then give the core
+ * the next ready task of its type at once when there is one. A core left
+ * idle keeps DONE in its slot; busy[] says it is free. */
+static void complete(sched *s, uint32_t core)
+{
+    uint32_t id = device_core_slot_at(s->d, core)->task_id;
+    const graph_image_task *t = &s->tasks[id];
+
+    device_task_state_at(s->d, id)->status = DEVICE_TASK_DONE;
+    s->completed++;
+    s->busy[core] = 0;
+    for (uint32_t k = 0; k < t->fanout_count; k++) {
+        uint32_t next = s->fanout[t->fanout_begin + k];
+        device_task_state *ns = device_task_state_at(s->d, next);
+        if (--ns->fanin_remaining == 0) {
+            ns->status = DEVICE_TASK_READY;
+            device_ready_queue_push(s->queue[s->tasks[next].core_type], next);
+        }
+    }
+    device_ready_queue *q = s->queue[device_core_type(s->d, core)];
+    if (!device_ready_queue_empty(q))
+        assign(s, core, device_ready_queue_pop(q));
+}
+
+static uint32_t collect(sched *s)
+{
+    uint32_t found = 0;
+    for (uint32_t c = 0; c < s->cores; c++) {
+        device_core_slot *slot = device_core_slot_at(s->d, c);
+        if (s->busy[c] && atomic_load_explicit(&slot->state, memory_order_acquire) == DEVICE_SLOT_DONE) {
+            complete(s, c);
+            found++;
+        }
+    }
+    return found;
+}
+
+/* Returns once at least one completion was consumed. The doorbell is read
+ * before the scan, and a core bumps it after DONE, so a completion the
+ * scan missed changes the doorbell before we may block on it. */
+static void await_completions(sched *s)
+{
+    uint32_t spins = 0;
+    for (;;) {
+        uint32_t bell = atomic_load(&s->rt->doorbell);
+        if (collect(s) > 0)
+            return;
+        if (spins++ < DEVICE_SPIN_LIMIT) {
+            device_wait_relax();
+            continue;
+        }
+        atomic_store(&s->rt->sched_sleeping, 1);
+        if (atomic_load(&s->rt->doorbell) == bell)
+            device_wait_block(&s->rt->doorbell, bell);
+        atomic_store(&s->rt->sched_sleeping, 0);
+        spins = 0;
+    }
+}
+
+static void run_graph(const device_run_desc *d)
+{
+    const uint8_t *image = (const uint8_t *)(uintptr_t)d->definition_base;
+    const graph_image_header *h = (const graph_image_header *)image;
+    sched s = {
+        .d = d,
+        .tasks = (const graph_image_task *)(image + h->task_offset),
+        .fanout = (const uint32_t *)(image + h->fanout_offset),
+        .rt = device_runtime_header_at(d),
+        .cores = d->aic_count + d->aiv_count,
+    };
+
+    seed(&s);
+    while (s.completed < d->task_count) {
+        dispatch(&s);
+        await_completions(&s);
+    }
+}
+
+static void reset_trace(const device_run_desc *d)
+{
+    device_trace_header *h = (device_trace_header *)(uintptr_t)d->trace_base;
+    uint64_t capacity = (d->trace_bytes - sizeof(*h)) / sizeof(device_trace_record);
+
+    memset(h, 0, sizeof(*h));
+    h->magic = DEVICE_TRACE_MAGIC;
+    h->version = DEVICE_TRACE_VERSION;
+    h->capacity = capacity > UINT32_MAX ? UINT32_MAX : (uint32_t)capacity;
+}
+
+/* Refuses the execution: status word, stream fault, quit. A descriptor
+ * that cannot place the handshake slots leaves the cores alone (the host
+ * side of the chain refuses such a descriptor before enqueueing). */
+static void refuse(const device_run_desc *d, int status, int slots_usable)
+{
+    write_status(d, status);
+    if (d->report_fault != NULL)
+        d->report_fault(PLATFORM_KERNEL_FAULT_CODE);
+    if (slots_usable)
+        quit_cores(d);
+}
+
+void device_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    const device_run_desc *d = args;
+    int rc;
+
+    (void)block_dim;
+    if (block_idx != 0)
+        return;
+    rc = device_validate_desc(d);
+    if (rc != DEVICE_STATUS_OK) {
+        refuse(d, rc, rc != DEVICE_ERR_PACKET_INVALID);
+        return;
+    }
+    /* Kernel mode: restore the immutable packet into the working slot
+     * before every execution, eager or replay. */
+    if (d->inline_bytes != 0)
+        memcpy((void *)(uintptr_t)d->definition_base, d + 1, d->inline_bytes);
+    rc = device_validate_image(d);
+    if (rc != DEVICE_STATUS_OK) {
+        refuse(d, rc, 1);
+        return;
+    }
+    if (d->trace_base != 0)
+        reset_trace(d);
+    run_graph(d);
+    write_status(d, DEVICE_STATUS_OK);
+    quit_cores(d);
+}

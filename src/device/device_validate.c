@@ -1,0 +1,75 @@
+/* The device-side validation of one execution. */
+#include "device/device_validate.h"
+
+#include "device/device_status.h"
+#include "device/trace_record.h"
+#include "graph/graph_image.h"
+#include "graph/graph_limits.h"
+#include "graph/requirements.h"
+
+int device_validate_desc(const device_run_desc *d)
+{
+    uint32_t cores = d->aic_count + d->aiv_count;
+
+    if (d->version != DEVICE_RUN_DESC_VERSION || d->desc_bytes != sizeof(*d) || d->aic_count > DEVICE_CORE_MAX ||
+        cores == 0 || cores > DEVICE_CORE_MAX || d->task_count == 0 || d->task_count > GRAPH_TASK_WINDOW_MAX)
+        return DEVICE_ERR_PACKET_INVALID;
+    if (d->kernels == NULL || d->runtime_base == 0 || d->definition_base == 0 || d->scheduler_base == 0)
+        return DEVICE_ERR_PACKET_INVALID;
+    if (d->inline_bytes != 0 && d->inline_bytes != d->image_bytes)
+        return DEVICE_ERR_PACKET_INVALID;
+    if (d->trace_base != 0 && d->trace_bytes < device_trace_bytes(0))
+        return DEVICE_ERR_PACKET_INVALID;
+    /* Without room for the handshake slots the cores cannot even be told
+     * to quit, so that is a malformed descriptor, not a capacity error. */
+    if (device_run_desc_arena_bytes(d) > d->runtime_bytes)
+        return DEVICE_ERR_PACKET_INVALID;
+    if (d->image_bytes > d->definition_bytes)
+        return DEVICE_ERR_CAPACITY;
+    return DEVICE_STATUS_OK;
+}
+
+static int check_capacity(const device_run_desc *d, const graph_image_header *h)
+{
+    if (h->heap_bytes > d->heap_bytes || h->temp_bytes > d->temp_bytes ||
+        graph_scheduler_state_bytes(h->task_count) > d->scheduler_bytes)
+        return DEVICE_ERR_CAPACITY;
+    if ((h->heap_bytes != 0 && d->heap_base == 0) || (h->temp_bytes != 0 && d->temp_base == 0))
+        return DEVICE_ERR_PACKET_INVALID;
+    return DEVICE_STATUS_OK;
+}
+
+static int check_tasks(const device_run_desc *d, const graph_image_header *h)
+{
+    const graph_image_task *task = (const graph_image_task *)((const uint8_t *)h + h->task_offset);
+
+    for (uint32_t i = 0; i < h->task_count; i++, task++) {
+        const device_kernel_entry *e = &d->kernels->entries[task->func_id];
+        if (e->fn == NULL)
+            return DEVICE_ERR_MISSING_KERNEL;
+        if (e->core_type != task->core_type)
+            return DEVICE_ERR_CORE_TYPE;
+        if ((task->core_type == SIMPLER_CORE_TYPE_AIC ? d->aic_count : d->aiv_count) == 0)
+            return DEVICE_ERR_NO_CORE;
+    }
+    return DEVICE_STATUS_OK;
+}
+
+int device_validate_image(const device_run_desc *d)
+{
+    const graph_image_header *h = (const graph_image_header *)(uintptr_t)d->definition_base;
+    int rc;
+
+    /* graph_image_check bounds func_id below GRAPH_FUNC_ID_LIMIT and the
+     * core type to AIC/AIV, which check_tasks relies on. */
+    if (graph_image_check(h, d->image_bytes) != 0)
+        return DEVICE_ERR_IMAGE_INVALID;
+    if (h->task_count != d->task_count)
+        return DEVICE_ERR_PACKET_INVALID;
+    rc = check_capacity(d, h);
+    if (rc != DEVICE_STATUS_OK)
+        return rc;
+    if (d->kernels->generation != d->generation)
+        return DEVICE_ERR_GENERATION;
+    return check_tasks(d, h);
+}

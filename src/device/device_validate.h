@@ -1,0 +1,29 @@
+/*
+ * device_validate — the scheduler's checks before it consumes anything
+ * (SPEC §7.6): nothing in the heap, the task state or the queues is
+ * written until both pass.
+ */
+#ifndef SIMPLER_DEVICE_VALIDATE_H
+#define SIMPLER_DEVICE_VALIDATE_H
+
+#include <stddef.h>
+
+#include "device/device_run_desc.h"
+
+/* Checks the descriptor alone, given the bytes that followed it in the
+ * launch (args_bytes - sizeof desc): version, sizes, core counts, the
+ * inline image length, region bases, the kernel table, and that the image
+ * fits the definition region. Returns 0, DEVICE_ERR_PACKET_INVALID or
+ * DEVICE_ERR_CAPACITY. */
+int device_validate_desc(const device_run_desc *d);
+
+/* Checks the image restored at d->definition_base: graph_image_check
+ * (DEVICE_ERR_IMAGE_INVALID), its task count against the descriptor
+ * (DEVICE_ERR_PACKET_INVALID), every region requirement against its
+ * capacity (DEVICE_ERR_CAPACITY), the kernel table's generation
+ * (DEVICE_ERR_GENERATION), and every task's kernel and core type
+ * (DEVICE_ERR_MISSING_KERNEL, DEVICE_ERR_CORE_TYPE, DEVICE_ERR_NO_CORE).
+ * Reads only. */
+int device_validate_image(const device_run_desc *d);
+
+#endif

@@ -1,0 +1,406 @@
+/* The device executes built graphs over real simdev: results, ordering,
+ * core typing, address resolution and trace records. */
+#include "device_test_util.h"
+
+#define N 64u
+
+/* ---- orchestrations ---- */
+
+/* x += 1, twenty times: a chain through WAW/RAW on one tensor. */
+static int orch_chain(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    for (int i = 0; i < 20; i++) {
+        simpler_orch_args_begin(orch);
+        simpler_orch_add_inout(orch, &args->tensors[0]);
+        simpler_orch_submit(orch, K_INC, SIMPLER_CORE_TYPE_AIV);
+    }
+    return 0;
+}
+
+/* a = x + 1; b[i] = a[i] + i for 100 slices; out = b * b. */
+static int orch_fan(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    uint32_t n = 100;
+    ChipTensor a, b;
+    simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &n, &a);
+    simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &n, &b);
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_input(orch, &args->tensors[0]);
+    simpler_orch_add_output(orch, &a);
+    simpler_orch_add_scalar(orch, 1);
+    simpler_orch_submit(orch, K_ADD_SCALAR, SIMPLER_CORE_TYPE_AIV);
+    for (uint32_t i = 0; i < n; i++) {
+        ChipTensor ai = dt_slice(&a, i, 1), bi = dt_slice(&b, i, 1);
+        simpler_orch_args_begin(orch);
+        simpler_orch_add_input(orch, &ai);
+        simpler_orch_add_output(orch, &bi);
+        simpler_orch_add_scalar(orch, i);
+        simpler_orch_submit(orch, K_ADD_SCALAR, SIMPLER_CORE_TYPE_AIV);
+    }
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_input(orch, &b);
+    simpler_orch_add_input(orch, &b);
+    simpler_orch_add_output_existing(orch, &args->tensors[1]);
+    return simpler_orch_submit(orch, K_MUL, SIMPLER_CORE_TYPE_AIC);
+}
+
+/* f = (a + b + 1) * (a + b + 2): s = a + b; p = s + 1; q = s + 2; f = p * q. */
+static int orch_diamond(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    uint32_t n = args->tensors[0].shapes[0];
+    ChipTensor s, p, q;
+    simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &n, &s);
+    simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &n, &p);
+    simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &n, &q);
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_input(orch, &args->tensors[0]);
+    simpler_orch_add_input(orch, &args->tensors[1]);
+    simpler_orch_add_output(orch, &s);
+    simpler_orch_submit(orch, K_ADD, SIMPLER_CORE_TYPE_AIV);
+    const ChipTensor *outs[2] = {&p, &q};
+    for (uint64_t k = 1; k <= 2; k++) {
+        simpler_orch_args_begin(orch);
+        simpler_orch_add_input(orch, &s);
+        simpler_orch_add_output(orch, outs[k - 1]);
+        simpler_orch_add_scalar(orch, k);
+        simpler_orch_submit(orch, K_ADD_SCALAR, SIMPLER_CORE_TYPE_AIV);
+    }
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_input(orch, &p);
+    simpler_orch_add_input(orch, &q);
+    simpler_orch_add_output_existing(orch, &args->tensors[2]);
+    return simpler_orch_submit(orch, K_MUL, SIMPLER_CORE_TYPE_AIC);
+}
+
+/* W3-shaped, 10 layers x 10 tasks: task (l, j) adds slices j and j+1
+ * (mod 10) of layer l-1; the last layer writes the caller's output. */
+#define W 10u
+static int orch_layers(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    uint32_t n = W;
+    ChipTensor layer[W];
+    for (uint32_t l = 0; l + 1 < W; l++)
+        simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &n, &layer[l]);
+    for (uint32_t l = 0; l < W; l++) {
+        const ChipTensor *prev = l == 0 ? &args->tensors[0] : &layer[l - 1];
+        const ChipTensor *next = l + 1 == W ? &args->tensors[1] : &layer[l];
+        for (uint32_t j = 0; j < W; j++) {
+            ChipTensor x = dt_slice(prev, j, 1), y = dt_slice(prev, (j + 1) % W, 1), o = dt_slice(next, j, 1);
+            simpler_orch_args_begin(orch);
+            simpler_orch_add_input(orch, &x);
+            simpler_orch_add_input(orch, &y);
+            if (l + 1 == W)
+                simpler_orch_add_output_existing(orch, &o);
+            else
+                simpler_orch_add_output(orch, &o);
+            simpler_orch_submit(orch, K_ADD, SIMPLER_CORE_TYPE_AIV);
+        }
+    }
+    return 0;
+}
+
+/* 60 independent no-op tasks, alternating AIC and AIV. */
+static int orch_typed(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    (void)args;
+    for (int i = 0; i < 60; i++) {
+        simpler_orch_args_begin(orch);
+        if (i % 2 == 0)
+            simpler_orch_submit(orch, K_NOOP_AIC, SIMPLER_CORE_TYPE_AIC);
+        else
+            simpler_orch_submit(orch, K_NOOP_AIV, SIMPLER_CORE_TYPE_AIV);
+    }
+    return 0;
+}
+
+/* One probe: a caller DEVICE tensor, a heap intermediate, a staged HOST tensor. */
+static int orch_probe(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    uint32_t n = 16;
+    ChipTensor h1, h2;
+    simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &n, &h1);
+    simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &n, &h2);
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_input(orch, &args->tensors[0]);
+    simpler_orch_add_output(orch, &h2);
+    simpler_orch_add_input(orch, &args->tensors[1]);
+    return simpler_orch_submit(orch, K_PROBE, SIMPLER_CORE_TYPE_AIV);
+}
+
+/* out = host_in + 5, with host_in staged. */
+static int orch_staged(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_input(orch, &args->tensors[0]);
+    simpler_orch_add_output_existing(orch, &args->tensors[1]);
+    simpler_orch_add_scalar(orch, 5);
+    return simpler_orch_submit(orch, K_ADD_SCALAR, SIMPLER_CORE_TYPE_AIV);
+}
+
+/* ---- tests ---- */
+
+static void device_chain_of_inout_tasks_runs_in_order(void **state)
+{
+    dt_fixture *f = *state;
+    float host[N];
+    for (uint32_t i = 0; i < N; i++)
+        host[i] = (float)i;
+    void *x = dt_dev_alloc(N * 4);
+    dt_upload_floats(x, host, N);
+    ChipStorageTaskArgs *args = dt_args_new();
+    dt_args_add(args, x, N, SIMPLER_ADDRESS_SPACE_DEVICE);
+
+    assert_int_equal(dt_run(f, orch_chain, args), DEVICE_STATUS_OK);
+    assert_int_equal(f->g->task_count, 20);
+    dt_assert_order(f->g);
+    dt_download_floats(host, x, N);
+    for (uint32_t i = 0; i < N; i++)
+        assert_true(host[i] == (float)i + 20.0f);
+    free(args);
+}
+
+static void device_fan_out_and_in_computes_every_slice(void **state)
+{
+    dt_fixture *f = *state;
+    float host[100], out[100];
+    for (uint32_t i = 0; i < 100; i++)
+        host[i] = (float)(i % 7);
+    void *x = dt_dev_alloc(400), *o = dt_dev_alloc(400);
+    dt_upload_floats(x, host, 100);
+    ChipStorageTaskArgs *args = dt_args_new();
+    dt_args_add(args, x, 100, SIMPLER_ADDRESS_SPACE_DEVICE);
+    dt_args_add(args, o, 100, SIMPLER_ADDRESS_SPACE_DEVICE);
+
+    assert_int_equal(dt_run(f, orch_fan, args), DEVICE_STATUS_OK);
+    assert_int_equal(f->g->task_count, 102);
+    dt_assert_order(f->g);
+    dt_download_floats(out, o, 100);
+    for (uint32_t i = 0; i < 100; i++) {
+        float v = host[i] + 1.0f + (float)i;
+        assert_true(out[i] == v * v);
+    }
+    free(args);
+}
+
+static void device_diamond_computes_42_everywhere(void **state)
+{
+    dt_fixture *f = *state;
+    float a[N], b[N], out[N];
+    for (uint32_t i = 0; i < N; i++) {
+        a[i] = 2.0f;
+        b[i] = 3.0f;
+    }
+    void *da = dt_dev_alloc(N * 4), *db = dt_dev_alloc(N * 4), *dout = dt_dev_alloc(N * 4);
+    dt_upload_floats(da, a, N);
+    dt_upload_floats(db, b, N);
+    ChipStorageTaskArgs *args = dt_args_new();
+    dt_args_add(args, da, N, SIMPLER_ADDRESS_SPACE_DEVICE);
+    dt_args_add(args, db, N, SIMPLER_ADDRESS_SPACE_DEVICE);
+    dt_args_add(args, dout, N, SIMPLER_ADDRESS_SPACE_DEVICE);
+
+    assert_int_equal(dt_run(f, orch_diamond, args), DEVICE_STATUS_OK);
+    assert_int_equal(f->g->task_count, 4);
+    dt_assert_order(f->g);
+    dt_download_floats(out, dout, N);
+    for (uint32_t i = 0; i < N; i++)
+        assert_true(out[i] == 42.0f);
+    free(args);
+}
+
+static void device_layered_graph_matches_host_reference(void **state)
+{
+    dt_fixture *f = *state;
+    float in[W], out[W], ref[W], next[W];
+    for (uint32_t j = 0; j < W; j++)
+        in[j] = ref[j] = (float)(j + 1);
+    for (uint32_t l = 0; l < W; l++) {
+        for (uint32_t j = 0; j < W; j++)
+            next[j] = ref[j] + ref[(j + 1) % W];
+        memcpy(ref, next, sizeof(ref));
+    }
+    void *x = dt_dev_alloc(W * 4), *o = dt_dev_alloc(W * 4);
+    dt_upload_floats(x, in, W);
+    ChipStorageTaskArgs *args = dt_args_new();
+    dt_args_add(args, x, W, SIMPLER_ADDRESS_SPACE_DEVICE);
+    dt_args_add(args, o, W, SIMPLER_ADDRESS_SPACE_DEVICE);
+
+    assert_int_equal(dt_run(f, orch_layers, args), DEVICE_STATUS_OK);
+    assert_int_equal(f->g->task_count, W * W);
+    dt_assert_order(f->g);
+    dt_download_floats(out, o, W);
+    for (uint32_t j = 0; j < W; j++)
+        assert_true(out[j] == ref[j]);
+    free(args);
+}
+
+static void device_tasks_run_only_on_cores_of_their_type(void **state)
+{
+    dt_fixture *f = *state;
+    ChipStorageTaskArgs *args = dt_args_new();
+
+    assert_int_equal(dt_run(f, orch_typed, args), DEVICE_STATUS_OK);
+    /* dt_enter counts a call whose core type or core index (AIC cores
+     * are blocks 0..DT_AIC-1) disagrees with the kernel's own type. */
+    dt_assert_order(f->g);
+    free(args);
+}
+
+static void device_resolves_device_heap_and_staged_addresses(void **state)
+{
+    dt_fixture *f = *state;
+    float host_in[16] = {0};
+    void *x = dt_dev_alloc(64);
+    ChipStorageTaskArgs *args = dt_args_new();
+    dt_args_add(args, x, 16, SIMPLER_ADDRESS_SPACE_DEVICE);
+    dt_args_add(args, host_in, 16, SIMPLER_ADDRESS_SPACE_HOST);
+
+    assert_int_equal(dt_run(f, orch_probe, args), DEVICE_STATUS_OK);
+    assert_int_equal(f->g->staged_count, 1);
+    assert_int_equal(atomic_load(&dt_probe[0]), (uintptr_t)x);
+    /* The second intermediate sits one 1024-byte slot into the heap. */
+    assert_int_equal(atomic_load(&dt_probe[1]), (uintptr_t)f->heap + 1024);
+    assert_int_equal(atomic_load(&dt_probe[2]), (uintptr_t)f->temp + f->g->staged[0].temp_offset);
+    free(args);
+}
+
+static void device_staged_input_is_read_from_retained_temp(void **state)
+{
+    dt_fixture *f = *state;
+    float host_in[N], out[N];
+    for (uint32_t i = 0; i < N; i++)
+        host_in[i] = (float)i;
+    void *o = dt_dev_alloc(N * 4);
+    ChipStorageTaskArgs *args = dt_args_new();
+    dt_args_add(args, host_in, N, SIMPLER_ADDRESS_SPACE_HOST);
+    dt_args_add(args, o, N, SIMPLER_ADDRESS_SPACE_DEVICE);
+
+    dt_build(f, orch_staged, args);
+    /* The caller stages HOST tensors before the chain (SPEC §7.5). */
+    dt_upload_floats((uint8_t *)f->temp + f->g->staged[0].temp_offset, host_in, N);
+    assert_int_equal(dt_enqueue(f), 0);
+    assert_int_equal(dt_sync(f), 0);
+    assert_int_equal(dt_status(f), DEVICE_STATUS_OK);
+    dt_download_floats(out, o, N);
+    for (uint32_t i = 0; i < N; i++)
+        assert_true(out[i] == (float)i + 5.0f);
+    free(args);
+}
+
+static void device_trace_records_one_entry_per_task(void **state)
+{
+    dt_fixture *f = *state;
+    ChipStorageTaskArgs *args = dt_args_new();
+    dt_build(f, orch_typed, args);
+    f->desc.trace_base = (uintptr_t)f->trace;
+    f->desc.trace_bytes = device_trace_bytes(DT_TRACE_RECORDS);
+    assert_int_equal(dt_enqueue(f), 0);
+    assert_int_equal(dt_sync(f), 0);
+    assert_int_equal(dt_status(f), DEVICE_STATUS_OK);
+
+    size_t bytes = device_trace_bytes(60);
+    uint8_t *copy = malloc(bytes);
+    assert_non_null(copy);
+    assert_int_equal(simdev_memcpy(copy, f->trace, bytes), SIMDEV_SUCCESS);
+    const device_trace_header *h = (const device_trace_header *)copy;
+    const device_trace_record *r = (const device_trace_record *)(h + 1);
+    assert_int_equal(h->magic, DEVICE_TRACE_MAGIC);
+    assert_int_equal(h->capacity, DT_TRACE_RECORDS);
+    assert_int_equal(h->record_count, 60);
+    assert_int_equal(h->dropped, 0);
+    uint64_t seen = 0;
+    for (uint32_t i = 0; i < 60; i++) {
+        uint32_t t = r[i].task_id;
+        assert_true(t < 60 && r[i].end_ns >= r[i].start_ns);
+        assert_int_equal(r[i].func_id, t % 2 == 0 ? K_NOOP_AIC : K_NOOP_AIV);
+        assert_int_equal(r[i].core_type, t % 2 == 0 ? SIMPLER_CORE_TYPE_AIC : SIMPLER_CORE_TYPE_AIV);
+        assert_int_equal(r[i].core_id < DT_AIC, t % 2 == 0);
+        seen |= 1ull << t;
+    }
+    assert_int_equal(seen, (1ull << 60) - 1);
+    free(copy);
+    free(args);
+}
+
+static void device_trace_past_capacity_counts_dropped_records(void **state)
+{
+    dt_fixture *f = *state;
+    ChipStorageTaskArgs *args = dt_args_new();
+    dt_build(f, orch_typed, args);
+    f->desc.trace_base = (uintptr_t)f->trace;
+    f->desc.trace_bytes = device_trace_bytes(10);
+    assert_int_equal(simdev_memset((uint8_t *)f->trace + device_trace_bytes(10), 0x33, 64), SIMDEV_SUCCESS);
+    assert_int_equal(dt_enqueue(f), 0);
+    assert_int_equal(dt_sync(f), 0);
+
+    device_trace_header h;
+    assert_int_equal(simdev_memcpy(&h, f->trace, sizeof(h)), SIMDEV_SUCCESS);
+    assert_int_equal(h.capacity, 10);
+    assert_int_equal(h.record_count, 60);
+    assert_int_equal(h.dropped, 50);
+    dt_assert_device_bytes((uint8_t *)f->trace + device_trace_bytes(10), 64, 0x33);
+    free(args);
+}
+
+static void device_program_mode_image_in_definition_region_runs(void **state)
+{
+    dt_fixture *f = *state;
+    float a[N], out[N];
+    for (uint32_t i = 0; i < N; i++)
+        a[i] = 2.0f;
+    void *da = dt_dev_alloc(N * 4), *dout = dt_dev_alloc(N * 4);
+    dt_upload_floats(da, a, N);
+    ChipStorageTaskArgs *args = dt_args_new();
+    dt_args_add(args, da, N, SIMPLER_ADDRESS_SPACE_DEVICE);
+    dt_args_add(args, da, N, SIMPLER_ADDRESS_SPACE_DEVICE);
+    dt_args_add(args, dout, N, SIMPLER_ADDRESS_SPACE_DEVICE);
+
+    dt_build(f, orch_diamond, args);
+    /* Program mode uploads the image and passes no inline bytes. */
+    assert_int_equal(simdev_memcpy(f->definition, f->image, f->image_bytes), SIMDEV_SUCCESS);
+    f->desc.inline_bytes = 0;
+    assert_int_equal(dt_enqueue(f), 0);
+    assert_int_equal(dt_sync(f), 0);
+    assert_int_equal(dt_status(f), DEVICE_STATUS_OK);
+    dt_download_floats(out, dout, N);
+    for (uint32_t i = 0; i < N; i++)
+        assert_true(out[i] == 30.0f);
+    free(args);
+}
+
+static void device_runs_the_same_graph_again_on_the_same_streams(void **state)
+{
+    dt_fixture *f = *state;
+    float host[N];
+    void *x = dt_dev_alloc(N * 4);
+    memset(host, 0, sizeof(host));
+    dt_upload_floats(x, host, N);
+    ChipStorageTaskArgs *args = dt_args_new();
+    dt_args_add(args, x, N, SIMPLER_ADDRESS_SPACE_DEVICE);
+    dt_build(f, orch_chain, args);
+    for (int run = 0; run < 5; run++)
+        assert_int_equal(dt_enqueue(f), 0);
+    assert_int_equal(dt_sync(f), 0);
+    assert_int_equal(dt_status(f), DEVICE_STATUS_OK);
+    dt_download_floats(host, x, N);
+    for (uint32_t i = 0; i < N; i++)
+        assert_true(host[i] == 100.0f);
+    free(args);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        DT_TEST(device_chain_of_inout_tasks_runs_in_order),
+        DT_TEST(device_fan_out_and_in_computes_every_slice),
+        DT_TEST(device_diamond_computes_42_everywhere),
+        DT_TEST(device_layered_graph_matches_host_reference),
+        DT_TEST(device_tasks_run_only_on_cores_of_their_type),
+        DT_TEST(device_resolves_device_heap_and_staged_addresses),
+        DT_TEST(device_staged_input_is_read_from_retained_temp),
+        DT_TEST(device_trace_records_one_entry_per_task),
+        DT_TEST(device_trace_past_capacity_counts_dropped_records),
+        DT_TEST(device_program_mode_image_in_definition_region_runs),
+        DT_TEST(device_runs_the_same_graph_again_on_the_same_streams),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
