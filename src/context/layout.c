@@ -1,0 +1,106 @@
+#include "context/layout.h"
+
+#include <string.h>
+
+/* Rounds *cursor up to `align` (a power of two). 0, or -1004 on overflow. */
+static int align_up(uint64_t *cursor, uint64_t align)
+{
+    if (*cursor > UINT64_MAX - (align - 1))
+        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+    *cursor = (*cursor + align - 1) & ~(align - 1);
+    return 0;
+}
+
+/* Places a region of `bytes` at the cursor (aligned first when nonzero). */
+static int place(uint64_t *cursor, uint64_t bytes, uint64_t align, uint64_t *offset)
+{
+    if (bytes != 0 && align_up(cursor, align) != 0)
+        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+    if (bytes > UINT64_MAX - *cursor)
+        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+    *offset = *cursor;
+    *cursor += bytes;
+    return 0;
+}
+
+int layout_pack(uint64_t runtime_bytes, uint64_t definition_bytes, uint64_t scheduler_bytes,
+                SimplerKernelLayout *out)
+{
+    SimplerKernelLayout l;
+    uint64_t cursor = runtime_bytes;
+    memset(&l, 0, sizeof(l));
+    l.runtime_offset = 0;
+    l.runtime_bytes = runtime_bytes;
+    l.definition_bytes = definition_bytes;
+    l.scheduler_bytes = scheduler_bytes;
+    l.registry_bytes = SIMPLER_KERNEL_REGISTRY_BYTES;
+    int rc = place(&cursor, definition_bytes, SIMPLER_KERNEL_REGION_ALIGN, &l.definition_offset);
+    rc = rc ? rc : place(&cursor, scheduler_bytes, SIMPLER_KERNEL_REGION_ALIGN, &l.scheduler_offset);
+    rc = rc ? rc : place(&cursor, l.registry_bytes, LAYOUT_REGISTRY_ALIGN, &l.registry_offset);
+    if (rc != 0)
+        return rc;
+    l.runtime_pool_bytes = cursor;
+    *out = l;
+    return 0;
+}
+
+static int configure_check(const SimplerKernelCtxControl *c)
+{
+    if (c->abi_version != SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION || c->struct_size != sizeof(*c))
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (c->action != SIMPLER_KERNEL_CTX_CONFIGURE)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (c->mode != SIMPLER_MODE_PROGRAM && c->mode != SIMPLER_MODE_KERNEL)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < sizeof(c->reserved) / sizeof(c->reserved[0]); i++) {
+        if (c->reserved[i] != 0)
+            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    }
+    return 0;
+}
+
+int simpler_kernel_layout(const SimplerKernelCtxControl *configure, SimplerKernelLayout *out)
+{
+    if (configure == NULL || out == NULL || configure_check(configure) != 0)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    return layout_pack(configure->runtime_arena_bytes, configure->graph_definition_bytes,
+                       configure->scheduler_state_bytes, out);
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+int simpler_kernel_plan_capacity(const SimplerGraphRequirements *graphs, size_t count,
+                                 SimplerKernelCtxControl *configure_out)
+{
+    SimplerKernelCtxControl c;
+    SimplerKernelLayout l;
+    uint64_t tasks = 0;
+    if (graphs == NULL || configure_out == NULL || count == 0)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    memset(&c, 0, sizeof(c));
+    /* Each region's maximum on its own: never a sum, never the largest
+     * packed total (SPEC §7.2). */
+    for (size_t i = 0; i < count; i++) {
+        c.gm_heap_bytes = max_u64(c.gm_heap_bytes, graphs[i].gm_heap_bytes);
+        c.runtime_arena_bytes = max_u64(c.runtime_arena_bytes, graphs[i].runtime_arena_bytes);
+        c.graph_definition_bytes = max_u64(c.graph_definition_bytes, graphs[i].graph_definition_bytes);
+        c.scheduler_state_bytes = max_u64(c.scheduler_state_bytes, graphs[i].scheduler_state_bytes);
+        c.retained_temp_bytes = max_u64(c.retained_temp_bytes, graphs[i].retained_temp_bytes);
+        tasks = max_u64(tasks, graphs[i].task_count);
+    }
+    if (tasks >= UINT32_MAX)
+        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+    int rc = layout_pack(c.runtime_arena_bytes, c.graph_definition_bytes, c.scheduler_state_bytes, &l);
+    if (rc != 0)
+        return rc;
+    c.abi_version = SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION;
+    c.struct_size = sizeof(c);
+    c.action = SIMPLER_KERNEL_CTX_CONFIGURE;
+    c.mode = SIMPLER_MODE_KERNEL;
+    c.task_window = (uint32_t)tasks + 1;
+    *configure_out = c;
+    return 0;
+}
