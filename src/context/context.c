@@ -1,0 +1,118 @@
+#include "context/context.h"
+
+#include <string.h>
+
+#include "common/host_alloc.h"
+#include "common/log.h"
+#include "context/program.h"
+#include "platform/platform_status.h"
+
+DeviceContextHandle create_device_context(void)
+{
+    simpler_context *ctx = host_calloc(1, sizeof(*ctx));
+    if (ctx == NULL)
+        return NULL;
+    if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
+        host_free(ctx);
+        return NULL;
+    }
+    ctx->mode = CONTEXT_MODE_NONE;
+    ctx->device_id = -1;
+    ctx->ops = platform_ops_simdev();
+    return ctx;
+}
+
+simpler_context *context_lock(DeviceContextHandle handle)
+{
+    simpler_context *ctx = handle;
+    if (ctx != NULL)
+        pthread_mutex_lock(&ctx->lock);
+    return ctx;
+}
+
+void context_unlock(simpler_context *ctx)
+{
+    if (ctx != NULL)
+        pthread_mutex_unlock(&ctx->lock);
+}
+
+int context_latch(simpler_context *ctx, int mode)
+{
+    if (ctx->mode == mode)
+        return 0;
+    if (ctx->mode != CONTEXT_MODE_NONE)
+        return PTO_RUNTIME_ERR_INVALID_STATE;
+    ctx->mode = mode;
+    return 0;
+}
+
+int context_is_kernel(const simpler_context *ctx)
+{
+    return ctx->mode == CONTEXT_MODE_KERNEL;
+}
+
+int context_is_program(const simpler_context *ctx)
+{
+    return ctx->mode == CONTEXT_MODE_PROGRAM;
+}
+
+int context_device_status(simpler_context *ctx, const char *what, int device_code)
+{
+    if (device_code != 0)
+        simpler_log(SIMPLER_LOG_WARN, "device call %s failed with device code %d", what, device_code);
+    return platform_status_keep(&ctx->last_device_error, device_code);
+}
+
+int context_select_device(simpler_context *ctx)
+{
+    return context_device_status(ctx, "set_device", ctx->ops->set_device(ctx->ops->user, ctx->device_id));
+}
+
+int context_holds_resources(const simpler_context *ctx)
+{
+    return ctx->initialized || ctx->kernel_hooks != NULL;
+}
+
+int context_set_platform_ops(DeviceContextHandle handle, const platform_ops *ops)
+{
+    simpler_context *ctx = context_lock(handle);
+    int rc = 0;
+    if (ctx == NULL)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (context_holds_resources(ctx))
+        rc = PTO_RUNTIME_ERR_INVALID_STATE;
+    else
+        ctx->ops = ops != NULL ? ops : platform_ops_simdev();
+    context_unlock(ctx);
+    return rc;
+}
+
+int context_last_device_error(DeviceContextHandle handle)
+{
+    simpler_context *ctx = context_lock(handle);
+    int code = ctx != NULL ? ctx->last_device_error : 0;
+    context_unlock(ctx);
+    return code;
+}
+
+void destroy_device_context(DeviceContextHandle handle)
+{
+    simpler_context *ctx = context_lock(handle);
+    if (ctx == NULL)
+        return;
+    if (ctx->kernel_hooks != NULL && ctx->kernel_hooks->blocks_destroy(ctx)) {
+        simpler_log(SIMPLER_LOG_WARN, "destroy_device_context refused: kernel context is not closed");
+        context_unlock(ctx);
+        return;
+    }
+    context_unlock(ctx);
+    /* A program context the caller did not finalize is finalized here; a
+     * failure there cannot be reported, so it is only logged. */
+    if (ctx->initialized && finalize_device(ctx) != 0)
+        simpler_log(SIMPLER_LOG_WARN, "destroy_device_context: finalize failed; device memory may leak");
+    program_release_host(ctx);
+    if (ctx->kernel_hooks != NULL && ctx->kernel_hooks->destroy != NULL)
+        ctx->kernel_hooks->destroy(ctx);
+    pthread_mutex_destroy(&ctx->lock);
+    host_free(ctx);
+}

@@ -1,0 +1,47 @@
+/*
+ * context — the helpers every context entry point shares: handle checks,
+ * the lock, the execution-mode latch, device-status bookkeeping and the
+ * test hook that swaps the platform table.
+ */
+#ifndef SIMPLER_CONTEXT_CONTEXT_H
+#define SIMPLER_CONTEXT_CONTEXT_H
+
+#include "context/context_internal.h"
+
+/* The context behind a handle (NULL for NULL), locked. Every entry point
+ * starts with it and ends with context_unlock. */
+simpler_context *context_lock(DeviceContextHandle handle);
+void context_unlock(simpler_context *ctx);
+
+/* Latches `mode` (CONTEXT_MODE_PROGRAM or _KERNEL). Returns 0 when the
+ * latch was NONE (now `mode`) or already held `mode` (a no-op);
+ * PTO_RUNTIME_ERR_INVALID_STATE when it holds the other mode (unchanged).
+ * Caller holds the lock. */
+int context_latch(simpler_context *ctx, int mode);
+
+/* The latch's answer; every kernel guard asks this, never compares modes. */
+int context_is_kernel(const simpler_context *ctx);
+int context_is_program(const simpler_context *ctx);
+
+/* Maps a device code to a status (platform_status) and keeps a failing
+ * code as the context's last device error, logging the call that failed. */
+int context_device_status(simpler_context *ctx, const char *what, int device_code);
+
+/* Nonzero while the context has a device and resources on it: a program
+ * init not yet finalized, or a kernel context with its hooks installed. */
+int context_holds_resources(const simpler_context *ctx);
+
+/* Selects the context's device on the calling thread (simdev's current
+ * device is per thread). Returns 0 or the mapped status. */
+int context_select_device(simpler_context *ctx);
+
+/* Test hook: makes the context call the device through `ops` (NULL
+ * restores platform_ops_simdev()). Only while nothing is created (before
+ * init or after finalize); returns -1003 otherwise, -1005 for NULL ctx.
+ * `ops` must outlive the context's use of it. */
+int context_set_platform_ops(DeviceContextHandle handle, const platform_ops *ops);
+
+/* The last device error slot (0 = none), for tests. */
+int context_last_device_error(DeviceContextHandle handle);
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * context_internal — the one context struct behind a DeviceContextHandle,
+ * shared by program mode (src/context/program_*.c) and kernel mode.
+ *
+ * Lifetime: create_device_context makes it empty (mode NONE, nothing
+ * created); an init of either mode latches the mode (write-once, §7.1)
+ * and creates the device resources; finalize_device releases them;
+ * destroy_device_context frees the host struct.
+ *
+ * Locking: every public entry point takes `lock` for its whole body, so
+ * calls on one context are serialized even when a caller forgets to.
+ * Fields are read and written only under it.
+ */
+#ifndef SIMPLER_CONTEXT_CONTEXT_INTERNAL_H
+#define SIMPLER_CONTEXT_CONTEXT_INTERNAL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "callable/loader.h"
+#include "callable/residency.h"
+#include "graph/graph_build.h"
+#include "memory/arena_bank.h"
+#include "memory/device_arena.h"
+#include "memory/retained_temp.h"
+#include "platform/platform_ops.h"
+#include "simpler/runtime_c_api.h"
+
+/* The execution-mode latch (SPEC §7.1): NONE -> PROGRAM or KERNEL, once. */
+enum { CONTEXT_MODE_NONE = 0, CONTEXT_MODE_PROGRAM = 1, CONTEXT_MODE_KERNEL = 2 };
+
+/* The context's streams. CALLER is program mode's own stand-in for the
+ * caller stream of kernel mode (kernel mode leaves it NULL and uses the
+ * caller's); AICPU and AICORE carry the device chain (SPEC §7.4). */
+enum { CONTEXT_STREAM_CALLER = 0, CONTEXT_STREAM_AICPU = 1, CONTEXT_STREAM_AICORE = 2, CONTEXT_STREAM_COUNT = 3 };
+
+/* The five events of the chain, in the order SPEC §7.4 records them. */
+enum {
+    CONTEXT_EVENT_START = 0,
+    CONTEXT_EVENT_AICORE_START = 1,
+    CONTEXT_EVENT_AICORE_DONE = 2,
+    CONTEXT_EVENT_AICPU_DONE = 3,
+    CONTEXT_EVENT_SERIAL_TAIL = 4,
+    CONTEXT_EVENT_COUNT = 5
+};
+
+struct simpler_context;
+
+/* What kernel mode plugs into the shared entry points (set by its init).
+ * NULL in a program or unlatched context. */
+typedef struct context_kernel_hooks {
+    /* finalize_device on a kernel context (SPEC §7.3 close). */
+    int (*finalize)(struct simpler_context *ctx);
+    /* Nonzero while the context may not be destroyed (not Closed). */
+    int (*blocks_destroy)(const struct simpler_context *ctx);
+    /* Frees kernel-mode host state at destroy (may be NULL). */
+    void (*destroy)(struct simpler_context *ctx);
+} context_kernel_hooks;
+
+typedef struct simpler_context {
+    pthread_mutex_t lock;
+    int mode;                  /* CONTEXT_MODE_*; written only by context_latch */
+    int initialized;           /* program mode: init done and not finalized */
+    int device_id;             /* the device init selected */
+    const platform_ops *ops;   /* the device; platform_ops_simdev() unless a test swapped it */
+    platform_device_info device_info;
+
+    platform_stream *streams[CONTEXT_STREAM_COUNT];
+    platform_event *events[CONTEXT_EVENT_COUNT];
+
+    arena_bank bank;
+    retained_temp temp;
+    device_arena trace;        /* per-task trace records of the last traced run */
+    residency_table residency;
+    void *kernel_tables[SIMPLER_MAX_CALLABLES_PROGRAM]; /* device kernel table per slot, or NULL */
+    callable_dlopen_counts dlopen_counts;
+    int last_device_error;     /* latest failing device code (platform_status_keep) */
+
+    graph_scratch *scratch;    /* host build storage, sized by task window */
+    void *image;               /* host copy of the last graph image */
+    size_t image_capacity;
+
+    const context_kernel_hooks *kernel_hooks;
+    void *kernel_state;        /* kernel mode's own state (owned by it) */
+} simpler_context;
+
+#endif

@@ -1,0 +1,85 @@
+/* Program-mode simpler_register_callable / simpler_unregister_callable
+ * (SPEC §4 residency): the slot's loaded callable plus the device kernel
+ * table its runs hand to the device. */
+#include "common/host_alloc.h"
+#include "context/context.h"
+#include "device/device_kernel_table.h"
+
+/* The guards both entries share: -1003 before init or in kernel mode,
+ * -1005 for an id out of range. */
+static int program_slot_check(const simpler_context *ctx, int32_t callable_id)
+{
+    if (!context_is_program(ctx) || !ctx->initialized)
+        return PTO_RUNTIME_ERR_INVALID_STATE;
+    if (callable_id < 0 || callable_id >= SIMPLER_MAX_CALLABLES_PROGRAM)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    return 0;
+}
+
+static void kernel_table_fill(device_kernel_table *table, const loaded_callable *lc, uint64_t generation)
+{
+    table->generation = generation;
+    for (uint32_t i = 0; i < lc->kernel_count; i++) {
+        const callable_kernel *k = &lc->kernels[i];
+        device_kernel_entry *e = &table->entries[k->func_id];
+        /* dlsym hands out object pointers; POSIX guarantees a function's
+         * address converts back. */
+        e->fn = (SimplerKernelEntryFn)k->entry;
+        e->core_type = k->core_type;
+    }
+}
+
+static int register_locked(simpler_context *ctx, int32_t id, const void *callable, size_t size)
+{
+    const loaded_callable *lc = NULL;
+    uint64_t generation = 0;
+    int rc = program_slot_check(ctx, id);
+    if (rc != 0)
+        return rc;
+    if (callable == NULL)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (ctx->residency.slots[id].callable != NULL)
+        return PTO_RUNTIME_ERR_INVALID_STATE;
+    /* The table is allocated before the load so that its failure leaves
+     * the slot and its generation as they were. */
+    device_kernel_table *table = host_calloc(1, sizeof(*table));
+    if (table == NULL)
+        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+    rc = residency_prepare(&ctx->residency, id, callable, size, &ctx->dlopen_counts, 0, &generation);
+    if (rc != 0) {
+        host_free(table);
+        return rc;
+    }
+    (void)residency_lookup(&ctx->residency, id, &lc, NULL);
+    kernel_table_fill(table, lc, generation);
+    host_free(ctx->kernel_tables[id]);
+    ctx->kernel_tables[id] = table;
+    return 0;
+}
+
+int simpler_register_callable(DeviceContextHandle handle, int32_t callable_id, const void *callable,
+                              size_t callable_size)
+{
+    simpler_context *ctx = context_lock(handle);
+    if (ctx == NULL)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    int rc = register_locked(ctx, callable_id, callable, callable_size);
+    context_unlock(ctx);
+    return rc;
+}
+
+int simpler_unregister_callable(DeviceContextHandle handle, int32_t callable_id)
+{
+    simpler_context *ctx = context_lock(handle);
+    if (ctx == NULL)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    int rc = program_slot_check(ctx, callable_id);
+    if (rc == 0)
+        rc = residency_remove(&ctx->residency, callable_id);
+    if (rc == 0) {
+        host_free(ctx->kernel_tables[callable_id]);
+        ctx->kernel_tables[callable_id] = NULL;
+    }
+    context_unlock(ctx);
+    return rc;
+}

@@ -1,0 +1,102 @@
+#include "context/program.h"
+
+#include "common/host_alloc.h"
+#include "context/context.h"
+#include "context/context_limits.h"
+#include "context/context_streams.h"
+#include "context/layout.h"
+#include "graph/graph_image.h"
+
+int program_scratch_reserve(simpler_context *ctx, uint32_t task_window)
+{
+    graph_limits limits;
+    graph_scratch *fresh = NULL;
+    if (ctx->scratch != NULL && graph_scratch_limits(ctx->scratch)->task_max >= task_window)
+        return 0;
+    if (graph_limits_for_window(task_window, CONTEXT_BUILD_BYTES_MAX, CONTEXT_BUILD_BYTES_MAX, &limits) != 0)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    int rc = graph_scratch_create(&limits, &fresh);
+    if (rc != 0)
+        return rc;
+    graph_scratch_destroy(ctx->scratch);
+    ctx->scratch = fresh;
+    return 0;
+}
+
+int program_bank_request(const graph_requirements *req, arena_bank_request *out)
+{
+    SimplerKernelLayout pool;
+    int rc = layout_pack(req->runtime_arena_bytes, req->graph_definition_bytes, req->scheduler_state_bytes, &pool);
+    if (rc != 0)
+        return rc;
+    if (req->gm_heap_bytes > SIZE_MAX || pool.runtime_pool_bytes > SIZE_MAX)
+        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+    out->bytes[ARENA_REGION_GM_HEAP] = (size_t)req->gm_heap_bytes;
+    out->bytes[ARENA_REGION_GM_SM] = CONTEXT_GM_SM_BYTES;
+    out->bytes[ARENA_REGION_RUNTIME_POOL] = (size_t)pool.runtime_pool_bytes;
+    return 0;
+}
+
+int program_capacity_commit(simpler_context *ctx, const graph_requirements *req)
+{
+    arena_bank_request bank_req;
+    int rc = program_bank_request(req, &bank_req);
+    if (rc != 0)
+        return rc;
+    /* A graph without intermediates needs no heap, but a committed heap is
+     * kept rather than released: the next run will likely want it again. */
+    if (bank_req.bytes[ARENA_REGION_GM_HEAP] == 0)
+        bank_req.bytes[ARENA_REGION_GM_HEAP] = ctx->bank.regions[ARENA_REGION_GM_HEAP].bytes;
+    if (bank_req.bytes[ARENA_REGION_GM_HEAP] == 0)
+        bank_req.bytes[ARENA_REGION_GM_HEAP] = DEVICE_ARENA_ALIGN;
+    rc = arena_bank_commit(&ctx->bank, &bank_req, 0, NULL);
+    if (rc != 0)
+        return rc;
+    if (req->retained_temp_bytes > SIZE_MAX)
+        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+    return retained_temp_begin(&ctx->temp, (size_t)req->retained_temp_bytes, 0, ctx->ops);
+}
+
+void program_requirements_of_config(const CallConfig *config, graph_requirements *out)
+{
+    graph_image_header h;
+    uint32_t window = config->task_window != 0 ? config->task_window : CONTEXT_DEFAULT_TASK_WINDOW;
+    if (window > GRAPH_TASK_WINDOW_MAX)
+        window = GRAPH_TASK_WINDOW_MAX;
+    out->gm_heap_bytes = config->heap_bytes;
+    out->runtime_arena_bytes = graph_runtime_arena_bytes(window);
+    /* The image of a window-sized graph with the scratch's default pools:
+     * the most one build in this window can write. */
+    if (graph_image_layout(window, window * GRAPH_ARGS_PER_TASK, window * GRAPH_EDGES_PER_TASK, 0, &h) == 0)
+        out->graph_definition_bytes = h.image_bytes;
+    else
+        out->graph_definition_bytes = 0;
+    out->scheduler_state_bytes = graph_scheduler_state_bytes(window);
+    out->retained_temp_bytes = 0;
+    out->task_count = window;
+}
+
+int program_release_device(simpler_context *ctx)
+{
+    int first = arena_bank_release(&ctx->bank);
+    int rc = retained_temp_release(&ctx->temp, ctx->ops);
+    first = first ? first : rc;
+    rc = device_arena_release(&ctx->trace, ctx->ops);
+    first = first ? first : rc;
+    rc = context_streams_release(ctx);
+    return first ? first : rc;
+}
+
+void program_release_host(simpler_context *ctx)
+{
+    for (int i = 0; i < SIMPLER_MAX_CALLABLES_PROGRAM; i++) {
+        host_free(ctx->kernel_tables[i]);
+        ctx->kernel_tables[i] = NULL;
+    }
+    residency_deinit(&ctx->residency);
+    graph_scratch_destroy(ctx->scratch);
+    ctx->scratch = NULL;
+    host_free(ctx->image);
+    ctx->image = NULL;
+    ctx->image_capacity = 0;
+}

@@ -1,0 +1,201 @@
+/* The device half of a program-mode run: the run descriptor, the chain on
+ * the context's own streams, the wait and the status word. */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "context/context.h"
+#include "context/context_limits.h"
+#include "context/layout.h"
+#include "context/program_run.h"
+#include "device/device_chain.h"
+#include "device/device_handshake.h"
+#include "device/device_wait.h"
+#include "platform/platform_launch_ops.h"
+
+/* Written into the status word before a run: positive, so no device
+ * status (0 or -1..-999) equals it; it survives when no scheduler ran. */
+#define PROGRAM_STATUS_UNWRITTEN_BYTE 0x7f
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+    return a < b ? a : b;
+}
+
+/* CallConfig.aicore_count (0 = all) split over AIC and AIV in the
+ * device's proportion, keeping one core of each type the device has
+ * whenever the count allows. */
+static void cores_split(const platform_device_info *info, uint32_t count, uint32_t *aic, uint32_t *aiv)
+{
+    uint32_t total = info->aic_cores + info->aiv_cores;
+    *aic = info->aic_cores;
+    *aiv = info->aiv_cores;
+    if (count != 0 && count < total) {
+        uint32_t want_aic = (uint32_t)((uint64_t)count * info->aic_cores / total);
+        if (want_aic == 0 && info->aic_cores > 0)
+            want_aic = 1;
+        *aic = min_u32(want_aic, count);
+        *aiv = min_u32(info->aiv_cores, count - *aic);
+    }
+    *aic = min_u32(*aic, DEVICE_CORE_MAX);
+    *aiv = min_u32(*aiv, DEVICE_CORE_MAX - *aic);
+}
+
+int program_desc_fill(simpler_context *ctx, const graph_requirements *req, const device_kernel_table *table,
+                      const CallConfig *config, size_t image_bytes, device_run_desc *desc)
+{
+    SimplerKernelLayout pool;
+    const device_arena *rp = arena_bank_region(&ctx->bank, ARENA_REGION_RUNTIME_POOL);
+    const device_arena *heap = arena_bank_region(&ctx->bank, ARENA_REGION_GM_HEAP);
+    const device_arena *sm = arena_bank_region(&ctx->bank, ARENA_REGION_GM_SM);
+    if (layout_pack(req->runtime_arena_bytes, req->graph_definition_bytes, req->scheduler_state_bytes, &pool) != 0 ||
+        rp->bytes < pool.runtime_pool_bytes || image_bytes > pool.definition_bytes || sm->bytes < sizeof(int32_t)) {
+        simpler_log(SIMPLER_LOG_ERROR, "simpler_run: committed capacity does not hold the graph it was sized for");
+        return PTO_RUNTIME_ERR_INTERNAL;
+    }
+    uint64_t pool_base = (uint64_t)(uintptr_t)rp->base;
+    memset(desc, 0, sizeof(*desc));
+    desc->version = DEVICE_RUN_DESC_VERSION;
+    desc->desc_bytes = sizeof(*desc);
+    cores_split(&ctx->device_info, config->aicore_count, &desc->aic_count, &desc->aiv_count);
+    desc->task_count = (uint32_t)req->task_count;
+    desc->image_bytes = image_bytes;
+    desc->generation = table->generation;
+    desc->heap_base = (uint64_t)(uintptr_t)heap->base;
+    desc->heap_bytes = heap->bytes;
+    desc->temp_base = (uint64_t)(uintptr_t)ctx->temp.addr;
+    desc->temp_bytes = ctx->temp.size;
+    desc->runtime_base = pool_base + pool.runtime_offset;
+    desc->runtime_bytes = pool.runtime_bytes;
+    desc->definition_base = pool_base + pool.definition_offset;
+    desc->definition_bytes = pool.definition_bytes;
+    desc->scheduler_base = pool_base + pool.scheduler_offset;
+    desc->scheduler_bytes = pool.scheduler_bytes;
+    if (config->trace) {
+        desc->trace_base = (uint64_t)(uintptr_t)ctx->trace.base;
+        desc->trace_bytes = ctx->trace.bytes;
+    }
+    /* gm_sm's first word is the status word (docs/program-mode.md). */
+    desc->status_addr = (uint64_t)(uintptr_t)sm->base;
+    desc->kernels = table;
+    /* Program mode reads the status word, so the scheduler need not fault
+     * its stream (which would stay faulted for the next run). */
+    desc->report_fault = NULL;
+    return 0;
+}
+
+static int sync_stream(simpler_context *ctx, int which)
+{
+    platform_stream *s = ctx->streams[which];
+    return ctx->ops->stream_synchronize(ctx->ops->user, s);
+}
+
+/* After a failed enqueue the chain may be half built: the executor can be
+ * running with no scheduler to dismiss it. Let the AICPU stream finish
+ * (its arena clear included), then tell every core to quit through its
+ * handshake slot, and drain the other streams, so the streams are idle
+ * again. Device memory is host memory on simdev, which this relies on. */
+static void chain_abort(simpler_context *ctx, const device_run_desc *desc)
+{
+    (void)sync_stream(ctx, CONTEXT_STREAM_AICPU);
+    for (uint32_t core = 0; core < desc->aic_count + desc->aiv_count; core++) {
+        device_core_slot *slot = device_core_slot_at(desc, core);
+        atomic_store(&slot->state, DEVICE_SLOT_QUIT);
+        device_wait_wake(&slot->state);
+    }
+    (void)sync_stream(ctx, CONTEXT_STREAM_AICORE);
+    (void)sync_stream(ctx, CONTEXT_STREAM_CALLER);
+}
+
+/* A stream whose work faulted stays faulted (simdev: sticky); replace it
+ * so the next run starts clean. A replacement that cannot be created
+ * leaves the slot NULL, which program_streams_ready reports. */
+static void streams_renew_faulted(simpler_context *ctx)
+{
+    for (int s = 0; s < CONTEXT_STREAM_COUNT; s++) {
+        if (ctx->streams[s] == NULL || sync_stream(ctx, s) == 0)
+            continue;
+        if (ctx->ops->stream_destroy(ctx->ops->user, ctx->streams[s]) != 0)
+            continue;
+        ctx->streams[s] = NULL;
+        platform_stream *fresh = NULL;
+        if (ctx->ops->stream_create(ctx->ops->user, &fresh) == 0)
+            ctx->streams[s] = fresh;
+    }
+}
+
+static int streams_ready(simpler_context *ctx)
+{
+    for (int s = 0; s < CONTEXT_STREAM_COUNT; s++) {
+        if (ctx->streams[s] != NULL)
+            continue;
+        platform_stream *fresh = NULL;
+        int rc = context_device_status(ctx, "stream_create", ctx->ops->stream_create(ctx->ops->user, &fresh));
+        if (rc != 0)
+            return rc;
+        ctx->streams[s] = fresh;
+    }
+    return 0;
+}
+
+static int chain_enqueue(simpler_context *ctx, const device_run_desc *desc)
+{
+    platform_launch_ops launch;
+    uint64_t scratch[(sizeof(device_run_desc) + 7) / 8];
+    device_streams streams = {ctx->streams[CONTEXT_STREAM_CALLER], ctx->streams[CONTEXT_STREAM_AICPU],
+                              ctx->streams[CONTEXT_STREAM_AICORE]};
+    device_events events = {ctx->events[CONTEXT_EVENT_START], ctx->events[CONTEXT_EVENT_AICORE_START],
+                            ctx->events[CONTEXT_EVENT_AICORE_DONE], ctx->events[CONTEXT_EVENT_AICPU_DONE],
+                            ctx->events[CONTEXT_EVENT_SERIAL_TAIL]};
+    platform_launch_ops_derive(ctx->ops, &launch);
+    return device_chain_enqueue(&launch, &streams, &events, desc, NULL, 0, scratch, sizeof(scratch));
+}
+
+/* The status word: 0 or a device error; anything else means no scheduler
+ * finished, which a failed device call explains. */
+static int status_word_read(simpler_context *ctx, const device_run_desc *desc, int32_t *word)
+{
+    return context_device_status(ctx, "memcpy_sync",
+                                 ctx->ops->memcpy_sync(ctx->ops->user, word, (const void *)(uintptr_t)desc->status_addr,
+                                                       sizeof(*word)));
+}
+
+static int device_error_range(int32_t word)
+{
+    return word >= SIMPLER_DEVICE_ERROR_MIN && word <= SIMPLER_DEVICE_ERROR_MAX;
+}
+
+int program_execute(simpler_context *ctx, const device_run_desc *desc)
+{
+    const platform_ops *ops = ctx->ops;
+    int32_t word = 0;
+    int rc = streams_ready(ctx);
+    rc = rc ? rc
+            : context_device_status(ctx, "memcpy_sync",
+                                    ops->memcpy_sync(ops->user, (void *)(uintptr_t)desc->definition_base, ctx->image,
+                                                     (size_t)desc->image_bytes));
+    rc = rc ? rc
+            : context_device_status(ctx, "memset_sync",
+                                    ops->memset_sync(ops->user, (void *)(uintptr_t)desc->status_addr,
+                                                     PROGRAM_STATUS_UNWRITTEN_BYTE, sizeof(int32_t)));
+    if (rc != 0)
+        return rc;
+    int code = chain_enqueue(ctx, desc);
+    if (code != 0) {
+        chain_abort(ctx, desc);
+        streams_renew_faulted(ctx);
+        return context_device_status(ctx, "device_chain_enqueue", code);
+    }
+    code = sync_stream(ctx, CONTEXT_STREAM_CALLER);
+    if (code != 0)
+        streams_renew_faulted(ctx);
+    rc = status_word_read(ctx, desc, &word);
+    if (rc == 0 && (word == 0 || device_error_range(word)) && (code == 0 || word != 0))
+        return word;
+    if (code != 0)
+        return context_device_status(ctx, "stream_synchronize", code);
+    if (rc != 0)
+        return rc;
+    simpler_log(SIMPLER_LOG_ERROR, "simpler_run: the device scheduler left status word %d", (int)word);
+    return PTO_RUNTIME_ERR_INTERNAL;
+}

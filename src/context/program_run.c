@@ -1,0 +1,83 @@
+/* Program-mode simpler_run (SPEC §6): validate everything, then build on
+ * the host, commit capacity, stage, execute, copy back. */
+#include "common/task_args_check.h"
+#include "context/context.h"
+#include "context/context_limits.h"
+#include "context/program.h"
+#include "context/program_run.h"
+#include "device/device_kernel_table.h"
+
+typedef struct run_request {
+    const loaded_callable *callable;
+    const device_kernel_table *table;
+    CallConfig config;
+} run_request;
+
+/* Every check that needs no device: on failure nothing has happened. */
+static int run_check(simpler_context *ctx, int32_t id, const ChipStorageTaskArgs *args, const CallConfig *config,
+                     run_request *req)
+{
+    if (!context_is_program(ctx) || !ctx->initialized)
+        return PTO_RUNTIME_ERR_INVALID_STATE;
+    if (id < 0 || id >= SIMPLER_MAX_CALLABLES_PROGRAM || task_args_check(args) != 0)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (config != NULL && call_config_check(config) != 0)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    int rc = residency_lookup(&ctx->residency, id, &req->callable, NULL);
+    if (rc != 0)
+        return rc;
+    if ((uint32_t)args->tensor_count != req->callable->tensor_count ||
+        (uint32_t)args->scalar_count != req->callable->scalar_count)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    req->table = ctx->kernel_tables[id];
+    if (config != NULL)
+        req->config = *config;
+    else
+        (void)simpler_call_config_default(&req->config);
+    return 0;
+}
+
+/* Build and commit: everything before the first device copy. */
+static int run_prepare(simpler_context *ctx, const run_request *rq, const ChipStorageTaskArgs *args,
+                       const graph **g, device_run_desc *desc)
+{
+    graph_requirements req;
+    size_t image_bytes = 0;
+    uint32_t window = rq->config.task_window ? rq->config.task_window : CONTEXT_DEFAULT_TASK_WINDOW;
+    int rc = program_build(ctx, rq->callable->orch_entry, args, window, g);
+    rc = rc ? rc : graph_requirements_of(*g, &req);
+    if (rc == 0 && rq->config.heap_bytes > req.gm_heap_bytes)
+        req.gm_heap_bytes = rq->config.heap_bytes;
+    rc = rc ? rc : program_capacity_commit(ctx, &req);
+    rc = rc ? rc : program_image_write(ctx, *g, &image_bytes);
+    if (rc == 0 && rq->config.trace)
+        rc = program_trace_reserve(ctx, (*g)->task_count);
+    return rc ? rc : program_desc_fill(ctx, &req, rq->table, &rq->config, image_bytes, desc);
+}
+
+static int run_locked(simpler_context *ctx, int32_t id, const ChipStorageTaskArgs *args, const CallConfig *config)
+{
+    run_request rq;
+    device_run_desc desc;
+    const graph *g = NULL;
+    int rc = run_check(ctx, id, args, config, &rq);
+    rc = rc ? rc : context_select_device(ctx);
+    rc = rc ? rc : run_prepare(ctx, &rq, args, &g, &desc);
+    rc = rc ? rc : program_stage_in(ctx, g, args);
+    rc = rc ? rc : program_execute(ctx, &desc);
+    rc = rc ? rc : program_stage_out(ctx, g, args);
+    if (rc == 0 && rq.config.trace)
+        rc = program_trace_export(ctx, &rq.config);
+    return rc;
+}
+
+int simpler_run(DeviceContextHandle handle, int32_t callable_id, const ChipStorageTaskArgs *args,
+                const CallConfig *config)
+{
+    simpler_context *ctx = context_lock(handle);
+    if (ctx == NULL)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    int rc = run_locked(ctx, callable_id, args, config);
+    context_unlock(ctx);
+    return rc;
+}

@@ -1,0 +1,55 @@
+/*
+ * program_run — the steps of one program-mode run after validation
+ * (SPEC §6 simpler_run), each in its own file. Callers hold the context
+ * lock and have selected the context's device.
+ */
+#ifndef SIMPLER_CONTEXT_PROGRAM_RUN_H
+#define SIMPLER_CONTEXT_PROGRAM_RUN_H
+
+#include "context/context_internal.h"
+#include "device/device_kernel_table.h"
+#include "device/device_run_desc.h"
+#include "graph/graph.h"
+#include "graph/requirements.h"
+#include "simpler/task_args.h"
+
+/* Builds the graph of `entry` on `args` in the context's scratch, sized
+ * for at least `task_window` tasks and doubled (up to
+ * GRAPH_TASK_WINDOW_MAX) while the build runs out of room. Returns 0 and
+ * sets *out, or the build's status (-1005, -1004 past the largest window,
+ * -1007, or the orchestration's own -1..-999). */
+int program_build(simpler_context *ctx, SimplerOrchEntryFn entry, const ChipStorageTaskArgs *args,
+                  uint32_t task_window, const graph **out);
+
+/* Writes the image of `g` into the context's host image buffer (grown as
+ * needed) and sets *bytes. Returns 0, -1007, or -1000 (logged) when the
+ * graph does not fit the image format. */
+int program_image_write(simpler_context *ctx, const graph *g, size_t *bytes);
+
+/* Makes the trace buffer hold `task_count` records (re-based when
+ * smaller). Returns 0 or the allocation's status. */
+int program_trace_reserve(simpler_context *ctx, uint32_t task_count);
+
+/* Fills the run descriptor from the committed capacity. Returns 0 or
+ * -1000 (logged) when a region cannot hold what the graph needs. */
+int program_desc_fill(simpler_context *ctx, const graph_requirements *req, const device_kernel_table *table,
+                      const CallConfig *config, size_t image_bytes, device_run_desc *desc);
+
+/* Copies the HOST tensors the graph reads into the retained temp buffer,
+ * and (stage_out) those it writes back to the caller's memory. Return 0 or
+ * the copy's status. */
+int program_stage_in(simpler_context *ctx, const graph *g, const ChipStorageTaskArgs *args);
+int program_stage_out(simpler_context *ctx, const graph *g, const ChipStorageTaskArgs *args);
+
+/* Uploads the image, runs the chain on the context's streams, waits and
+ * reads the status word. Returns 0, the device status (-1..-999), or
+ * -1007/-1008 when a device call failed (the context's streams are left
+ * idle and usable either way). */
+int program_execute(simpler_context *ctx, const device_run_desc *desc);
+
+/* Exports the trace records of the last run to
+ * "<config->output_prefix>trace.json". Returns 0 or the failing step's
+ * status. */
+int program_trace_export(simpler_context *ctx, const CallConfig *config);
+
+#endif

@@ -1,0 +1,192 @@
+/* Program mode end to end: simpler_run over real simdev with the "vadd"
+ * image — results, HOST staging, DEVICE tensors, repeated runs, growth,
+ * device and orchestration statuses, and the trace file. */
+#include "support.h"
+
+#include <stdio.h>
+
+#include "program_fixture.h"
+
+typedef struct suite {
+    vadd_image image;
+    DeviceContextHandle ctx;
+} suite;
+
+static int setup(void **state)
+{
+    static suite s;
+    if (program_simdev_setup() != 0)
+        return -1;
+    s.image = vadd_image_load();
+    s.ctx = create_device_context();
+    if (s.image.size == 0 || s.ctx == NULL || simpler_init(s.ctx, 0, NULL) != 0)
+        return -1;
+    if (simpler_register_callable(s.ctx, 3, s.image.bytes, s.image.size) != 0)
+        return -1;
+    *state = &s;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    suite *s = *state;
+    int rc = finalize_device(s->ctx);
+    destroy_device_context(s->ctx);
+    vadd_image_free(&s->image);
+    return rc == 0 && program_simdev_teardown() == 0 ? 0 : -1;
+}
+
+static simdev_counters counters(void)
+{
+    simdev_counters c;
+    assert_int_equal(simdev_get_counters(&c), SIMDEV_SUCCESS);
+    return c;
+}
+
+static void program_run_host_tensors_staged_in_and_copied_back(void **state)
+{
+    suite *s = *state;
+    static vadd_buffers v;
+    ChipStorageTaskArgs args;
+    vadd_buffers_fill(&v, 1.0f);
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 3, 0);
+    assert_int_equal(simpler_run(s->ctx, 3, &args, NULL), 0);
+    assert_int_equal(vadd_check(&v, 3), 0);
+    assert_int_not_equal(get_retained_temp_addr_ctx(s->ctx, 0), 0);
+}
+
+static void program_run_device_tensors_used_in_place(void **state)
+{
+    suite *s = *state;
+    static vadd_buffers v;
+    ChipStorageTaskArgs args;
+    size_t bytes = sizeof(v.a);
+    void *a = device_malloc_ctx(s->ctx, bytes), *b = device_malloc_ctx(s->ctx, bytes);
+    void *f = device_malloc_ctx(s->ctx, bytes);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(f);
+    vadd_buffers_fill(&v, 7.0f);
+    assert_int_equal(copy_to_device_ctx(s->ctx, a, v.a, bytes), 0);
+    assert_int_equal(copy_to_device_ctx(s->ctx, b, v.b, bytes), 0);
+    vadd_args_make(&args, a, b, f, SIMPLER_ADDRESS_SPACE_DEVICE, 0, 0);
+    assert_int_equal(simpler_run(s->ctx, 3, &args, NULL), 0);
+    assert_int_equal(copy_from_device_ctx(s->ctx, v.f, f, bytes), 0);
+    assert_int_equal(vadd_check(&v, 0), 0);
+    device_free_ctx(s->ctx, a);
+    device_free_ctx(s->ctx, b);
+    device_free_ctx(s->ctx, f);
+}
+
+static void program_run_repeated_runs_reuse_capacity_without_allocating(void **state)
+{
+    suite *s = *state;
+    static vadd_buffers v;
+    ChipStorageTaskArgs args;
+    vadd_buffers_fill(&v, 2.0f);
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 2, 0);
+    assert_int_equal(simpler_run(s->ctx, 3, &args, NULL), 0);
+    uint64_t heap = get_arena_bank_gm_heap_base_ctx(s->ctx, 0);
+    uint64_t temp = get_retained_temp_addr_ctx(s->ctx, 0);
+    size_t committed = committed_device_memory_ctx(s->ctx);
+    simdev_counters before = counters();
+    for (int i = 0; i < 5; i++) {
+        vadd_buffers_fill(&v, (float)i);
+        assert_int_equal(simpler_run(s->ctx, 3, &args, NULL), 0);
+        assert_int_equal(vadd_check(&v, 2), 0);
+    }
+    simdev_counters after = counters();
+    assert_int_equal(after.malloc_calls, before.malloc_calls);
+    assert_int_equal(after.free_calls, before.free_calls);
+    assert_int_equal(get_arena_bank_gm_heap_base_ctx(s->ctx, 0), heap);
+    assert_int_equal(get_retained_temp_addr_ctx(s->ctx, 0), temp);
+    assert_int_equal(committed_device_memory_ctx(s->ctx), committed);
+}
+
+static void program_run_bigger_graph_grows_the_bank(void **state)
+{
+    suite *s = *state;
+    static vadd_buffers v;
+    ChipStorageTaskArgs args;
+    vadd_buffers_fill(&v, 3.0f);
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 1, 0);
+    assert_int_equal(simpler_run(s->ctx, 3, &args, NULL), 0);
+    size_t small = committed_device_memory_ctx(s->ctx);
+    /* 600 rounds: more tasks than the default window (the host scratch
+     * regrows) and a heap of 601 intermediates (the bank re-bases). */
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 600, 0);
+    assert_int_equal(simpler_run(s->ctx, 3, &args, NULL), 0);
+    assert_int_equal(vadd_check(&v, 600), 0);
+    assert_true(committed_device_memory_ctx(s->ctx) > small);
+    assert_true(committed_device_memory_ctx(s->ctx) >= 601u * 1024u);
+}
+
+static void program_run_returns_orchestration_failure_code(void **state)
+{
+    suite *s = *state;
+    static vadd_buffers v;
+    ChipStorageTaskArgs args;
+    vadd_buffers_fill(&v, 1.0f);
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 1, (uint64_t)(int64_t)-42);
+    assert_int_equal(simpler_run(s->ctx, 3, &args, NULL), -42);
+    assert_true(v.f[0] == -1.0f);
+}
+
+static void program_run_missing_kernel_is_a_device_status_and_context_stays_usable(void **state)
+{
+    suite *s = *state;
+    static vadd_buffers v;
+    ChipStorageTaskArgs args;
+    vadd_buffers_fill(&v, 1.0f);
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 1, VADD_MODE_MISSING);
+    int rc = simpler_run(s->ctx, 3, &args, NULL);
+    assert_true(rc >= SIMPLER_DEVICE_ERROR_MIN && rc <= SIMPLER_DEVICE_ERROR_MAX);
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 1, 0);
+    assert_int_equal(simpler_run(s->ctx, 3, &args, NULL), 0);
+    assert_int_equal(vadd_check(&v, 1), 0);
+}
+
+static void program_run_with_trace_writes_one_event_per_task(void **state)
+{
+    suite *s = *state;
+    static vadd_buffers v;
+    ChipStorageTaskArgs args;
+    CallConfig config;
+    char path[600];
+    char text[65536];
+    assert_int_equal(simpler_call_config_default(&config), 0);
+    config.trace = 1;
+    snprintf(config.output_prefix, sizeof(config.output_prefix), "%s/program_run_", SIMPLER_BINARY_DIR);
+    snprintf(path, sizeof(path), "%strace.json", config.output_prefix);
+    remove(path);
+    vadd_buffers_fill(&v, 1.0f);
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 4, 0);
+    assert_int_equal(simpler_run(s->ctx, 3, &args, &config), 0);
+    assert_int_equal(vadd_check(&v, 4), 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    int events = 0;
+    for (const char *p = text; (p = strstr(p, "\"ph\":\"X\"")) != NULL; p++)
+        events++;
+    assert_int_equal(events, 6); /* 4 rounds + add + scale */
+    assert_non_null(strstr(text, "\"name\":\"func 1\""));
+    assert_non_null(strstr(text, "\"name\":\"func 3\""));
+    remove(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(program_run_host_tensors_staged_in_and_copied_back),
+        cmocka_unit_test(program_run_device_tensors_used_in_place),
+        cmocka_unit_test(program_run_repeated_runs_reuse_capacity_without_allocating),
+        cmocka_unit_test(program_run_bigger_graph_grows_the_bank),
+        cmocka_unit_test(program_run_returns_orchestration_failure_code),
+        cmocka_unit_test(program_run_missing_kernel_is_a_device_status_and_context_stays_usable),
+        cmocka_unit_test(program_run_with_trace_writes_one_event_per_task),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
