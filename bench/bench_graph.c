@@ -1,24 +1,49 @@
 /*
  * bench_graph — the three DAG shapes of dag_shapes.h (W1 chain, W2 fan,
- * W3 layers), empty task bodies, run by the baseline mutex+condvar pool
- * (baseline_pool.h). Each figure is ns per task, the median of --runs
- * runs (default 7). Usage: bench_graph [--json] [--runs N]
+ * W3 layers) with near-empty task bodies (each stores one check value,
+ * dag_task_body), side by side in one run:
+ *   baseline execute  the mutex+condvar pool of baseline_pool.h;
+ *   simpler build     the host graph build of the shape, in-process
+ *                     (orchestration, TensorMap, graph image), no device;
+ *   simpler run       simpler_run in program mode, end to end (build,
+ *                     upload, device execution on simdev, wait);
+ *   simpler execute   run minus the median build: the device side.
+ * Each figure is ns per task, the median of --runs runs (default 7).
+ * Before timing, one run of each side is checked: the baseline's order of
+ * completion, the build's edge count, and the values simpler's kernels
+ * left. A simpler row that cannot run prints n/a with the failing status;
+ * a wrong result stops the bench with exit status 1.
+ * Usage: bench_graph [--json] [--runs N]
  */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "baseline_pool.h"
+#include "dag_orch.h"
 #include "dag_shapes.h"
+#include "simpler/runtime_c_api.h"
+#include "simpler_side.h"
 #include "timing.h"
+
+#ifndef BENCH_DAG_CALLABLE
+#define BENCH_DAG_CALLABLE "bench_dag.callable"
+#endif
 
 /* The machine has 2 cores; the baseline gets one worker per core. */
 #define BASELINE_WORKERS 2u
 
-static void empty_task(uint32_t task, void *user)
+/* The timed body: the check value of dag_shapes.h on a host slot array,
+ * the same work the simpler kernel does. */
+struct body_ctx {
+    const struct dag *d;
+    float *slots;
+};
+
+static void value_task(uint32_t task, void *user)
 {
-    (void)task;
-    (void)user;
+    struct body_ctx *c = user;
+    dag_task_body(&c->d->tasks[task], task, c->slots, DAG_ORCH_SLOT_ELEMS);
 }
 
 /* The verifying run's body: stamps each task with its completion rank. */
@@ -46,7 +71,10 @@ static int baseline_verify(struct baseline_pool *pool, const struct dag *d)
         free(c.rank);
         return -1;
     }
-    int bad = c.twice != 0;
+    static const uint32_t edges[DAG_SHAPE_COUNT] = {[DAG_CHAIN] = DAG_CHAIN_TASKS - 1,
+                                                    [DAG_FAN] = 2 * DAG_FAN_WIDTH,
+                                                    [DAG_LAYERS] = 2 * (DAG_LAYER_COUNT - 1) * DAG_LAYER_WIDTH};
+    int bad = c.twice != 0 || d->edge_count != edges[d->shape];
     for (uint32_t t = 0; t < d->task_count && !bad; t++) {
         bad = c.rank[t] == 0;
         for (uint32_t e = d->succ_start[t]; e < d->succ_start[t + 1] && !bad; e++)
@@ -61,20 +89,92 @@ static void bench_baseline(struct bench_report *r, struct baseline_pool *pool, c
 {
     double samples[BENCH_RUNS_MAX];
     uint64_t ns = 0;
-    if (baseline_verify(pool, d) != 0) {
+    struct body_ctx body = {.d = d, .slots = calloc((size_t)DAG_ORCH_SLOTS * DAG_ORCH_SLOT_ELEMS, sizeof(float))};
+    if (body.slots == NULL || baseline_verify(pool, d) != 0) {
         fprintf(stderr, "bench_graph: %s: the baseline pool broke a dependency\n", d->name);
         exit(1);
     }
     for (unsigned run = 0; run < runs; run++) {
-        if (baseline_pool_run(pool, d, empty_task, NULL, &ns) != 0) {
+        if (baseline_pool_run(pool, d, value_task, &body, &ns) != 0) {
             fprintf(stderr, "bench_graph: baseline run out of memory\n");
             exit(1);
         }
         samples[run] = (double)ns / d->task_count;
     }
+    free(body.slots);
     char name[64];
     snprintf(name, sizeof(name), "%s: baseline pool execute", d->name);
     bench_report_add(r, name, "ns/task", samples, runs);
+}
+
+static void row_name(char *name, size_t size, enum dag_shape shape, const char *what)
+{
+    snprintf(name, size, "%s: %s", dag_shape_name(shape), what);
+}
+
+static void skip_row(struct bench_report *r, enum dag_shape shape, const char *what, const char *stage, int rc)
+{
+    char name[64], why[160];
+    row_name(name, sizeof(name), shape, what);
+    snprintf(why, sizeof(why), "%s: %s", stage, simpler_strerror(rc));
+    bench_report_skip(r, name, why);
+}
+
+static void wrong(const char *what, enum dag_shape shape, uint32_t got, uint32_t want)
+{
+    fprintf(stderr, "bench_graph: %s: %s: got %u, want %u\n", dag_shape_name(shape), what, got, want);
+    exit(1);
+}
+
+/* Host build of `shape`; returns its median ns/task, or -1 if it failed. */
+static double bench_build(struct bench_report *r, struct simpler_build *b, const struct dag *d, unsigned runs)
+{
+    double samples[BENCH_RUNS_MAX];
+    enum dag_shape shape = d->shape;
+    uint32_t edges = 0;
+    int rc = b == NULL ? PTO_RUNTIME_ERR_OUT_OF_MEMORY : simpler_build_once(b, shape, &samples[0], &edges);
+    if (rc == 0 && edges != d->edge_count)
+        wrong("edges derived by the host build", shape, edges, d->edge_count);
+    for (unsigned run = 0; rc == 0 && run < runs; run++)
+        rc = simpler_build_once(b, shape, &samples[run], &edges);
+    if (rc != 0) {
+        skip_row(r, shape, "simpler host build", "graph_build_run", rc);
+        return -1;
+    }
+    char name[64];
+    row_name(name, sizeof(name), shape, "simpler host build");
+    bench_report_add(r, name, "ns/task", samples, runs);
+    return r->rows[r->row_count - 1].median;
+}
+
+/* Program-mode runs of `shape`, and the same less the build median. */
+static void bench_run(struct bench_report *r, struct simpler_program *p, const char *stage, int status,
+                      enum dag_shape shape, double build_median, unsigned runs)
+{
+    double samples[BENCH_RUNS_MAX], execute[BENCH_RUNS_MAX];
+    int rc = status;
+    uint32_t bad_task = 0;
+    if (rc == 0) {
+        stage = "simpler_run";
+        rc = simpler_program_verify(p, shape, &bad_task); /* also grows capacity */
+    }
+    if (rc == SIMPLER_SIDE_WRONG_RESULT) {
+        fprintf(stderr, "bench_graph: %s: task %u left a wrong check value\n", dag_shape_name(shape), bad_task);
+        exit(1);
+    }
+    for (unsigned run = 0; rc == 0 && run < runs; run++)
+        rc = simpler_program_run(p, shape, &samples[run]);
+    if (rc != 0) {
+        skip_row(r, shape, "simpler run (program mode)", stage, rc);
+        return;
+    }
+    for (unsigned run = 0; run < runs; run++)
+        execute[run] = samples[run] - (build_median > 0 ? build_median : 0);
+    char name[64];
+    row_name(name, sizeof(name), shape, "simpler run (program mode)");
+    bench_report_add(r, name, "ns/task", samples, runs);
+    row_name(name, sizeof(name), shape, "simpler execute (run - build)");
+    bench_report_add(r, name, "ns/task", execute, runs);
 }
 
 int main(int argc, char **argv)
@@ -89,6 +189,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_graph: cannot start the baseline pool\n");
         return 1;
     }
+    struct simpler_build *build = NULL;
+    simpler_build_create(&build);
+    struct simpler_program *program = NULL;
+    const char *stage = "";
+    int program_status = simpler_program_create(BENCH_DAG_CALLABLE, &program, &stage);
     for (int shape = 0; shape < DAG_SHAPE_COUNT; shape++) {
         struct dag d;
         if (dag_create(&d, (enum dag_shape)shape) != 0) {
@@ -96,8 +201,12 @@ int main(int argc, char **argv)
             return 1;
         }
         bench_baseline(&report, pool, &d, opt.runs);
+        double build_median = bench_build(&report, build, &d, opt.runs);
         dag_destroy(&d);
+        bench_run(&report, program, stage, program_status, (enum dag_shape)shape, build_median, opt.runs);
     }
+    simpler_program_destroy(program);
+    simpler_build_destroy(build);
     baseline_pool_destroy(pool);
     bench_report_print(&report, opt.json);
     return 0;

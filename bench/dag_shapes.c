@@ -9,42 +9,63 @@ static void input_add(struct dag_task *t, uint32_t first, uint32_t count)
     t->inputs[t->input_count++] = (struct dag_input){.first_slot = first, .slot_count = count};
 }
 
-static uint32_t chain_fill(struct dag_task *tasks)
+uint32_t dag_shape_task_count(enum dag_shape shape)
 {
-    for (uint32_t i = 1; i < DAG_CHAIN_TASKS; i++)
-        input_add(&tasks[i], i - 1, 1);
-    return DAG_CHAIN_TASKS;
-}
-
-static uint32_t fan_fill(struct dag_task *tasks)
-{
-    for (uint32_t i = 1; i <= DAG_FAN_WIDTH; i++)
-        input_add(&tasks[i], 0, 1);
-    input_add(&tasks[DAG_FAN_WIDTH + 1], 1, DAG_FAN_WIDTH);
-    return DAG_FAN_WIDTH + 2;
-}
-
-static uint32_t layers_fill(struct dag_task *tasks)
-{
-    for (uint32_t l = 1; l < DAG_LAYER_COUNT; l++) {
-        uint32_t prev = (l - 1) * DAG_LAYER_WIDTH;
-        for (uint32_t j = 0; j < DAG_LAYER_WIDTH; j++) {
-            struct dag_task *t = &tasks[l * DAG_LAYER_WIDTH + j];
-            input_add(t, prev + j, 1);
-            input_add(t, prev + (j + 1) % DAG_LAYER_WIDTH, 1);
-        }
-    }
-    return DAG_LAYER_COUNT * DAG_LAYER_WIDTH;
-}
-
-static uint32_t shape_capacity(enum dag_shape shape)
-{
-    static const uint32_t caps[DAG_SHAPE_COUNT] = {
+    static const uint32_t counts[DAG_SHAPE_COUNT] = {
         [DAG_CHAIN] = DAG_CHAIN_TASKS,
         [DAG_FAN] = DAG_FAN_WIDTH + 2,
         [DAG_LAYERS] = DAG_LAYER_COUNT * DAG_LAYER_WIDTH,
     };
-    return caps[shape];
+    return counts[shape];
+}
+
+const char *dag_shape_name(enum dag_shape shape)
+{
+    static const char *const names[DAG_SHAPE_COUNT] = {
+        [DAG_CHAIN] = "W1 chain", [DAG_FAN] = "W2 fan", [DAG_LAYERS] = "W3 layers"};
+    return names[shape];
+}
+
+/* W1: task i reads slot i-1. W2: the siblings 1..width read the source's
+ * slot 0, the join reads all of theirs at once. W3: task j of layer l
+ * reads slots j and (j+1) mod width of layer l-1. */
+void dag_shape_task(enum dag_shape shape, uint32_t task, struct dag_task *out)
+{
+    out->input_count = 0;
+    if (task == 0)
+        return;
+    if (shape == DAG_CHAIN) {
+        input_add(out, task - 1, 1);
+    } else if (shape == DAG_FAN) {
+        if (task <= DAG_FAN_WIDTH)
+            input_add(out, 0, 1);
+        else
+            input_add(out, 1, DAG_FAN_WIDTH);
+    } else if (task >= DAG_LAYER_WIDTH) {
+        uint32_t prev = (task / DAG_LAYER_WIDTH - 1) * DAG_LAYER_WIDTH, j = task % DAG_LAYER_WIDTH;
+        input_add(out, prev + j, 1);
+        input_add(out, prev + (j + 1) % DAG_LAYER_WIDTH, 1);
+    }
+}
+
+void dag_task_body(const struct dag_task *task, uint32_t task_id, float *slots, uint32_t slot_elems)
+{
+    float v = 0;
+    for (uint32_t k = 0; k < task->input_count; k++) {
+        float in = slots[(size_t)task->inputs[k].first_slot * slot_elems];
+        if (in > v)
+            v = in;
+    }
+    slots[(size_t)task_id * slot_elems] = v + 1;
+}
+
+void dag_expected_values(enum dag_shape shape, float *values)
+{
+    struct dag_task task;
+    for (uint32_t i = 0; i < dag_shape_task_count(shape); i++) {
+        dag_shape_task(shape, i, &task);
+        dag_task_body(&task, i, values, 1);
+    }
 }
 
 /* Slots of one task's inputs never overlap, so each slot is one edge
@@ -83,16 +104,15 @@ static void edges_fill(struct dag *d, uint32_t *next)
 
 int dag_create(struct dag *d, enum dag_shape shape)
 {
-    static const char *const names[DAG_SHAPE_COUNT] = {
-        [DAG_CHAIN] = "W1 chain", [DAG_FAN] = "W2 fan", [DAG_LAYERS] = "W3 layers"};
     memset(d, 0, sizeof(*d));
-    uint32_t cap = shape_capacity(shape);
-    d->tasks = calloc(cap, sizeof(*d->tasks));
+    d->task_count = dag_shape_task_count(shape);
+    d->tasks = calloc(d->task_count, sizeof(*d->tasks));
     if (d->tasks == NULL)
         return -1;
-    d->name = names[shape];
-    d->task_count = shape == DAG_CHAIN ? chain_fill(d->tasks) : shape == DAG_FAN ? fan_fill(d->tasks)
-                                                                                 : layers_fill(d->tasks);
+    d->shape = shape;
+    d->name = dag_shape_name(shape);
+    for (uint32_t i = 0; i < d->task_count; i++)
+        dag_shape_task(shape, i, &d->tasks[i]);
     d->edge_count = edges_total(d);
     d->fanin = calloc(d->task_count, sizeof(*d->fanin));
     d->succ_start = calloc((size_t)d->task_count + 1, sizeof(*d->succ_start));

@@ -35,6 +35,7 @@ struct dag_task {
 };
 
 struct dag {
+    enum dag_shape shape;
     const char *name;          /* "W1 chain", "W2 fan", "W3 layers" */
     uint32_t task_count;
     struct dag_task *tasks;    /* task i writes slot i */
@@ -43,6 +44,23 @@ struct dag {
     uint32_t *succ;            /* successor ids, grouped by predecessor */
     uint32_t edge_count;
 };
+
+/* The shape's tasks, computed rather than stored, so that an
+ * orchestration can submit a shape without allocating: the task count,
+ * and task `task`'s inputs (task < count). */
+uint32_t dag_shape_task_count(enum dag_shape shape);
+void dag_shape_task(enum dag_shape shape, uint32_t task, struct dag_task *out);
+const char *dag_shape_name(enum dag_shape shape);
+
+/* The check value every benchmark task body computes, so that a run can
+ * be verified afterwards: task i stores 1 + the largest first element of
+ * its input ranges' first slots into the first element of slot i (a task
+ * without inputs stores 1). `slots` holds slot_elems floats per slot. A
+ * task that ran before one of its predecessors stores a value that
+ * differs from dag_expected_values. */
+void dag_task_body(const struct dag_task *task, uint32_t task_id, float *slots, uint32_t slot_elems);
+/* The values a correct run leaves, one per task: values[i] is task i's. */
+void dag_expected_values(enum dag_shape shape, float *values);
 
 /* Builds `shape` into *d. Returns 0, or -1 when host memory runs out
  * (then *d holds nothing to destroy). */

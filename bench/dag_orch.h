@@ -1,0 +1,23 @@
+/*
+ * dag_orch.h — the orchestration that submits a dag_shapes.h shape to
+ * simpler, used in-process (host graph build) and packed into the bench
+ * callable image with an empty kernel (program mode).
+ *
+ * Call arguments: tensor 0 is the slot buffer, float32, DAG_ORCH_SLOTS *
+ * DAG_ORCH_SLOT_ELEMS elements; scalar 0 is the enum dag_shape. Task i
+ * writes slot i (OUTPUT_EXISTING) and reads its input slot ranges (INPUT,
+ * one argument per range), kernel func_id 0 on an AIV core.
+ */
+#ifndef SIMPLER_BENCH_DAG_ORCH_H
+#define SIMPLER_BENCH_DAG_ORCH_H
+
+#include "dag_shapes.h"
+#include "simpler/orchestration.h"
+
+#define DAG_ORCH_ENTRY "bench_dag_orchestration"
+#define DAG_ORCH_SLOT_ELEMS 16u /* 64 bytes per slot */
+#define DAG_ORCH_SLOTS (DAG_FAN_WIDTH + 2u) /* the largest shape */
+
+int bench_dag_orchestration(SimplerOrch *orch, const ChipStorageTaskArgs *args);
+
+#endif
