@@ -1,0 +1,29 @@
+# The example tests need the example images (examples/CMakeLists.txt) and
+# find them at ${CMAKE_BINARY_DIR}/examples/<name>.callable.
+set(EXAMPLE_IMAGES vector add_scalar paged_attention matmul_add)
+foreach(t integration_examples_vector integration_examples_add_scalar
+          integration_examples_paged_attention integration_examples_matmul_add)
+  if(TARGET ${t})
+    foreach(image ${EXAMPLE_IMAGES})
+      if(TARGET ${image})
+        add_dependencies(${t} ${image})
+      endif()
+    endforeach()
+  endif()
+endforeach()
+
+# The example runner of `simpler run --mode program`, built on its own in
+# the build root (where the default image lookup expects it), run on
+# every example with the summary, with --json and with a trace.
+if(TARGET vector)
+  add_executable(simpler_run_example ${CMAKE_CURRENT_LIST_DIR}/run_example_main.c
+    ${PROJECT_SOURCE_DIR}/tools/cmd_run_example.c)
+  target_include_directories(simpler_run_example PRIVATE ${PROJECT_SOURCE_DIR}/tools)
+  target_link_libraries(simpler_run_example PRIVATE simpler_static)
+  set_target_properties(simpler_run_example PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+  add_dependencies(simpler_run_example ${EXAMPLE_IMAGES})
+  add_test(NAME integration_examples_cli
+    COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/cli_run_example.sh $<TARGET_FILE:simpler_run_example>
+            ${CMAKE_BINARY_DIR}/tests/examples_cli)
+  set_tests_properties(integration_examples_cli PROPERTIES LABELS "integration;examples" TIMEOUT 600)
+endif()

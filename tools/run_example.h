@@ -1,0 +1,34 @@
+/*
+ * run_example — `simpler run --mode program [EXAMPLE]`: loads an example's
+ * callable image, runs it in program mode on fresh inputs, checks every
+ * run against the example's golden and prints a summary (or JSON).
+ *
+ * The examples and their goldens are in examples/ (docs/examples.md);
+ * their images are built at <build>/examples/<name>.callable.
+ */
+#ifndef SIMPLER_TOOLS_RUN_EXAMPLE_H
+#define SIMPLER_TOOLS_RUN_EXAMPLE_H
+
+/* Runs example `name` (NULL = "vector") in `mode` (NULL or "program";
+ * other modes are refused with status 2) `replays` times (<= 0 means 1),
+ * each with fresh inputs: run 0 uses the canonical inputs (vector: a=2,
+ * b=3), run r > 0 inputs drawn from seed r. The image is
+ * <dir of this executable>/examples/<name>.callable. When `trace_path`
+ * is not NULL the last run is traced and its Chrome/Perfetto JSON is
+ * written to exactly that file. `json` nonzero prints one JSON object on
+ * stdout instead of the human-readable summary. Returns 0 when every run
+ * succeeded and matched the golden, 1 when one failed, 2 for a usage
+ * error (unknown example or mode, unreadable image). */
+int run_example(const char *name, const char *mode, const char *trace_path, int json, int replays);
+
+/* run_example with an explicit image path (NULL = the default lookup). */
+int run_example_image(const char *name, const char *image_path, const char *mode, const char *trace_path,
+                      int json, int replays);
+
+/* The option parser for the lead's `simpler run` wiring: argv[0] is the
+ * command name, then [EXAMPLE] [--mode program] [--image PATH]
+ * [--trace FILE] [--json] [--replays N]. Returns run_example_image's
+ * status, 0 for --help, or 2 for bad options. */
+int cmd_run_example(int argc, char **argv);
+
+#endif
