@@ -1,6 +1,7 @@
 #include "context/program.h"
 
 #include "common/host_alloc.h"
+#include "common/log.h"
 #include "context/context.h"
 #include "context/context_limits.h"
 #include "context/context_streams.h"
@@ -50,11 +51,16 @@ int program_capacity_commit(simpler_context *ctx, const graph_requirements *req)
     if (bank_req.bytes[ARENA_REGION_GM_HEAP] == 0)
         bank_req.bytes[ARENA_REGION_GM_HEAP] = DEVICE_ARENA_ALIGN;
     rc = arena_bank_commit(&ctx->bank, &bank_req, 0, NULL);
+    if (rc == PTO_RUNTIME_ERR_INTERNAL)
+        simpler_log(SIMPLER_LOG_ERROR, "program mode: the arena bank refused a commit (misaligned device base?)");
     if (rc != 0)
         return rc;
     if (req->retained_temp_bytes > SIZE_MAX)
         return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
-    return retained_temp_begin(&ctx->temp, (size_t)req->retained_temp_bytes, 0, ctx->ops);
+    rc = retained_temp_begin(&ctx->temp, (size_t)req->retained_temp_bytes, 0, ctx->ops);
+    if (rc == PTO_RUNTIME_ERR_INTERNAL)
+        simpler_log(SIMPLER_LOG_ERROR, "program mode: the retained temp buffer got a misaligned device base");
+    return rc;
 }
 
 void program_requirements_of_config(const CallConfig *config, graph_requirements *out)
