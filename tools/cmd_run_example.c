@@ -22,6 +22,7 @@ typedef struct run_report {
     const char *name;
     const char *image;
     const char *trace;
+    uint32_t cores;
     uint64_t tasks;
     int runs;             /* requested */
     int runs_done;        /* completed simpler_run calls */
@@ -79,6 +80,7 @@ static void timing_add(run_report *rep, double ms)
 static void config_make(const run_report *rep, int r, CallConfig *cfg)
 {
     simpler_call_config_default(cfg);
+    cfg->aicore_count = rep->cores;
     if (rep->trace != NULL && r + 1 == rep->runs) {
         cfg->trace = 1;
         snprintf(cfg->output_prefix, sizeof(cfg->output_prefix), "%s.", rep->trace);
@@ -190,6 +192,8 @@ static void report_text(const run_report *rep)
     printf("image    %s\n", rep->image);
     printf("tasks    %llu per run\n", (unsigned long long)rep->tasks);
     printf("runs     %d of %d, fresh inputs each\n", rep->runs_done, rep->runs);
+    if (rep->cores != 0)
+        printf("cores    %u AICores\n", rep->cores);
     if (rep->status != 0)
         printf("result   FAILED: %s returned %d (%s)\n", rep->step, rep->status, simpler_strerror(rep->status));
     else if (rep->bad_run >= 0)
@@ -229,7 +233,7 @@ static void report_json(const run_report *rep)
     json_string(rep->image);
     printf(",\"tasks\":%llu,\"runs\":%d,\"runs_done\":%d,\"result\":\"%s\",", (unsigned long long)rep->tasks,
            rep->runs, rep->runs_done, report_ok(rep) ? "ok" : "FAILED");
-    printf("\"status\":%d,\"failed_step\":", rep->status);
+    printf("\"cores\":%u,\"status\":%d,\"failed_step\":", rep->cores, rep->status);
     json_string(rep->step != NULL ? rep->step : "");
     printf(",\"bad_run\":%d,\"elements\":%llu,\"mismatches\":%llu,\"max_abs_err\":%.9g,", rep->bad_run,
            (unsigned long long)rep->check.elements, (unsigned long long)rep->check.mismatches,
@@ -243,14 +247,13 @@ static void report_json(const run_report *rep)
     printf("}\n");
 }
 
-int run_example_image(const char *name, const char *image_path, const char *mode, const char *trace_path,
-                      int json, int replays)
+int run_example_run(const run_example_options *o)
 {
     example_case c;
     char path[RUN_EXAMPLE_PATH_MAX];
-    name = name != NULL ? name : EXAMPLE_DEFAULT_NAME;
-    if (mode != NULL && strcmp(mode, "program") != 0) {
-        fprintf(stderr, "simpler run: the example runner runs --mode program only, not '%s'\n", mode);
+    const char *name = o->name != NULL ? o->name : EXAMPLE_DEFAULT_NAME, *image_path = o->image_path;
+    if (o->mode != NULL && strcmp(o->mode, "program") != 0) {
+        fprintf(stderr, "simpler run: the example runner runs --mode program only, not '%s'\n", o->mode);
         return 2;
     }
     if (example_case_default(name, &c) != 0) {
@@ -266,16 +269,23 @@ int run_example_image(const char *name, const char *image_path, const char *mode
                 name, image_path != NULL ? image_path : "no path");
         return 2;
     }
-    run_report rep = {name, image_path, trace_path, 0, replays > 0 ? replays : 1, 0, 0, NULL, -1,
-                      {0, 0, 0, 0.0}, 0.0f, 0.0f, 0.0, 0.0, 0.0, 0.0};
+    run_report rep = {name, image_path, o->trace_path, o->cores, 0, o->replays > 0 ? o->replays : 1, 0, 0,
+                      NULL, -1, {0, 0, 0, 0.0}, 0.0f, 0.0f, 0.0, 0.0, 0.0, 0.0};
     session_run(image, size, &c, &rep);
     trace_move(&rep);
     free(image);
-    if (json)
+    if (o->json)
         report_json(&rep);
     else
         report_text(&rep);
     return report_ok(&rep) ? 0 : 1;
+}
+
+int run_example_image(const char *name, const char *image_path, const char *mode, const char *trace_path,
+                      int json, int replays)
+{
+    run_example_options o = {name, image_path, mode, trace_path, json, replays, 0};
+    return run_example_run(&o);
 }
 
 int run_example(const char *name, const char *mode, const char *trace_path, int json, int replays)
@@ -286,38 +296,45 @@ int run_example(const char *name, const char *mode, const char *trace_path, int 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: simpler run --mode program [EXAMPLE] [--image PATH] [--trace FILE] [--json] [--replays N]\n"
+            "usage: simpler run --mode program [EXAMPLE] [--image PATH] [--trace FILE] [--json]\n"
+            "                   [--replays N] [--cores N]\n"
             "  EXAMPLE is one of: %s (default %s).\n"
             "  Runs the example N times (default 1) on fresh inputs and checks each run\n"
-            "  against its golden; --trace writes the last run's Chrome/Perfetto trace.\n",
+            "  against its golden; --trace writes the last run's Chrome/Perfetto trace;\n"
+            "  --cores limits the AICores a run uses (default: all).\n",
             EXAMPLE_NAMES, EXAMPLE_DEFAULT_NAME);
 }
 
-/* The value of option `opt` into *out; 0, or -1 when it is not one. */
-static int option_value(const char *opt, const char *val, const char **mode, const char **image,
-                        const char **trace, int *replays)
+/* A count in 1..max, or -1. */
+static long count_parse(const char *text, long max)
 {
+    char *end = NULL;
+    long n = strtol(text, &end, 10);
+    return end != text && *end == '\0' && n >= 1 && n <= max ? n : -1;
+}
+
+/* Option `opt` with its value into *o; 0, or -1 when it is not one. */
+static int option_value(const char *opt, const char *val, run_example_options *o)
+{
+    long n = 0;
     if (strcmp(opt, "--mode") == 0)
-        *mode = val;
+        o->mode = val;
     else if (strcmp(opt, "--image") == 0)
-        *image = val;
+        o->image_path = val;
     else if (strcmp(opt, "--trace") == 0)
-        *trace = val;
-    else if (strcmp(opt, "--replays") == 0) {
-        char *end = NULL;
-        long n = strtol(val, &end, 10);
-        if (end == val || *end != '\0' || n < 1 || n > 1000000)
-            return -1;
-        *replays = (int)n;
-    } else
+        o->trace_path = val;
+    else if (strcmp(opt, "--replays") == 0 && (n = count_parse(val, 1000000)) > 0)
+        o->replays = (int)n;
+    else if (strcmp(opt, "--cores") == 0 && (n = count_parse(val, 65536)) > 0)
+        o->cores = (uint32_t)n;
+    else
         return -1;
     return 0;
 }
 
 int cmd_run_example(int argc, char **argv)
 {
-    const char *name = NULL, *image = NULL, *mode = NULL, *trace = NULL;
-    int json = 0, replays = 1;
+    run_example_options o = {NULL, NULL, NULL, NULL, 0, 1, 0};
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
@@ -325,15 +342,15 @@ int cmd_run_example(int argc, char **argv)
             return 0;
         }
         if (strcmp(opt, "--json") == 0) {
-            json = 1;
-        } else if (opt[0] != '-' && name == NULL) {
-            name = opt;
-        } else if (val == NULL || option_value(opt, val, &mode, &image, &trace, &replays) != 0) {
+            o.json = 1;
+        } else if (opt[0] != '-' && o.name == NULL) {
+            o.name = opt;
+        } else if (val == NULL || option_value(opt, val, &o) != 0) {
             usage(stderr);
             return 2;
         } else {
             i++;
         }
     }
-    return run_example_image(name, image, mode, trace, json, replays);
+    return run_example_run(&o);
 }

@@ -21,14 +21,30 @@
  * error (unknown example or mode, unreadable image). */
 int run_example(const char *name, const char *mode, const char *trace_path, int json, int replays);
 
+#include <stdint.h>
+
+/* Everything run_example takes, plus the image path and the core count. */
+typedef struct run_example_options {
+    const char *name;       /* NULL = "vector" */
+    const char *image_path; /* NULL = <dir of this executable>/examples/<name>.callable */
+    const char *mode;       /* NULL or "program" */
+    const char *trace_path; /* NULL = no trace */
+    int json;
+    int replays;            /* <= 0 means 1 */
+    uint32_t cores;         /* CallConfig.aicore_count: 0 = every core */
+} run_example_options;
+
+/* run_example with every option; same statuses. */
+int run_example_run(const run_example_options *options);
+
 /* run_example with an explicit image path (NULL = the default lookup). */
 int run_example_image(const char *name, const char *image_path, const char *mode, const char *trace_path,
                       int json, int replays);
 
 /* The option parser for the lead's `simpler run` wiring: argv[0] is the
  * command name, then [EXAMPLE] [--mode program] [--image PATH]
- * [--trace FILE] [--json] [--replays N]. Returns run_example_image's
- * status, 0 for --help, or 2 for bad options. */
+ * [--trace FILE] [--json] [--replays N] [--cores N]. Returns
+ * run_example_run's status, 0 for --help, or 2 for bad options. */
 int cmd_run_example(int argc, char **argv);
 
 #endif

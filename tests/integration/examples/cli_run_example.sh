@@ -22,6 +22,10 @@ for ex in vector paged_attention; do
   grep -q '"result":"ok"' "$out/$ex.json" || fail "$ex json: $(cat "$out/$ex.json")"
 done
 
+# Fewer AICores change the schedule, not the result.
+"$run" matmul_add --cores 2 --replays 2 >"$out/cores.txt" || fail "--cores 2 exited $?: $(cat "$out/cores.txt")"
+grep -q "^cores    2 AICores" "$out/cores.txt" || fail "--cores 2 not reported"
+
 # The default example is vector, and its canonical run checks f = 42.
 "$run" >"$out/default.txt" || fail "default run exited $?"
 grep -q "^example  vector" "$out/default.txt" || fail "default example is not vector"
@@ -45,4 +49,6 @@ grep -q "^result   FAILED" "$out/wrong.txt" || fail "a wrong image did not print
 [ $? -eq 2 ] || fail "a missing image was not refused"
 "$run" vector --replays 0 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--replays 0 was not refused"
+"$run" vector --cores x >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--cores x was not refused"
 echo "ok"
