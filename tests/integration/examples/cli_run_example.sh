@@ -3,10 +3,11 @@
 # its golden (the summary; --json for two of them), --trace writes a
 # Chrome trace file, and the runner says FAILED (status 1) or refuses
 # (status 2) when it must.
-# usage: cli_run_example.sh RUNNER OUT_DIR
+# usage: cli_run_example.sh RUNNER OUT_DIR WRONG_KERNEL_IMAGE
 set -u
 run="$1"
 out="$2"
+wrong_kernel="$3"
 mkdir -p "$out"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
@@ -40,6 +41,12 @@ test ! -e "$out/trace.json.trace.json" || fail "the runtime's trace file was lef
 "$run" vector --image "$(dirname "$run")/examples/add_scalar.callable" >"$out/wrong.txt" 2>&1
 [ $? -eq 1 ] || fail "a wrong image did not fail the run"
 grep -q "^result   FAILED" "$out/wrong.txt" || fail "a wrong image did not print FAILED"
+
+# A vector image whose multiply adds runs fine but misses the golden.
+"$run" vector --image "$wrong_kernel" --json >"$out/mismatch.json" 2>&1
+[ $? -eq 1 ] || fail "a wrong result did not fail the run"
+grep -q '"result":"FAILED"' "$out/mismatch.json" || fail "a wrong result was not reported: $(cat "$out/mismatch.json")"
+grep -q '"mismatches":16384' "$out/mismatch.json" || fail "the mismatch count is wrong: $(cat "$out/mismatch.json")"
 
 "$run" no_such_example >/dev/null 2>&1
 [ $? -eq 2 ] || fail "an unknown example was not refused"
