@@ -1,0 +1,281 @@
+/*
+ * Graph replay: recorded addresses and argument bytes, ordering on the
+ * launch stream, alternating graphs over shared buffers.
+ */
+#include "fixture.h"
+
+#define WORDS 64
+#define PATTERN_A 0xA0A0A0A0u
+#define PATTERN_B 0x0B0B0B0Bu
+
+struct pair {
+    uint32_t *src, *dst;
+    atomic_int runs, bad;
+};
+
+static void launch_check(simdev_stream_t stream, struct pair *p, const uint32_t *buf, uint32_t value)
+{
+    struct fix_check_args a = {buf, WORDS, value, &p->runs, &p->bad};
+    assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICPU, fix_check_kernel, 1, &a, sizeof a),
+                     SIMDEV_SUCCESS);
+}
+
+/* A: kernel fills src, copy src->dst, check both. B: memset src, copy,
+ * check both. Both write the same two buffers. */
+static simdev_graph_t capture_pattern(simdev_stream_t stream, struct pair *p, int is_b)
+{
+    assert_int_equal(simdev_capture_begin(stream, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    uint32_t value = is_b ? PATTERN_B : PATTERN_A;
+    if (is_b)
+        assert_int_equal(simdev_memset_async(p->src, 0x0B, WORDS * 4, stream), SIMDEV_SUCCESS);
+    else
+        fix_launch_fill(stream, p->src, WORDS, value);
+    assert_int_equal(simdev_memcpy_async(p->dst, p->src, WORDS * 4, stream), SIMDEV_SUCCESS);
+    launch_check(stream, p, p->src, value);
+    launch_check(stream, p, p->dst, value);
+    simdev_graph_t graph = NULL;
+    assert_int_equal(simdev_capture_end(stream, &graph), SIMDEV_SUCCESS);
+    assert_int_equal(fix_node_count(graph), 4);
+    return graph;
+}
+
+static const int replay_order[] = {0, 1, 0, 1, 0, 0, 1};
+#define REPLAYS (sizeof replay_order / sizeof replay_order[0])
+
+static void graph_replay_alternating_graphs_leave_their_own_pattern(void **state)
+{
+    (void)state;
+    simdev_stream_t stream = fix_stream();
+    struct pair p = {fix_malloc(WORDS * 4), fix_malloc(WORDS * 4), 0, 0};
+    simdev_graph_t graphs[2] = {capture_pattern(stream, &p, 0), capture_pattern(stream, &p, 1)};
+    assert_int_equal(atomic_load(&p.runs), 0);
+    for (size_t i = 0; i < REPLAYS; i++) {
+        int g = replay_order[i];
+        assert_int_equal(simdev_graph_launch(graphs[g], stream), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+        fix_assert_words(p.src, WORDS, g ? PATTERN_B : PATTERN_A);
+        fix_assert_words(p.dst, WORDS, g ? PATTERN_B : PATTERN_A);
+    }
+    assert_int_equal(atomic_load(&p.runs), 2 * REPLAYS);
+    assert_int_equal(atomic_load(&p.bad), 0);
+    for (int g = 0; g < 2; g++)
+        assert_int_equal(simdev_graph_destroy(graphs[g]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_free(p.src), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_free(p.dst), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+}
+
+static void graph_replay_back_to_back_without_synchronizing(void **state)
+{
+    (void)state;
+    simdev_stream_t stream = fix_stream();
+    struct pair p = {fix_malloc(WORDS * 4), fix_malloc(WORDS * 4), 0, 0};
+    simdev_graph_t graphs[2] = {capture_pattern(stream, &p, 0), capture_pattern(stream, &p, 1)};
+    for (size_t i = 0; i < REPLAYS; i++)
+        assert_int_equal(simdev_graph_launch(graphs[replay_order[i]], stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&p.runs), 2 * REPLAYS);
+    assert_int_equal(atomic_load(&p.bad), 0);
+    fix_assert_words(p.dst, WORDS, PATTERN_B);
+    for (int g = 0; g < 2; g++)
+        assert_int_equal(simdev_graph_destroy(graphs[g]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_free(p.src), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_free(p.dst), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+}
+
+static void graph_replay_sees_argument_bytes_captured_at_launch(void **state)
+{
+    (void)state;
+    simdev_stream_t stream = fix_stream();
+    uint32_t *buf = fix_malloc(WORDS * 4);
+    uint32_t *decoy = fix_malloc(WORDS * 4);
+    assert_int_equal(simdev_memset(buf, 0, WORDS * 4), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_memset(decoy, 0, WORDS * 4), SIMDEV_SUCCESS);
+    struct fix_fill_args args = {buf, WORDS, 0x12345678u};
+    assert_int_equal(simdev_capture_begin(stream, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICORE, fix_fill_kernel, 3, &args, sizeof args),
+                     SIMDEV_SUCCESS);
+    args.dst = decoy;
+    args.value = 0xDEADBEEFu;
+    simdev_graph_t graph = NULL;
+    assert_int_equal(simdev_capture_end(stream, &graph), SIMDEV_SUCCESS);
+    memset(&args, 0, sizeof args);
+    assert_int_equal(simdev_graph_launch(graph, stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    fix_assert_words(buf, WORDS, 0x12345678u);
+    fix_assert_words(decoy, WORDS, 0);
+    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_free(decoy), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_free(buf), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+}
+
+static void eager_launch_sees_argument_bytes_at_launch(void **state)
+{
+    (void)state;
+    simdev_stream_t stream = fix_stream();
+    uint32_t *buf = fix_malloc(WORDS * 4);
+    uint32_t *decoy = fix_malloc(WORDS * 4);
+    assert_int_equal(simdev_memset(decoy, 0, WORDS * 4), SIMDEV_SUCCESS);
+    struct fix_gate gate;
+    fix_gate_init(&gate);
+    /* The gate holds the stream so the kernel surely runs after the
+     * overwrite below. */
+    assert_int_equal(simdev_launch_host_func(stream, fix_gate_host_fn, &gate), SIMDEV_SUCCESS);
+    struct fix_fill_args args = {buf, WORDS, 0x12345678u};
+    assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICORE, fix_fill_kernel, 3, &args, sizeof args),
+                     SIMDEV_SUCCESS);
+    args.dst = decoy;
+    args.value = 0xDEADBEEFu;
+    fix_flag_raise(&gate.flag);
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&gate.timeouts), 0);
+    fix_assert_words(buf, WORDS, 0x12345678u);
+    fix_assert_words(decoy, WORDS, 0);
+    fix_flag_deinit(&gate.flag);
+    assert_int_equal(simdev_free(decoy), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_free(buf), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+}
+
+static void graph_launch_ordered_after_prior_and_before_later_work(void **state)
+{
+    (void)state;
+    simdev_stream_t capture_stream = fix_stream();
+    simdev_stream_t stream = fix_stream();
+    struct fix_log log = {0};
+    assert_int_equal(simdev_capture_begin(capture_stream, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    fix_launch_log(capture_stream, &log, 10);
+    fix_launch_log(capture_stream, &log, 11);
+    simdev_graph_t graph = NULL;
+    assert_int_equal(simdev_capture_end(capture_stream, &graph), SIMDEV_SUCCESS);
+    struct fix_gate gate;
+    fix_gate_init(&gate);
+    assert_int_equal(simdev_launch_host_func(stream, fix_gate_host_fn, &gate), SIMDEV_SUCCESS);
+    fix_launch_log(stream, &log, 1);
+    assert_int_equal(simdev_graph_launch(graph, stream), SIMDEV_SUCCESS);
+    fix_launch_log(stream, &log, 2);
+    assert_int_equal(atomic_load(&log.count), 0);
+    fix_flag_raise(&gate.flag);
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&gate.timeouts), 0);
+    assert_int_equal(atomic_load(&log.count), 4);
+    const int expected[] = {1, 10, 11, 2};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(log.values[i], expected[i]);
+    fix_flag_deinit(&gate.flag);
+    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(capture_stream), SIMDEV_SUCCESS);
+}
+
+/* ---- independent lanes run concurrently ---- */
+
+static void graph_replay_runs_independent_lanes_concurrently(void **state)
+{
+    (void)state;
+    simdev_stream_t origin = fix_stream();
+    simdev_stream_t side = fix_stream();
+    simdev_event_t fork = fix_event();
+    simdev_event_t join = fix_event();
+    struct fix_rendezvous r;
+    fix_rendezvous_init(&r, 2);
+    struct fix_rendezvous *rp = &r;
+    assert_int_equal(simdev_capture_begin(origin, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_record(fork, origin), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_wait_event(side, fork), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(origin, SIMDEV_ENGINE_AICORE, fix_rendezvous_kernel, 1, &rp, sizeof rp),
+                     SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(side, SIMDEV_ENGINE_AICORE, fix_rendezvous_kernel, 1, &rp, sizeof rp),
+                     SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_record(join, side), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_wait_event(origin, join), SIMDEV_SUCCESS);
+    simdev_graph_t graph = NULL;
+    assert_int_equal(simdev_capture_end(origin, &graph), SIMDEV_SUCCESS);
+    assert_int_equal(fix_node_count(graph), 2);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(simdev_graph_launch(graph, origin), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(origin), SIMDEV_SUCCESS);
+    assert_int_equal(fix_rendezvous_arrived(&r), 4);
+    assert_int_equal(atomic_load(&r.timeouts), 0);
+    fix_rendezvous_deinit(&r);
+    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_destroy(join), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_destroy(fork), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(side), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(origin), SIMDEV_SUCCESS);
+}
+
+/* ---- one graph's launches are serialized ---- */
+
+struct inflight {
+    atomic_int now, overlaps, runs;
+};
+
+static void inflight_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx;
+    (void)block_dim;
+    struct inflight *f = *(struct inflight *const *)args;
+    if (atomic_fetch_add(&f->now, 1) != 0)
+        atomic_fetch_add(&f->overlaps, 1);
+    for (int i = 0; i < 1000; i++)
+        atomic_load(&f->now);
+    atomic_fetch_sub(&f->now, 1);
+    atomic_fetch_add(&f->runs, 1);
+}
+
+static void graph_launches_of_one_graph_are_serialized_across_streams(void **state)
+{
+    (void)state;
+    simdev_stream_t streams[3] = {fix_stream(), fix_stream(), fix_stream()};
+    struct inflight f = {0, 0, 0};
+    struct inflight *fp = &f;
+    assert_int_equal(simdev_capture_begin(streams[0], SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(streams[0], SIMDEV_ENGINE_AICORE, inflight_kernel, 1, &fp, sizeof fp),
+                     SIMDEV_SUCCESS);
+    simdev_graph_t graph = NULL;
+    assert_int_equal(simdev_capture_end(streams[0], &graph), SIMDEV_SUCCESS);
+    for (int i = 0; i < 30; i++)
+        assert_int_equal(simdev_graph_launch(graph, streams[i % 3]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_device_synchronize(), SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&f.runs), 30);
+    assert_int_equal(atomic_load(&f.overlaps), 0);
+    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(simdev_stream_destroy(streams[i]), SIMDEV_SUCCESS);
+}
+
+static void graph_destroy_waits_for_pending_replays(void **state)
+{
+    (void)state;
+    simdev_stream_t stream = fix_stream();
+    atomic_int runs = 0;
+    assert_int_equal(simdev_capture_begin(stream, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    for (int i = 0; i < 4; i++)
+        fix_launch_count(stream, &runs);
+    simdev_graph_t graph = NULL;
+    assert_int_equal(simdev_capture_end(stream, &graph), SIMDEV_SUCCESS);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(simdev_graph_launch(graph, stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&runs), 20);
+    assert_int_equal(simdev_graph_launch(graph, stream), SIMDEV_ERROR_INVALID_HANDLE);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        FIX_TEST(graph_replay_alternating_graphs_leave_their_own_pattern),
+        FIX_TEST(graph_replay_back_to_back_without_synchronizing),
+        FIX_TEST(graph_replay_sees_argument_bytes_captured_at_launch),
+        FIX_TEST(eager_launch_sees_argument_bytes_at_launch),
+        FIX_TEST(graph_launch_ordered_after_prior_and_before_later_work),
+        FIX_TEST(graph_replay_runs_independent_lanes_concurrently),
+        FIX_TEST(graph_launches_of_one_graph_are_serialized_across_streams),
+        FIX_TEST(graph_destroy_waits_for_pending_replays),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
