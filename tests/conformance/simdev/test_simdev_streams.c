@@ -1,0 +1,317 @@
+/*
+ * Streams: asynchronous, in order, concurrent with each other; kernel
+ * blocks concurrent within a launch; devices per thread.
+ */
+#include "fixture.h"
+
+#include <stdlib.h>
+
+static void raise_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx;
+    (void)block_dim;
+    fix_flag_raise(*(struct fix_flag *const *)args);
+}
+
+struct wait_flag_args {
+    struct fix_flag *flag;
+    atomic_int *timeouts;
+};
+
+static void wait_flag_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx;
+    (void)block_dim;
+    const struct wait_flag_args *a = args;
+    if (!fix_flag_wait(a->flag))
+        atomic_fetch_add(a->timeouts, 1);
+}
+
+/* B waits on an event A records only after a kernel on A that blocks
+ * until a kernel on C has run, and C's kernel is enqueued last. */
+static void streams_run_concurrently_without_deadlock(void **state)
+{
+    (void)state;
+    simdev_stream_t a = fix_stream(), b = fix_stream(), c = fix_stream();
+    simdev_event_t after_a = fix_event();
+    struct fix_flag c_ran;
+    fix_flag_init(&c_ran);
+    struct fix_flag *c_ran_ptr = &c_ran;
+    atomic_int timeouts = 0;
+    struct fix_log log = {0};
+    struct wait_flag_args wait_args = {&c_ran, &timeouts};
+    assert_int_equal(simdev_launch_kernel(a, SIMDEV_ENGINE_AICORE, wait_flag_kernel, 1, &wait_args,
+                                          sizeof wait_args),
+                     SIMDEV_SUCCESS);
+    fix_launch_log(a, &log, 1);
+    assert_int_equal(simdev_event_record(after_a, a), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_wait_event(b, after_a), SIMDEV_SUCCESS);
+    fix_launch_log(b, &log, 2);
+    assert_int_equal(simdev_launch_kernel(c, SIMDEV_ENGINE_AICPU, raise_kernel, 1, &c_ran_ptr, sizeof c_ran_ptr),
+                     SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(b), SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&timeouts), 0);
+    assert_int_equal(atomic_load(&log.count), 2);
+    assert_int_equal(log.values[0], 1);
+    assert_int_equal(log.values[1], 2);
+    assert_int_equal(simdev_device_synchronize(), SIMDEV_SUCCESS);
+    fix_flag_deinit(&c_ran);
+    assert_int_equal(simdev_event_destroy(after_a), SIMDEV_SUCCESS);
+    simdev_stream_t all[] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(simdev_stream_destroy(all[i]), SIMDEV_SUCCESS);
+}
+
+static void stream_host_funcs_run_in_order(void **state)
+{
+    (void)state;
+    simdev_stream_t stream = fix_stream();
+    static struct fix_log log;
+    memset(&log, 0, sizeof log);
+    static struct fix_log_args args[300];
+    for (int i = 0; i < 300; i++) {
+        args[i].log = &log;
+        args[i].value = i;
+        assert_int_equal(simdev_launch_host_func(stream, fix_log_host_fn, &args[i]), SIMDEV_SUCCESS);
+    }
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&log.count), 300);
+    for (int i = 0; i < 300; i++)
+        assert_int_equal(log.values[i], i);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+}
+
+/* Each launch checks it runs as number `expected` in sequence. */
+struct sequence_args {
+    atomic_uint *next;
+    unsigned expected;
+    atomic_int *bad;
+};
+
+static void sequence_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx;
+    (void)block_dim;
+    const struct sequence_args *a = args;
+    if (atomic_fetch_add(a->next, 1) != a->expected)
+        atomic_fetch_add(a->bad, 1);
+}
+
+/* Far more launches than the ring holds: the ring wraps and order holds. */
+static void stream_kernels_run_in_order_past_ring_capacity(void **state)
+{
+    (void)state;
+    simdev_stream_t stream = fix_stream();
+    atomic_uint next = 0;
+    atomic_int bad = 0;
+    unsigned total = 3 * SIMDEV_STREAM_RING_OPS + 7;
+    for (unsigned i = 0; i < total; i++) {
+        struct sequence_args a = {&next, i, &bad};
+        assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICPU, sequence_kernel, 1, &a, sizeof a),
+                         SIMDEV_SUCCESS);
+    }
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&next), total);
+    assert_int_equal(atomic_load(&bad), 0);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+}
+
+static void stream_async_copies_and_sets_apply_in_order(void **state)
+{
+    (void)state;
+    simdev_stream_t stream = fix_stream();
+    uint8_t *buf = fix_malloc(256);
+    uint8_t in[64], out[256];
+    memset(in, 2, sizeof in);
+    memset(out, 0, sizeof out);
+    struct fix_gate gate;
+    fix_gate_init(&gate);
+    assert_int_equal(simdev_launch_host_func(stream, fix_gate_host_fn, &gate), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_memset_async(buf, 1, 256, stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_memcpy_async(buf + 64, in, 64, stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_memset_async(buf + 128, 3, 64, stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_memcpy_async(out, buf, 256, stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_memset_async(buf, 9, 256, stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_query(stream), SIMDEV_ERROR_NOT_READY);
+    assert_int_equal(out[0], 0);
+    fix_flag_raise(&gate.flag);
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_query(stream), SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&gate.timeouts), 0);
+    for (int i = 0; i < 256; i++)
+        assert_int_equal(out[i], i < 64 ? 1 : i < 128 ? 2 : i < 192 ? 3 : 1);
+    fix_flag_deinit(&gate.flag);
+    assert_int_equal(simdev_free(buf), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+}
+
+static void rendezvous_blocks(simdev_engine engine, uint32_t pool)
+{
+    simdev_stream_t stream = fix_stream();
+    struct fix_rendezvous r;
+    fix_rendezvous_init(&r, pool);
+    struct fix_rendezvous *rp = &r;
+    assert_int_equal(simdev_launch_kernel(stream, engine, fix_rendezvous_kernel, pool, &rp, sizeof rp),
+                     SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    assert_int_equal(fix_rendezvous_arrived(&r), pool);
+    assert_int_equal(atomic_load(&r.timeouts), 0);
+    fix_rendezvous_deinit(&r);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+}
+
+static void kernel_blocks_of_one_launch_run_concurrently_on_aicore(void **state)
+{
+    (void)state;
+    rendezvous_blocks(SIMDEV_ENGINE_AICORE, FIX_AICORE_POOL);
+}
+
+static void kernel_blocks_of_one_launch_run_concurrently_on_aicpu(void **state)
+{
+    (void)state;
+    rendezvous_blocks(SIMDEV_ENGINE_AICPU, FIX_AICPU_THREADS);
+}
+
+struct seen_args {
+    atomic_int *seen;
+    uint32_t block_dim;
+    atomic_int *bad;
+};
+
+static void seen_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    const struct seen_args *a = args;
+    if (block_dim != a->block_dim || block_idx >= block_dim)
+        atomic_fetch_add(a->bad, 1);
+    else
+        atomic_fetch_add(&a->seen[block_idx], 1);
+}
+
+static void kernel_runs_every_block_once_in_waves_beyond_pool(void **state)
+{
+    (void)state;
+    simdev_stream_t stream = fix_stream();
+    enum { BLOCKS = 37 };
+    atomic_int seen[BLOCKS];
+    for (int i = 0; i < BLOCKS; i++)
+        atomic_init(&seen[i], 0);
+    atomic_int bad = 0;
+    struct seen_args a = {seen, BLOCKS, &bad};
+    assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICORE, seen_kernel, BLOCKS, &a, sizeof a),
+                     SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICPU, seen_kernel, BLOCKS, &a, sizeof a),
+                     SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&bad), 0);
+    for (int i = 0; i < BLOCKS; i++)
+        assert_int_equal(atomic_load(&seen[i]), 2);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+}
+
+static void sleep_count_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    struct timespec pause = {0, 5 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    fix_count_kernel(block_idx, block_dim, args);
+}
+
+static void stream_destroy_and_device_synchronize_wait_for_queued_work(void **state)
+{
+    (void)state;
+    simdev_stream_t a = fix_stream(), b = fix_stream();
+    atomic_int runs = 0;
+    atomic_int *runs_ptr = &runs;
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(simdev_launch_kernel(a, SIMDEV_ENGINE_AICPU, sleep_count_kernel, 1, &runs_ptr,
+                                              sizeof runs_ptr),
+                         SIMDEV_SUCCESS);
+        assert_int_equal(simdev_launch_kernel(b, SIMDEV_ENGINE_AICPU, sleep_count_kernel, 1, &runs_ptr,
+                                              sizeof runs_ptr),
+                         SIMDEV_SUCCESS);
+    }
+    assert_int_equal(simdev_stream_destroy(a), SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&runs) >= 3, 1);
+    assert_int_equal(simdev_device_synchronize(), SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&runs), 6);
+    assert_int_equal(simdev_stream_destroy(b), SIMDEV_SUCCESS);
+}
+
+/* ---- devices ---- */
+
+static int get_device_on_thread(void *p)
+{
+    return simdev_get_device((int *)p);
+}
+
+static void device_current_is_per_thread_and_defaults_to_zero(void **state)
+{
+    (void)state;
+    int device = -1;
+    assert_int_equal(simdev_get_device(&device), SIMDEV_SUCCESS);
+    assert_int_equal(device, 0);
+    assert_int_equal(simdev_set_device(1), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_get_device(&device), SIMDEV_SUCCESS);
+    assert_int_equal(device, 1);
+    int other = -1;
+    assert_int_equal(fix_call_on_thread(get_device_on_thread, &other), SIMDEV_SUCCESS);
+    assert_int_equal(other, 0);
+    assert_int_equal(simdev_set_device(FIX_DEVICES), SIMDEV_ERROR_INVALID_DEVICE);
+    assert_int_equal(simdev_set_device(-1), SIMDEV_ERROR_INVALID_DEVICE);
+    assert_int_equal(simdev_get_device(&device), SIMDEV_SUCCESS);
+    assert_int_equal(device, 1);
+    assert_int_equal(simdev_get_device(NULL), SIMDEV_ERROR_INVALID_PARAM);
+}
+
+static void device_streams_and_memory_work_on_second_device(void **state)
+{
+    (void)state;
+    assert_int_equal(simdev_set_device(1), SIMDEV_SUCCESS);
+    simdev_stream_t stream = fix_stream();
+    uint32_t *buf = fix_malloc(64 * 4);
+    fix_launch_fill(stream, buf, 64, 0x31);
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    fix_assert_words(buf, 64, 0x31);
+    assert_int_equal(fix_mem_info(1).live_allocations, 1);
+    assert_int_equal(fix_mem_info(0).live_allocations, 0);
+    assert_int_equal(simdev_free(buf), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+}
+
+static void device_reset_frees_memory_and_invalidates_handles(void **state)
+{
+    (void)state;
+    simdev_stream_t stream = fix_stream();
+    simdev_event_t event = fix_event();
+    atomic_int runs = 0;
+    fix_launch_count(stream, &runs);
+    fix_malloc(4096);
+    fix_malloc(1);
+    assert_int_equal(simdev_reset_device(0), SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&runs), 1);
+    simdev_mem_info info = fix_mem_info(0);
+    assert_int_equal(info.committed_bytes, 0);
+    assert_int_equal(info.live_allocations, 0);
+    assert_int_equal(simdev_stream_query(stream), SIMDEV_ERROR_INVALID_HANDLE);
+    assert_int_equal(simdev_event_query(event), SIMDEV_ERROR_INVALID_HANDLE);
+    assert_int_equal(simdev_reset_device(FIX_DEVICES), SIMDEV_ERROR_INVALID_DEVICE);
+    simdev_stream_t fresh = fix_stream();
+    assert_int_equal(simdev_stream_destroy(fresh), SIMDEV_SUCCESS);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        FIX_TEST(streams_run_concurrently_without_deadlock),
+        FIX_TEST(stream_host_funcs_run_in_order),
+        FIX_TEST(stream_kernels_run_in_order_past_ring_capacity),
+        FIX_TEST(stream_async_copies_and_sets_apply_in_order),
+        FIX_TEST(kernel_blocks_of_one_launch_run_concurrently_on_aicore),
+        FIX_TEST(kernel_blocks_of_one_launch_run_concurrently_on_aicpu),
+        FIX_TEST(kernel_runs_every_block_once_in_waves_beyond_pool),
+        FIX_TEST(stream_destroy_and_device_synchronize_wait_for_queued_work),
+        FIX_TEST(device_current_is_per_thread_and_defaults_to_zero),
+        FIX_TEST(device_streams_and_memory_work_on_second_device),
+        FIX_TEST(device_reset_frees_memory_and_invalidates_handles),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
