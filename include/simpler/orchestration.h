@@ -39,9 +39,12 @@ extern "C" {
  * signature of the callable image (SPEC §4). */
 #define SIMPLER_MAX_TASK_ARGS 32
 
-/* Core types of a task (and of a child in the callable image). */
-#define SIMPLER_CORE_AIC 0
-#define SIMPLER_CORE_AIV 1
+/* Core types of a task, the same values as a child's in simpler/callable.h
+ * (the identical definitions may coexist). */
+#ifndef SIMPLER_CORE_TYPE_AIC
+#define SIMPLER_CORE_TYPE_AIC 0 /* cube */
+#define SIMPLER_CORE_TYPE_AIV 1 /* vector */
+#endif
 
 /* Address space of a tensor created by simpler_orch_tensor_create: its
  * buffer_addr is an offset into the graph heap, which the device rebases.
@@ -178,7 +181,7 @@ typedef struct SimplerKernelArgs {
     uint32_t block_idx;     /* this block, 0..block_dim-1 */
     uint32_t block_dim;
     uint32_t core_id;       /* the AICore running the block */
-    uint32_t core_type;     /* SIMPLER_CORE_AIC or SIMPLER_CORE_AIV */
+    uint32_t core_type;     /* SIMPLER_CORE_TYPE_AIC or _AIV */
     const ChipTensor *tensors;
     const uint64_t *scalars;
 } SimplerKernelArgs;

@@ -12,8 +12,10 @@ int graph_build_fail(graph_scratch *scratch, int rc)
     return rc;
 }
 
-static int check_call_args(const ChipStorageTaskArgs *args)
+int graph_call_args_check(const ChipStorageTaskArgs *args)
 {
+    if (args == NULL)
+        return GRAPH_ERR_INVALID_ARGUMENT;
     if (args->tensor_count < 0 || args->tensor_count > SIMPLER_MAX_TENSOR_ARGS)
         return GRAPH_ERR_INVALID_ARGUMENT;
     if (args->scalar_count < 0 || args->scalar_count > SIMPLER_MAX_SCALAR_ARGS)
@@ -75,15 +77,15 @@ int graph_build_run(graph_scratch *scratch, SimplerOrchEntryFn entry, const Chip
     if (scratch == NULL || entry == NULL || args == NULL)
         return GRAPH_ERR_INVALID_ARGUMENT;
     reset(scratch, args);
-    int rc = check_call_args(args);
+    int rc = graph_call_args_check(args);
     if (rc == GRAPH_OK)
         rc = stage_host_tensors(scratch);
     if (rc != GRAPH_OK)
         goto err_discard_graph;
     int entry_rc = entry(&scratch->orch, args);
     rc = scratch->status;
-    if (rc == GRAPH_OK && entry_rc != 0)
-        rc = GRAPH_ERR_INVALID_ARGUMENT;
+    if (rc == GRAPH_OK)
+        rc = graph_status_of_entry(entry_rc);
     if (rc != GRAPH_OK)
         goto err_discard_graph;
     scratch->call = NULL;

@@ -24,13 +24,19 @@ int graph_scratch_create(const graph_limits *limits, graph_scratch **out);
 void graph_scratch_destroy(graph_scratch *scratch);
 const graph_limits *graph_scratch_limits(const graph_scratch *scratch);
 
+/* The checks graph_build_run makes on its `args`: 0 or
+ * GRAPH_ERR_INVALID_ARGUMENT. Reads only. */
+int graph_call_args_check(const ChipStorageTaskArgs *args);
+
 /* Checks `args` (counts in range; every tensor a valid view in the HOST or
  * DEVICE address space with reserved bytes zero), stages the HOST tensors,
  * then runs `entry(orch, args)` and collects its tasks. Returns 0 and sets
  * *out (may be NULL) to the graph, valid until the next run or destroy.
  * Errors, after which the scratch holds no graph:
  *   GRAPH_ERR_INVALID_ARGUMENT  NULL, bad args, an orchestration call with
- *                               bad arguments, or the entry returned nonzero;
+ *                               bad arguments, or the entry returned a
+ *                               nonzero value outside -1..-999;
+ *   -1..-999                    the entry's own return (its failure code);
  *   GRAPH_ERR_INVALID_STATE     add/submit without args_begin;
  *   GRAPH_ERR_CAPACITY_EXCEEDED a limit (tasks, args, edges, readers, heap,
  *                               temp) would be exceeded.

@@ -69,7 +69,7 @@ typedef struct graph_image_staged {
 
 typedef struct graph_image_task {
     int32_t func_id;
-    uint32_t core_type;     /* SIMPLER_CORE_AIC / _AIV */
+    uint32_t core_type;     /* SIMPLER_CORE_TYPE_AIC / _AIV */
     uint32_t arg_begin;     /* args of task i follow those of task i-1 */
     uint32_t arg_count;
     uint32_t fanin_begin;   /* predecessors, increasing, all < this id */

@@ -149,7 +149,7 @@ static int check_tasks(const image_view *v)
     uint32_t args = 0, fanin = 0, fanout = 0;
     for (uint32_t i = 0; i < h->task_count; i++) {
         const graph_image_task *t = &v->tasks[i];
-        if (t->func_id < 0 || t->func_id >= GRAPH_FUNC_ID_LIMIT || t->core_type > SIMPLER_CORE_AIV)
+        if (t->func_id < 0 || t->func_id >= GRAPH_FUNC_ID_LIMIT || t->core_type > SIMPLER_CORE_TYPE_AIV)
             return BAD;
         if (t->arg_begin != args || t->arg_count > SIMPLER_MAX_TASK_ARGS || t->arg_count > h->arg_count - args)
             return BAD;

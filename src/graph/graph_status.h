@@ -1,18 +1,27 @@
 /*
- * graph_status — the status values src/graph returns.
- *
- * They are the PTO_RUNTIME_ERR_* codes of SPEC §2.1, named here so the
- * graph module does not depend on the order in which the public status
- * table lands. The values are fixed by the ABI.
+ * graph_status — the status values src/graph returns: the public
+ * PTO_RUNTIME_ERR_* codes of SPEC §2.1 under short local names.
  */
 #ifndef SIMPLER_GRAPH_STATUS_H
 #define SIMPLER_GRAPH_STATUS_H
 
-#define GRAPH_OK 0
-#define GRAPH_ERR_INTERNAL (-1000)
-#define GRAPH_ERR_INVALID_STATE (-1003)
-#define GRAPH_ERR_CAPACITY_EXCEEDED (-1004)
-#define GRAPH_ERR_INVALID_ARGUMENT (-1005)
-#define GRAPH_ERR_OUT_OF_MEMORY (-1007)
+#include "simpler/runtime_c_api.h"
+
+#define GRAPH_OK PTO_RUNTIME_SUCCESS
+#define GRAPH_ERR_INTERNAL PTO_RUNTIME_ERR_INTERNAL
+#define GRAPH_ERR_INVALID_STATE PTO_RUNTIME_ERR_INVALID_STATE
+#define GRAPH_ERR_CAPACITY_EXCEEDED PTO_RUNTIME_ERR_CAPACITY_EXCEEDED
+#define GRAPH_ERR_INVALID_ARGUMENT PTO_RUNTIME_ERR_INVALID_ARGUMENT
+#define GRAPH_ERR_OUT_OF_MEMORY PTO_RUNTIME_ERR_OUT_OF_MEMORY
+
+/* An orchestration entry may report its own failure with a code in
+ * [SIMPLER_DEVICE_ERROR_MIN, SIMPLER_DEVICE_ERROR_MAX]; the build returns
+ * it as it is. Any other nonzero return is GRAPH_ERR_INVALID_ARGUMENT. */
+static inline int graph_status_of_entry(int entry_rc)
+{
+    if (entry_rc >= SIMPLER_DEVICE_ERROR_MIN && entry_rc <= SIMPLER_DEVICE_ERROR_MAX)
+        return entry_rc;
+    return entry_rc == 0 ? GRAPH_OK : GRAPH_ERR_INVALID_ARGUMENT;
+}
 
 #endif

@@ -106,7 +106,7 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
     graph *g = &s->g;
     if (!s->open)
         return graph_build_fail(s, GRAPH_ERR_INVALID_STATE);
-    if (func_id < 0 || func_id >= GRAPH_FUNC_ID_LIMIT || core_type > SIMPLER_CORE_AIV)
+    if (func_id < 0 || func_id >= GRAPH_FUNC_ID_LIMIT || core_type > SIMPLER_CORE_TYPE_AIV)
         return graph_build_fail(s, GRAPH_ERR_INVALID_ARGUMENT);
     if (g->task_count >= s->limits.task_max)
         return graph_build_fail(s, GRAPH_ERR_CAPACITY_EXCEEDED);

@@ -100,21 +100,21 @@ static inline int orch_diamond(SimplerOrch *orch, const ChipStorageTaskArgs *arg
     simpler_orch_args_begin(orch);
     simpler_orch_add_input(orch, a);
     simpler_orch_add_output(orch, &c);
-    simpler_orch_submit(orch, 0, SIMPLER_CORE_AIV);
+    simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
     simpler_orch_args_begin(orch);
     simpler_orch_add_input(orch, &c);
     simpler_orch_add_output(orch, &d);
-    simpler_orch_submit(orch, 1, SIMPLER_CORE_AIV);
+    simpler_orch_submit(orch, 1, SIMPLER_CORE_TYPE_AIV);
     simpler_orch_args_begin(orch);
     simpler_orch_add_input(orch, &c);
     simpler_orch_add_output(orch, &e);
-    simpler_orch_submit(orch, 1, SIMPLER_CORE_AIC);
+    simpler_orch_submit(orch, 1, SIMPLER_CORE_TYPE_AIC);
     simpler_orch_args_begin(orch);
     simpler_orch_add_input(orch, &d);
     simpler_orch_add_input(orch, &e);
     simpler_orch_add_output_existing(orch, out);
     simpler_orch_add_scalar(orch, 7);
-    return simpler_orch_submit(orch, 2, SIMPLER_CORE_AIV);
+    return simpler_orch_submit(orch, 2, SIMPLER_CORE_TYPE_AIV);
 }
 
 static inline ChipStorageTaskArgs *diamond_args(uint8_t space_a, uint8_t space_out)

@@ -20,7 +20,7 @@ static int orch_chain(SimplerOrch *orch, const ChipStorageTaskArgs *args)
         simpler_orch_args_begin(orch);
         simpler_orch_add_input(orch, &prev);
         simpler_orch_add_output(orch, &next);
-        simpler_orch_submit(orch, 0, SIMPLER_CORE_AIV);
+        simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
         prev = next;
     }
     return 0;
@@ -68,7 +68,7 @@ static void graph_build_diamond_edges_and_heap_offsets(void **state)
     assert_int_equal(g->args[8].addr, DEV_OUT);
     assert_int_equal(g->args[8].tag, SIMPLER_TAG_OUTPUT_EXISTING);
     assert_int_equal(g->tasks[3].func_id, 2);
-    assert_int_equal(g->tasks[2].core_type, SIMPLER_CORE_AIC);
+    assert_int_equal(g->tasks[2].core_type, SIMPLER_CORE_TYPE_AIC);
     assert_int_equal(g->tasks[3].arg_begin, 6);
     assert_int_equal(g->tasks[3].arg_count, 4);
     assert_int_equal(g->args[9].kind, GRAPH_ARG_SCALAR);
@@ -114,7 +114,7 @@ static int orch_host_subbuffer(SimplerOrch *orch, const ChipStorageTaskArgs *arg
     ChipTensor v = gt_tensor(args->tensors[1].buffer_addr + 64, 8, SIMPLER_ADDRESS_SPACE_HOST);
     simpler_orch_args_begin(orch);
     simpler_orch_add_inout(orch, &v);
-    return simpler_orch_submit(orch, 0, SIMPLER_CORE_AIV);
+    return simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
 }
 
 static void graph_build_host_subview_maps_into_its_staged_copy(void **state)
@@ -144,14 +144,14 @@ static int orch_no_dep(SimplerOrch *orch, const ChipStorageTaskArgs *args)
     simpler_orch_tensor_create(orch, SIMPLER_DTYPE_INT32, 1, &shape, &c);
     simpler_orch_args_begin(orch);
     simpler_orch_add_output(orch, &c);
-    simpler_orch_submit(orch, 0, SIMPLER_CORE_AIV);
+    simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
     simpler_orch_args_begin(orch);
     simpler_orch_add_no_dep(orch, &c);
     simpler_orch_add_scalar(orch, 42);
-    simpler_orch_submit(orch, 1, SIMPLER_CORE_AIV);
+    simpler_orch_submit(orch, 1, SIMPLER_CORE_TYPE_AIV);
     simpler_orch_args_begin(orch);
     simpler_orch_add_input(orch, &c);
-    return simpler_orch_submit(orch, 2, SIMPLER_CORE_AIV);
+    return simpler_orch_submit(orch, 2, SIMPLER_CORE_TYPE_AIV);
 }
 
 static void graph_build_no_dep_argument_makes_no_edge(void **state)
@@ -265,7 +265,7 @@ static int orch_misuse(SimplerOrch *orch, const ChipStorageTaskArgs *args)
         break;
     case 4: /* func_id out of range */
         simpler_orch_args_begin(orch);
-        simpler_orch_submit(orch, GRAPH_FUNC_ID_LIMIT, SIMPLER_CORE_AIV);
+        simpler_orch_submit(orch, GRAPH_FUNC_ID_LIMIT, SIMPLER_CORE_TYPE_AIV);
         break;
     case 5: /* more arguments than a signature holds */
         simpler_orch_args_begin(orch);
@@ -277,7 +277,7 @@ static int orch_misuse(SimplerOrch *orch, const ChipStorageTaskArgs *args)
     case 7: /* first failure wins: a bad core type, then a missing begin */
         simpler_orch_args_begin(orch);
         simpler_orch_submit(orch, 0, 2);
-        simpler_orch_submit(orch, 0, SIMPLER_CORE_AIV);
+        simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
         break;
     case 8: /* a heap view past what was created */
         c.buffer_addr += 1024;
@@ -285,8 +285,10 @@ static int orch_misuse(SimplerOrch *orch, const ChipStorageTaskArgs *args)
         simpler_orch_add_input(orch, &c);
         break;
     case 9: /* submit without begin */
-        simpler_orch_submit(orch, 0, SIMPLER_CORE_AIV);
+        simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
         break;
+    case 10: /* the entry's own failure code in -1..-999 passes through */
+        return -5;
     }
     return 0;
 }
@@ -298,7 +300,7 @@ static void graph_build_misuse_returns_documented_status(void **state)
         GRAPH_ERR_INVALID_STATE,    GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT,
         GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT,
         GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT,
-        GRAPH_ERR_INVALID_STATE,
+        GRAPH_ERR_INVALID_STATE,    -5,
     };
     graph_scratch *s = gt_scratch(4);
     ChipStorageTaskArgs *args = gt_args_new();

@@ -48,7 +48,7 @@ static int orch_chain_of_n(SimplerOrch *orch, const ChipStorageTaskArgs *args)
         simpler_orch_args_begin(orch);
         simpler_orch_add_input(orch, &prev);
         simpler_orch_add_output(orch, &next);
-        simpler_orch_submit(orch, 3, SIMPLER_CORE_AIC);
+        simpler_orch_submit(orch, 3, SIMPLER_CORE_TYPE_AIC);
         prev = next;
     }
     return 0;

@@ -20,7 +20,7 @@ static int orch_w1(SimplerOrch *orch, const ChipStorageTaskArgs *args)
         simpler_orch_args_begin(orch);
         simpler_orch_add_input(orch, &prev);
         simpler_orch_add_output(orch, &next);
-        simpler_orch_submit(orch, 0, SIMPLER_CORE_AIV);
+        simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
         prev = next;
     }
     return 0;
@@ -35,18 +35,18 @@ static int orch_w2(SimplerOrch *orch, const ChipStorageTaskArgs *args)
     simpler_orch_args_begin(orch);
     simpler_orch_add_input(orch, &args->tensors[0]);
     simpler_orch_add_output(orch, &x);
-    simpler_orch_submit(orch, 0, SIMPLER_CORE_AIV);
+    simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
     for (uint32_t i = 0; i < W_TASKS; i++) {
         ChipTensor xi = gt_slice(&x, i, 1), yi = gt_slice(y, i, 1);
         simpler_orch_args_begin(orch);
         simpler_orch_add_input(orch, &xi);
         simpler_orch_add_output_existing(orch, &yi);
-        simpler_orch_submit(orch, 1, SIMPLER_CORE_AIV);
+        simpler_orch_submit(orch, 1, SIMPLER_CORE_TYPE_AIV);
     }
     simpler_orch_args_begin(orch);
     simpler_orch_add_input(orch, y);
     simpler_orch_add_output_existing(orch, &args->tensors[2]);
-    return simpler_orch_submit(orch, 2, SIMPLER_CORE_AIC);
+    return simpler_orch_submit(orch, 2, SIMPLER_CORE_TYPE_AIC);
 }
 
 static int orch_w3(SimplerOrch *orch, const ChipStorageTaskArgs *args)
@@ -59,7 +59,7 @@ static int orch_w3(SimplerOrch *orch, const ChipStorageTaskArgs *args)
             simpler_orch_args_begin(orch);
             simpler_orch_add_input(orch, &in);
             simpler_orch_add_output_existing(orch, &out);
-            simpler_orch_submit(orch, (int32_t)(l % 2), SIMPLER_CORE_AIV);
+            simpler_orch_submit(orch, (int32_t)(l % 2), SIMPLER_CORE_TYPE_AIV);
         }
     }
     return 0;
