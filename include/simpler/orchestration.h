@@ -56,7 +56,9 @@ typedef struct SimplerOrch SimplerOrch;
 /* The runtime's side of the orchestration API. Every entry returns 0 or a
  * negative PTO_RUNTIME_ERR_* status; a failed call has no effect on the
  * graph, and the first failure is also kept by the runtime, which then
- * fails the whole build with it (so an orchestration may ignore returns).
+ * fails the whole build with it. After that, describing calls (create,
+ * begin, add, submit) return that status without reading their
+ * arguments, so an orchestration may ignore returns.
  *
  * Task arguments are described between args_begin and submit: tensors and
  * scalars in the order the kernel's signature lists them. */

@@ -2,6 +2,9 @@
  * graph_orch — the ops an orchestration entry calls, acting on the
  * scratch of the running build. Every op validates fully before it
  * changes anything; a failure is also recorded as the build's status.
+ * Once a build has failed, describing ops return that status at once
+ * without looking at their arguments: an orchestration that ignores a
+ * failed tensor_create must not make the build read what it never set.
  */
 #include <stddef.h>
 #include <string.h>
@@ -44,6 +47,8 @@ static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, 
     uint32_t strides[SIMPLER_MAX_TENSOR_DIMS] = {0};
     uint64_t elements;
     uint32_t elem = graph_dtype_bytes(dtype);
+    if (s->status != GRAPH_OK)
+        return s->status;
     if (out == NULL || shapes == NULL || elem == 0 || ndims == 0 || ndims > SIMPLER_MAX_TENSOR_DIMS ||
         dense_strides(ndims, shapes, strides, &elements) != GRAPH_OK ||
         elements > (UINT64_MAX - GRAPH_HEAP_ALIGN) / elem)
@@ -67,6 +72,8 @@ static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, 
 static int orch_args_begin(SimplerOrch *orch)
 {
     graph_scratch *s = scratch_of(orch);
+    if (s->status != GRAPH_OK)
+        return s->status;
     s->open = 1;
     s->open_count = 0;
     return GRAPH_OK;
@@ -75,6 +82,8 @@ static int orch_args_begin(SimplerOrch *orch)
 /* The next free argument record of the open task, or a status. */
 static int next_arg(graph_scratch *s, graph_image_arg **out)
 {
+    if (s->status != GRAPH_OK)
+        return s->status;
     if (!s->open)
         return GRAPH_ERR_INVALID_STATE;
     if (s->open_count >= SIMPLER_MAX_TASK_ARGS)

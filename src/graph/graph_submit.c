@@ -104,6 +104,8 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
 {
     graph_scratch *s = (graph_scratch *)(void *)orch;
     graph *g = &s->g;
+    if (s->status != GRAPH_OK)
+        return s->status;
     if (!s->open)
         return graph_build_fail(s, GRAPH_ERR_INVALID_STATE);
     if (func_id < 0 || func_id >= GRAPH_FUNC_ID_LIMIT || core_type > SIMPLER_CORE_TYPE_AIV)

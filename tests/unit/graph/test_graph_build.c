@@ -226,6 +226,38 @@ static void graph_build_heap_and_temp_limits_are_capacity_exceeded(void **state)
     free(args);
 }
 
+static int later_calls[4];
+
+/* The heap holds nothing: create fails, then every later call must
+ * report that failure without reading its (unset) tensor. */
+static int orch_after_failure(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    (void)args;
+    uint32_t shape = 4;
+    ChipTensor never_set;
+    memset(&never_set, 0xff, sizeof(never_set));
+    later_calls[0] = simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &shape, &never_set);
+    later_calls[1] = simpler_orch_args_begin(orch);
+    later_calls[2] = simpler_orch_add_output(orch, &never_set);
+    later_calls[3] = simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
+    return 0;
+}
+
+static void graph_build_calls_after_a_failure_return_the_first_status(void **state)
+{
+    (void)state;
+    graph_limits limits;
+    graph_scratch *s = NULL;
+    ChipStorageTaskArgs *args = gt_args_new();
+    assert_int_equal(graph_limits_for_window(8, 0, 0, &limits), 0);
+    assert_int_equal(graph_scratch_create(&limits, &s), 0);
+    assert_int_equal(graph_build_run(s, orch_after_failure, args, NULL), GRAPH_ERR_CAPACITY_EXCEEDED);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(later_calls[i], GRAPH_ERR_CAPACITY_EXCEEDED);
+    graph_scratch_destroy(s);
+    free(args);
+}
+
 static void graph_build_edge_limit_is_capacity_exceeded(void **state)
 {
     (void)state;
@@ -397,6 +429,7 @@ int main(void)
         cmocka_unit_test(graph_build_run_allocates_nothing),
         cmocka_unit_test(graph_build_task_window_exceeded_is_capacity_exceeded),
         cmocka_unit_test(graph_build_heap_and_temp_limits_are_capacity_exceeded),
+        cmocka_unit_test(graph_build_calls_after_a_failure_return_the_first_status),
         cmocka_unit_test(graph_build_edge_limit_is_capacity_exceeded),
         cmocka_unit_test(graph_build_misuse_returns_documented_status),
         cmocka_unit_test(graph_build_rejects_malformed_call_arguments),
