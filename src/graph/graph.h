@@ -31,9 +31,8 @@ typedef struct graph {
 size_t graph_image_size(const graph *g);
 
 /* The largest image of any graph with at most these tasks, args and
- * edges (every
- * pool full, every call tensor staged), so a caller can reserve the
- * image buffer once. 0 if it would not fit the format. */
+ * edges (every call tensor staged), so a caller can reserve the image
+ * buffer once. 0 if it would not fit the format. */
 size_t graph_image_size_bound(uint32_t task_max, uint32_t arg_max, uint32_t edge_max);
 
 /* Writes the image of `g` into `size` bytes at `buf` (8-byte aligned).
