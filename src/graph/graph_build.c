@@ -1,9 +1,9 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "common/task_args_check.h"
 #include "graph/graph_build_internal.h"
 #include "graph/graph_status.h"
-#include "graph/graph_tensor.h"
 
 int graph_build_fail(graph_scratch *scratch, int rc)
 {
@@ -14,21 +14,9 @@ int graph_build_fail(graph_scratch *scratch, int rc)
 
 int graph_call_args_check(const ChipStorageTaskArgs *args)
 {
-    if (args == NULL)
-        return GRAPH_ERR_INVALID_ARGUMENT;
-    if (args->tensor_count < 0 || args->tensor_count > SIMPLER_MAX_TENSOR_ARGS)
-        return GRAPH_ERR_INVALID_ARGUMENT;
-    if (args->scalar_count < 0 || args->scalar_count > SIMPLER_MAX_SCALAR_ARGS)
-        return GRAPH_ERR_INVALID_ARGUMENT;
-    for (int32_t i = 0; i < args->tensor_count; i++) {
-        const ChipTensor *t = &args->tensors[i];
-        uint64_t first, end;
-        if (t->address_space != SIMPLER_ADDRESS_SPACE_HOST && t->address_space != SIMPLER_ADDRESS_SPACE_DEVICE)
-            return GRAPH_ERR_INVALID_ARGUMENT;
-        if (graph_tensor_check(t, &first, &end) != GRAPH_OK)
-            return GRAPH_ERR_INVALID_ARGUMENT;
-    }
-    return GRAPH_OK;
+    /* The shared validator: counts, and every tensor a valid HOST or
+     * DEVICE view with reserved bytes zero. */
+    return task_args_check(args) == 0 ? GRAPH_OK : GRAPH_ERR_INVALID_ARGUMENT;
 }
 
 static void reset(graph_scratch *s, const ChipStorageTaskArgs *args)

@@ -2,7 +2,10 @@
 
 #include <stddef.h>
 
+#include "common/task_args_check.h"
 #include "graph/graph_status.h"
+
+_Static_assert(GRAPH_TASK_WINDOW_MAX == CALL_CONFIG_TASK_WINDOW_MAX, "one bound for the task window");
 
 int graph_limits_for_window(uint32_t task_window, uint64_t heap_bytes_max, uint64_t temp_bytes_max,
                             graph_limits *out)

@@ -10,9 +10,9 @@
 
 #include <stdint.h>
 
-/* Largest task window: the device scheduler's queues are sized from it
- * (SPEC §7; the reference system's kernel window is [1, 32768]). */
-#define GRAPH_TASK_WINDOW_MAX 32768u
+/* Largest task window: CallConfig.task_window's bound
+ * (CALL_CONFIG_TASK_WINDOW_MAX, asserted equal in graph_limits.c). */
+#define GRAPH_TASK_WINDOW_MAX (1u << 20)
 /* Defaults per task of the window for the pools whose use depends on the
  * program: arguments, dependency edges and TensorMap reader records.
  * Chains, fans and layered graphs use 2-4 of each per task on average. */

@@ -14,6 +14,16 @@
 #define GRAPH_ERR_INVALID_ARGUMENT PTO_RUNTIME_ERR_INVALID_ARGUMENT
 #define GRAPH_ERR_OUT_OF_MEMORY PTO_RUNTIME_ERR_OUT_OF_MEMORY
 
+/* Cheap invariant checks, on in every build (CONVENTIONS: the O(n)
+ * validators are the optional tier, not these). A failure logs the
+ * condition and aborts. */
+#define GRAPH_ASSERT(cond)                                                  \
+    do {                                                                    \
+        if (!(cond))                                                        \
+            graph_assert_fail(#cond, __FILE__, __LINE__);                   \
+    } while (0)
+_Noreturn void graph_assert_fail(const char *cond, const char *file, int line);
+
 /* An orchestration entry may report its own failure with a code in
  * [SIMPLER_DEVICE_ERROR_MIN, SIMPLER_DEVICE_ERROR_MAX]; the build returns
  * it as it is. Any other nonzero return is GRAPH_ERR_INVALID_ARGUMENT. */

@@ -1,6 +1,5 @@
 #include "graph/tensor_map.h"
 
-#include <assert.h>
 #include <string.h>
 
 #include "graph/graph_status.h"
@@ -54,7 +53,7 @@ void tensor_map_deps_init(tensor_map_deps *deps, uint32_t *seen, uint32_t *list,
 
 void tensor_map_deps_begin(tensor_map_deps *deps, uint32_t task)
 {
-    assert(task < deps->capacity);
+    GRAPH_ASSERT(task < deps->capacity);
     /* Stamps run on across tasks and builds, so `seen` is cleared only when
      * the stamp wraps, never per build. */
     deps->stamp++;
@@ -68,7 +67,7 @@ void tensor_map_deps_begin(tensor_map_deps *deps, uint32_t task)
 
 void tensor_map_deps_add(tensor_map_deps *deps, uint32_t pred)
 {
-    assert(pred < deps->capacity);
+    GRAPH_ASSERT(pred < deps->capacity);
     if (pred == deps->task || deps->seen[pred] == deps->stamp)
         return;
     deps->seen[pred] = deps->stamp;
@@ -89,7 +88,7 @@ static uint32_t segment_new(tensor_map *map, uint64_t lo, uint64_t hi, uint32_t 
         map->free_head = map->segments[i].right;
         map->free_count--;
     } else {
-        assert(map->segment_used < map->segment_capacity);
+        GRAPH_ASSERT(map->segment_used < map->segment_capacity);
         i = map->segment_used++;
     }
     tensor_map_segment *s = &map->segments[i];
@@ -113,7 +112,7 @@ static void segment_free(tensor_map *map, uint32_t i)
 
 static uint32_t reader_new(tensor_map *map, uint32_t task, uint32_t next)
 {
-    assert(map->reader_used < map->reader_capacity);
+    GRAPH_ASSERT(map->reader_used < map->reader_capacity);
     uint32_t i = map->reader_used++;
     map->readers[i].task = task;
     map->readers[i].next = next;
@@ -258,7 +257,7 @@ static int read_fits(const tensor_map *map, const access_parts *p, uint64_t lo, 
 int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
                     tensor_map_deps *deps)
 {
-    assert(space < TENSOR_MAP_SPACES && lo < hi);
+    GRAPH_ASSERT(space < TENSOR_MAP_SPACES && lo < hi);
     access_parts p;
     int rc = access_open(map, space, lo, hi, &p);
     if (rc != GRAPH_OK)
@@ -311,7 +310,7 @@ static void add_readers(tensor_map *map, uint32_t r, tensor_map_deps *deps)
 int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
                      tensor_map_deps *deps)
 {
-    assert(space < TENSOR_MAP_SPACES && lo < hi);
+    GRAPH_ASSERT(space < TENSOR_MAP_SPACES && lo < hi);
     access_parts p;
     int rc = access_open(map, space, lo, hi, &p);
     if (rc != GRAPH_OK)
@@ -322,7 +321,7 @@ int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, 
         return GRAPH_ERR_CAPACITY_EXCEEDED;
     }
     map->visit++;
-    assert(map->visit != 0);
+    GRAPH_ASSERT(map->visit != 0);
     uint32_t keep = p.list;
     for (uint32_t i = p.list, next; i != NIL; i = next) {
         next = s[i].right;
