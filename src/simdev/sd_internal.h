@@ -1,0 +1,273 @@
+/*
+ * sd_internal.h — simdev's private state, shared by the files of src/simdev.
+ *
+ * Locking, outermost first:
+ *   sd_g.lock   process state: registries, HBM heaps, capture sessions,
+ *               graphs under construction, event capture records;
+ *   stream->mu  one stream's op ring, fault and completion counters;
+ *   sd_g.ev_mu  eager event state (sequence numbers, references);
+ *   pool->mu, graph->mu   engine pools and graph replays.
+ * Stream workers, engine threads and graph lane threads never take
+ * sd_g.lock, so an API call may hold it while it joins or signals them.
+ * A caller that must block on device progress drops sd_g.lock and keeps
+ * the object alive with a hold (stream->holds) or a reference (event->refs,
+ * graph->pending).
+ */
+#ifndef SIMPLER_SIMDEV_SD_INTERNAL_H
+#define SIMPLER_SIMDEV_SD_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "simpler/simdev.h"
+
+/* ---- small pointer vector (registries, session members) ---- */
+struct sd_vec {
+    void **items;
+    size_t count;
+    size_t cap;
+};
+int sd_vec_reserve(struct sd_vec *v, size_t extra);  /* 0 or MEMORY_ALLOCATION */
+void sd_vec_push(struct sd_vec *v, void *item);     /* after a successful reserve */
+int sd_vec_has(const struct sd_vec *v, const void *item);
+void sd_vec_remove(struct sd_vec *v, const void *item);
+void sd_vec_deinit(struct sd_vec *v);
+
+/* ---- node-id sets (capture frontiers, node dependencies) ---- */
+struct sd_ids {
+    uint32_t *ids;
+    uint32_t count;
+    uint32_t cap;
+};
+int sd_ids_add(struct sd_ids *set, uint32_t id);          /* ignores duplicates */
+int sd_ids_union(struct sd_ids *set, const struct sd_ids *other);
+int sd_ids_copy(struct sd_ids *dst, const struct sd_ids *src);
+void sd_ids_deinit(struct sd_ids *set);
+
+/* ---- HBM heap: address-ordered first fit, metadata outside the region ---- */
+struct sd_extent {
+    uint64_t offset;
+    uint64_t size;       /* rounded to SIMDEV_ALLOC_ALIGN */
+    uint64_t requested;  /* what the caller asked for (live extents only) */
+};
+struct sd_heap {
+    uint8_t *base;
+    uint64_t bytes;
+    struct sd_extent *free_list; /* sorted by offset, coalesced */
+    size_t free_count, free_cap;
+    struct sd_extent *live;      /* sorted by offset */
+    size_t live_count, live_cap;
+    uint64_t committed, high_water;
+    int debug_fill;
+};
+int sd_heap_init(struct sd_heap *h, uint64_t bytes, int debug_fill);
+void sd_heap_deinit(struct sd_heap *h);
+int sd_heap_alloc(struct sd_heap *h, size_t size, void **out);
+int sd_heap_free(struct sd_heap *h, void *ptr);
+void sd_heap_free_all(struct sd_heap *h);
+/* 1 when [p, p+size) lies inside one live allocation. */
+int sd_heap_contains(const struct sd_heap *h, const void *p, size_t size);
+
+/* ---- engines: persistent worker pools ---- */
+struct sd_launch {
+    simdev_kernel_fn fn;
+    const void *args;
+    uint32_t block_dim;
+    uint32_t next_block;  /* next block index to hand out */
+    uint32_t done_blocks;
+    atomic_int fault;
+    struct sd_launch *next;
+};
+struct sd_pool {
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv;
+    pthread_cond_t done_cv;
+    struct sd_launch *head, *tail;
+    pthread_t threads[SIMDEV_MAX_ENGINE_THREADS];
+    uint32_t thread_count;  /* configured size */
+    uint32_t started;       /* threads running */
+    int stop;
+};
+void sd_pool_init(struct sd_pool *p, uint32_t thread_count);
+int sd_pool_start(struct sd_pool *p);    /* under sd_g.lock; idempotent */
+void sd_pool_deinit(struct sd_pool *p);  /* joins the threads */
+/* Runs all blocks of one launch, returns its fault code (0 if none). */
+int sd_pool_run(struct sd_pool *p, simdev_kernel_fn fn, uint32_t block_dim, const void *args);
+
+/* ---- stream ops ---- */
+enum sd_op_kind {
+    SD_OP_KERNEL,
+    SD_OP_MEMCPY,
+    SD_OP_MEMSET,
+    SD_OP_RECORD,
+    SD_OP_WAIT,
+    SD_OP_HOST_FUNC,
+    SD_OP_GRAPH
+};
+struct sd_op {
+    int kind;
+    int engine;
+    uint32_t block_dim;
+    simdev_kernel_fn fn;
+    void (*host_fn)(void *);
+    void *dst;
+    const void *src;
+    size_t size;
+    int value;
+    struct simdev_event *event;
+    uint64_t seq;
+    struct simdev_graph *graph;
+    uint64_t arg_offset;    /* into the stream's argument ring */
+    uint64_t arg_consumed;  /* ring bytes to release when the op retires */
+};
+
+struct sd_capture;
+
+struct simdev_stream {
+    int device;
+    pthread_t worker;
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv;   /* an op was queued, or stop */
+    pthread_cond_t space_cv;  /* an op retired */
+    struct sd_op *ring;
+    uint64_t head, tail;       /* ops queued / retired, monotonic */
+    uint8_t *arg_ring;
+    uint64_t arg_head, arg_tail;
+    int fault;                 /* sticky kernel fault, under mu */
+    int stop;
+    int dead;                  /* left the registry (under sd_g.lock) */
+    uint32_t holds;            /* callers blocked on it without sd_g.lock */
+    /* Capture membership, under sd_g.lock. */
+    struct sd_capture *cap;
+    uint32_t lane;
+    struct sd_ids frontier;
+};
+
+struct simdev_event {
+    int device;
+    /* Eager state, under sd_g.ev_mu. */
+    uint64_t record_seq, completed_seq;
+    uint32_t refs;   /* queued ops and blocked callers */
+    int dead;
+    /* Under sd_g.lock: ever recorded; latest record made in a capture. */
+    int recorded;
+    struct sd_capture *cap;
+    struct sd_ids cap_frontier;
+};
+
+/* ---- graphs ---- */
+enum sd_node_kind { SD_NODE_KERNEL, SD_NODE_MEMCPY, SD_NODE_MEMSET, SD_NODE_HOST_FUNC };
+struct sd_node {
+    int kind;
+    uint32_t lane;
+    int engine;
+    uint32_t block_dim;
+    simdev_kernel_fn fn;
+    void *args;        /* graph-owned copy */
+    size_t args_size;
+    void (*host_fn)(void *);
+    void *dst;
+    const void *src;
+    size_t size;
+    int value;
+    struct sd_ids deps;
+};
+struct simdev_graph {
+    int device;
+    struct sd_node *nodes;
+    uint32_t node_count, node_cap;
+    uint32_t lane_count;
+    uint32_t **lane_nodes;   /* built at capture end */
+    uint32_t *lane_len;
+    /* Replay machinery, under mu. */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t *threads;
+    uint32_t threads_started;
+    uint64_t epoch;
+    uint64_t *done_epoch;    /* per node: epoch of its last completion */
+    uint32_t lanes_left;
+    int busy, stop;
+    uint32_t pending;        /* queued graph ops */
+    atomic_int run_fault;
+};
+struct simdev_graph *sd_graph_create(int device);  /* NULL on host OOM */
+int sd_graph_add_node(struct simdev_graph *g, const struct sd_node *node, uint32_t *id);
+int sd_graph_seal(struct simdev_graph *g, uint32_t lane_count);  /* builds lanes */
+int sd_graph_prepare(struct simdev_graph *g);  /* starts lane threads */
+int sd_graph_run(struct simdev_graph *g);      /* on a stream worker */
+void sd_graph_free(struct simdev_graph *g);    /* no replays pending */
+
+/* ---- capture sessions ---- */
+struct sd_capture {
+    struct simdev_stream *origin;
+    int mode;
+    int device;
+    pthread_t begin_thread;
+    int status;
+    struct simdev_graph *graph;
+    struct sd_vec members;  /* streams, index = lane */
+};
+/* Called with sd_g.lock held on a member stream. */
+int sd_capture_add_node(struct simdev_stream *s, struct sd_node *node);
+int sd_capture_record(struct simdev_stream *s, struct simdev_event *e);
+int sd_capture_wait(struct simdev_stream *s, struct simdev_event *e);
+void sd_capture_invalidate(struct sd_capture *c);
+/* 1 if synchronous memcpy/memset must be refused for the calling thread. */
+int sd_capture_refuses_sync_copy(void);
+int sd_capture_active_on(int device);
+
+/* ---- process state ---- */
+struct sd_device {
+    struct sd_heap heap;
+    struct sd_pool pools[2];  /* indexed by simdev_engine */
+};
+struct sd_global {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;         /* holds released */
+    pthread_mutex_t ev_mu;
+    pthread_cond_t ev_cv;
+    int started, configured;
+    simdev_config cfg;
+    struct sd_device dev[SIMDEV_MAX_DEVICES];
+    struct sd_vec streams, events, graphs, sessions;
+    atomic_uint_fast64_t generation;  /* bumped by finalize */
+};
+extern struct sd_global sd_g;
+
+/* Takes sd_g.lock and starts simdev with defaults if needed. */
+int sd_lock_started(void);
+void sd_unlock(void);
+int sd_current_device(void);  /* per thread, default 0 */
+int sd_thread_capture_mode(void);
+
+/* Validation under sd_g.lock: PARAM, HANDLE or DEVICE, else 0. */
+int sd_stream_check(struct simdev_stream *s);
+int sd_event_check(struct simdev_event *e);
+int sd_graph_check(struct simdev_graph *g);
+
+/* ---- counters and fault injection ---- */
+/* Counts one call of `cls` and returns an injected fault code or 0. */
+int sd_call(simdev_call_class cls);
+void sd_counters_reset(void);
+
+/* ---- streams ---- */
+/* Under sd_g.lock: waits for ring room; returns with s->mu held and 0, or
+ * (after having dropped sd_g.lock to wait) with s->mu released and
+ * SD_RETRY so the caller validates again. */
+#define SD_RETRY (-1)
+int sd_stream_reserve(struct simdev_stream *s, size_t arg_bytes);
+/* With s->mu held after reserve: copies args, queues the op, signals. */
+void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args, size_t args_size);
+/* Waits (without sd_g.lock) until s has retired all ops queued now. */
+int sd_stream_wait_idle(struct simdev_stream *s);
+void sd_stream_free(struct simdev_stream *s);  /* drained, no holds */
+void *sd_stream_main(void *arg);              /* the worker thread */
+int sd_stream_fault(struct simdev_stream *s);
+void sd_event_unref(struct simdev_event *e); /* under ev_mu; frees if dead */
+void sd_event_free(struct simdev_event *e);
+void sd_device_teardown(int device);  /* under sd_g.lock, all quiesced */
+
+#endif

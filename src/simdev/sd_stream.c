@@ -1,0 +1,287 @@
+/*
+ * Streams: a FIFO ring of ops drained in order by one worker thread.
+ *
+ * The op ring (SIMDEV_STREAM_RING_OPS slots) and the argument byte ring
+ * (SIMDEV_STREAM_RING_ARG_BYTES) are allocated when the stream is created,
+ * so steady-state enqueue allocates nothing; a full ring makes the enqueuer
+ * wait for the worker to retire ops.
+ */
+#include <string.h>
+
+#include "common/host_alloc.h"
+#include "simdev/sd_internal.h"
+
+#define ARG_ALIGN 16u
+
+
+int sd_stream_fault(struct simdev_stream *s)
+{
+    pthread_mutex_lock(&s->mu);
+    int fault = s->fault;
+    pthread_mutex_unlock(&s->mu);
+    return fault;
+}
+
+/* Ring bytes an argument copy of `bytes` takes at the current head: the
+ * copy never wraps, so the tail of the ring may be skipped. */
+static uint64_t arg_need(const struct simdev_stream *s, size_t bytes, uint64_t *offset)
+{
+    uint64_t size = ((uint64_t)bytes + ARG_ALIGN - 1) & ~(uint64_t)(ARG_ALIGN - 1);
+    uint64_t pos = s->arg_head % SIMDEV_STREAM_RING_ARG_BYTES;
+    uint64_t skip = pos + size > SIMDEV_STREAM_RING_ARG_BYTES ? SIMDEV_STREAM_RING_ARG_BYTES - pos : 0;
+    *offset = skip ? 0 : pos;
+    return skip + size;
+}
+
+static int has_room(const struct simdev_stream *s, size_t arg_bytes)
+{
+    uint64_t offset;
+    if (s->head - s->tail >= SIMDEV_STREAM_RING_OPS)
+        return 0;
+    uint64_t need = arg_bytes ? arg_need(s, arg_bytes, &offset) : 0;
+    return s->arg_head - s->arg_tail + need <= SIMDEV_STREAM_RING_ARG_BYTES;
+}
+
+int sd_stream_reserve(struct simdev_stream *s, size_t arg_bytes)
+{
+    pthread_mutex_lock(&s->mu);
+    if (has_room(s, arg_bytes))
+        return 0;
+    /* Wait for room without sd_g.lock; the hold keeps s allocated. */
+    s->holds++;
+    pthread_mutex_unlock(&sd_g.lock);
+    while (!has_room(s, arg_bytes) && !s->stop)
+        pthread_cond_wait(&s->space_cv, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_lock(&sd_g.lock);
+    s->holds--;
+    pthread_cond_broadcast(&sd_g.cv);
+    return SD_RETRY;
+}
+
+void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args, size_t args_size)
+{
+    op->arg_consumed = 0;
+    if (args_size > 0) {
+        op->arg_consumed = arg_need(s, args_size, &op->arg_offset);
+        memcpy(s->arg_ring + op->arg_offset, args, args_size);
+        s->arg_head += op->arg_consumed;
+    }
+    s->ring[s->head % SIMDEV_STREAM_RING_OPS] = *op;
+    s->head++;
+    pthread_cond_signal(&s->work_cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+int sd_stream_wait_idle(struct simdev_stream *s)
+{
+    pthread_mutex_lock(&s->mu);
+    uint64_t target = s->head;
+    while (s->tail < target)
+        pthread_cond_wait(&s->space_cv, &s->mu);
+    int fault = s->fault;
+    pthread_mutex_unlock(&s->mu);
+    return fault;
+}
+
+static void stream_destroy_sync(struct simdev_stream *s)
+{
+    pthread_cond_destroy(&s->work_cv);
+    pthread_cond_destroy(&s->space_cv);
+    pthread_mutex_destroy(&s->mu);
+}
+
+int simdev_stream_create(simdev_stream_t *stream)
+{
+    int rc = sd_call(SIMDEV_CALL_STREAM_CREATE);
+    if (rc != 0)
+        return rc;
+    if (stream == NULL)
+        return SIMDEV_ERROR_INVALID_PARAM;
+    if ((rc = sd_lock_started()) != 0)
+        return rc;
+    int device = sd_current_device();
+    rc = SIMDEV_ERROR_INVALID_DEVICE;
+    if ((uint32_t)device >= sd_g.cfg.device_count)
+        goto err_unlock;
+    rc = SIMDEV_ERROR_MEMORY_ALLOCATION;
+    if (sd_vec_reserve(&sd_g.streams, 1) != 0)
+        goto err_unlock;
+    struct simdev_stream *s = host_calloc(1, sizeof(*s));
+    if (s == NULL)
+        goto err_unlock;
+    s->ring = host_alloc(SIMDEV_STREAM_RING_OPS * sizeof(*s->ring));
+    if (s->ring == NULL)
+        goto err_free_stream;
+    s->arg_ring = host_alloc(SIMDEV_STREAM_RING_ARG_BYTES);
+    if (s->arg_ring == NULL)
+        goto err_free_ring;
+    s->device = device;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->work_cv, NULL);
+    pthread_cond_init(&s->space_cv, NULL);
+    if (pthread_create(&s->worker, NULL, sd_stream_main, s) != 0)
+        goto err_destroy_sync;
+    sd_vec_push(&sd_g.streams, s);
+    sd_unlock();
+    *stream = s;
+    return SIMDEV_SUCCESS;
+
+err_destroy_sync:
+    stream_destroy_sync(s);
+    host_free(s->arg_ring);
+err_free_ring:
+    host_free(s->ring);
+err_free_stream:
+    host_free(s);
+err_unlock:
+    sd_unlock();
+    return rc;
+}
+
+/* Stops and joins the worker of a drained stream nobody holds, frees it. */
+void sd_stream_free(struct simdev_stream *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->stop = 1;
+    pthread_cond_signal(&s->work_cv);
+    pthread_mutex_unlock(&s->mu);
+    pthread_join(s->worker, NULL);
+    stream_destroy_sync(s);
+    sd_ids_deinit(&s->frontier);
+    host_free(s->arg_ring);
+    host_free(s->ring);
+    host_free(s);
+}
+
+int simdev_stream_destroy(simdev_stream_t stream)
+{
+    int rc = sd_call(SIMDEV_CALL_STREAM_DESTROY);
+    if (rc != 0)
+        return rc;
+    if ((rc = sd_lock_started()) != 0)
+        return rc;
+    if ((rc = sd_stream_check(stream)) == 0 && stream->cap != NULL)
+        rc = SIMDEV_ERROR_STREAM_CAPTURED;
+    if (rc != 0) {
+        sd_unlock();
+        return rc;
+    }
+    /* Unlisted first: no new work can reach it once the lock drops. */
+    sd_vec_remove(&sd_g.streams, stream);
+    stream->dead = 1;
+    stream->holds++;
+    sd_unlock();
+    sd_stream_wait_idle(stream);
+    pthread_mutex_lock(&sd_g.lock);
+    stream->holds--;
+    while (stream->holds > 0)
+        pthread_cond_wait(&sd_g.cv, &sd_g.lock);
+    sd_unlock();
+    sd_stream_free(stream);
+    return SIMDEV_SUCCESS;
+}
+
+/* Synchronize one stream: hold it, wait without sd_g.lock, release. */
+static int stream_sync(struct simdev_stream *s)
+{
+    s->holds++;
+    sd_unlock();
+    int fault = sd_stream_wait_idle(s);
+    pthread_mutex_lock(&sd_g.lock);
+    s->holds--;
+    pthread_cond_broadcast(&sd_g.cv);
+    sd_unlock();
+    return fault;
+}
+
+int simdev_stream_synchronize(simdev_stream_t stream)
+{
+    int rc = sd_call(SIMDEV_CALL_SYNCHRONIZE);
+    if (rc != 0)
+        return rc;
+    if ((rc = sd_lock_started()) != 0)
+        return rc;
+    if ((rc = sd_stream_check(stream)) == 0 && stream->cap != NULL)
+        rc = SIMDEV_ERROR_STREAM_CAPTURED;
+    if (rc != 0) {
+        sd_unlock();
+        return rc;
+    }
+    return stream_sync(stream);
+}
+
+int simdev_stream_query(simdev_stream_t stream)
+{
+    int rc = sd_call(SIMDEV_CALL_QUERY);
+    if (rc != 0)
+        return rc;
+    if ((rc = sd_lock_started()) != 0)
+        return rc;
+    if ((rc = sd_stream_check(stream)) == 0 && stream->cap != NULL)
+        rc = SIMDEV_ERROR_STREAM_CAPTURED;
+    if (rc == 0) {
+        pthread_mutex_lock(&stream->mu);
+        rc = stream->fault != 0 ? stream->fault : stream->tail < stream->head ? SIMDEV_ERROR_NOT_READY : 0;
+        pthread_mutex_unlock(&stream->mu);
+    }
+    sd_unlock();
+    return rc;
+}
+
+/* Under sd_g.lock: holds every stream of `device` and returns them (the
+ * registry may change while the lock is dropped to wait). */
+static int hold_device_streams(int device, struct simdev_stream ***out, size_t *count)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sd_g.streams.count; i++)
+        n += ((struct simdev_stream *)sd_g.streams.items[i])->device == device;
+    struct simdev_stream **held = host_alloc((n ? n : 1) * sizeof(*held));
+    if (held == NULL)
+        return SIMDEV_ERROR_MEMORY_ALLOCATION;
+    n = 0;
+    for (size_t i = 0; i < sd_g.streams.count; i++) {
+        struct simdev_stream *s = sd_g.streams.items[i];
+        if (s->device == device) {
+            s->holds++;
+            held[n++] = s;
+        }
+    }
+    *out = held;
+    *count = n;
+    return 0;
+}
+
+int simdev_device_synchronize(void)
+{
+    int rc = sd_call(SIMDEV_CALL_SYNCHRONIZE);
+    if (rc != 0)
+        return rc;
+    if ((rc = sd_lock_started()) != 0)
+        return rc;
+    int device = sd_current_device();
+    struct simdev_stream **held = NULL;
+    size_t count = 0;
+    if ((uint32_t)device >= sd_g.cfg.device_count)
+        rc = SIMDEV_ERROR_INVALID_DEVICE;
+    else if (sd_capture_active_on(device))
+        rc = SIMDEV_ERROR_STREAM_CAPTURED;
+    else
+        rc = hold_device_streams(device, &held, &count);
+    sd_unlock();
+    if (rc != 0)
+        return rc;
+    int first_fault = 0;
+    for (size_t i = 0; i < count; i++) {
+        int fault = sd_stream_wait_idle(held[i]);
+        if (first_fault == 0)
+            first_fault = fault;
+    }
+    pthread_mutex_lock(&sd_g.lock);
+    for (size_t i = 0; i < count; i++)
+        held[i]->holds--;
+    pthread_cond_broadcast(&sd_g.cv);
+    sd_unlock();
+    host_free(held);
+    return first_fault;
+}

@@ -1,0 +1,98 @@
+/*
+ * The stream worker: runs queued ops in order. After a kernel fault the
+ * stream is faulted (sticky): kernels, copies, host functions and graph
+ * replays are skipped, while event records and waits still complete so
+ * that other streams never wait forever on a failed one.
+ */
+#include <string.h>
+
+#include "simdev/sd_internal.h"
+
+static void event_complete(struct simdev_event *e, uint64_t seq)
+{
+    pthread_mutex_lock(&sd_g.ev_mu);
+    if (seq > e->completed_seq)
+        e->completed_seq = seq;
+    pthread_cond_broadcast(&sd_g.ev_cv);
+    sd_event_unref(e);
+    pthread_mutex_unlock(&sd_g.ev_mu);
+}
+
+static void event_wait(struct simdev_event *e, uint64_t target)
+{
+    pthread_mutex_lock(&sd_g.ev_mu);
+    while (e->completed_seq < target)
+        pthread_cond_wait(&sd_g.ev_cv, &sd_g.ev_mu);
+    sd_event_unref(e);
+    pthread_mutex_unlock(&sd_g.ev_mu);
+}
+
+static void graph_done(struct simdev_graph *g)
+{
+    pthread_mutex_lock(&g->mu);
+    g->pending--;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
+/* Runs one op; returns a fault code for the stream, or 0. */
+static int run_op(struct simdev_stream *s, const struct sd_op *op, int faulted)
+{
+    switch (op->kind) {
+    case SD_OP_RECORD:
+        event_complete(op->event, op->seq);
+        return 0;
+    case SD_OP_WAIT:
+        event_wait(op->event, op->seq);
+        return 0;
+    case SD_OP_GRAPH: {
+        int fault = faulted ? 0 : sd_graph_run(op->graph);
+        graph_done(op->graph);
+        return fault;
+    }
+    default:
+        break;
+    }
+    if (faulted)
+        return 0;
+    switch (op->kind) {
+    case SD_OP_KERNEL:
+        return sd_pool_run(&sd_g.dev[s->device].pools[op->engine], op->fn, op->block_dim,
+                           op->arg_consumed ? s->arg_ring + op->arg_offset : NULL);
+    case SD_OP_MEMCPY:
+        memmove(op->dst, op->src, op->size);
+        return 0;
+    case SD_OP_MEMSET:
+        memset(op->dst, op->value, op->size);
+        return 0;
+    case SD_OP_HOST_FUNC:
+        op->host_fn(op->dst);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+void *sd_stream_main(void *arg)
+{
+    struct simdev_stream *s = arg;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        while (s->tail == s->head && !s->stop)
+            pthread_cond_wait(&s->work_cv, &s->mu);
+        if (s->tail == s->head)
+            break;
+        struct sd_op op = s->ring[s->tail % SIMDEV_STREAM_RING_OPS];
+        int faulted = s->fault != 0;
+        pthread_mutex_unlock(&s->mu);
+        int fault = run_op(s, &op, faulted);
+        pthread_mutex_lock(&s->mu);
+        if (fault != 0 && s->fault == 0)
+            s->fault = fault;
+        s->tail++;
+        s->arg_tail += op.arg_consumed;
+        pthread_cond_broadcast(&s->space_cv);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}

@@ -1,0 +1,182 @@
+/*
+ * simdev smoke tests: the basic path through each part of the device
+ * (heap, streams and engines, capture and replay, steady-state enqueue).
+ * The conformance suite covers the contract exhaustively.
+ */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "support.h"
+#include "common/host_alloc.h"
+#include "simpler/simdev.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    simdev_config config;
+    simdev_config_default(&config);
+    config.hbm_bytes = 16u << 20;
+    config.device_count = 1;
+    return simdev_configure(&config) == SIMDEV_SUCCESS ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return simdev_finalize() == SIMDEV_SUCCESS ? 0 : -1;
+}
+
+struct add_args {
+    uint32_t *dst;
+    uint32_t count;
+    uint32_t add;
+};
+
+/* Adds `add` to every word; blocks split the words between them. */
+static void add_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    const struct add_args *a = args;
+    for (uint32_t i = block_idx; i < a->count; i += block_dim)
+        a->dst[i] += a->add;
+}
+
+static void read_words(const uint32_t *dev, uint32_t *host, size_t count)
+{
+    assert_int_equal(simdev_memcpy(host, dev, count * sizeof(*host)), SIMDEV_SUCCESS);
+}
+
+static void smoke_malloc_is_aligned_and_free_returns_committed_bytes(void **state)
+{
+    (void)state;
+    void *a = NULL, *b = NULL;
+    assert_int_equal(simdev_malloc(&a, 100), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_malloc(&b, 3000), SIMDEV_SUCCESS);
+    assert_int_equal((uintptr_t)a % SIMDEV_ALLOC_ALIGN, 0);
+    assert_int_equal((uintptr_t)b % SIMDEV_ALLOC_ALIGN, 0);
+    assert_ptr_equal((uint8_t *)a + 1024, b);
+    simdev_mem_info info;
+    assert_int_equal(simdev_get_mem_info(0, &info), SIMDEV_SUCCESS);
+    assert_int_equal(info.committed_bytes, 1024 + 3072);
+    assert_int_equal(info.live_allocations, 2);
+    assert_int_equal(simdev_free(a), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_free(a), SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(simdev_free((uint8_t *)b + 8), SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(simdev_free(b), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_get_mem_info(0, &info), SIMDEV_SUCCESS);
+    assert_int_equal(info.committed_bytes, 0);
+    assert_int_equal(info.high_water_bytes, 1024 + 3072);
+    /* Coalesced: the first fit is the region's base again. */
+    void *c = NULL;
+    assert_int_equal(simdev_malloc(&c, 4096), SIMDEV_SUCCESS);
+    assert_ptr_equal(c, a);
+    assert_int_equal(simdev_free(c), SIMDEV_SUCCESS);
+}
+
+static void smoke_kernel_on_stream_sees_its_copied_args(void **state)
+{
+    (void)state;
+    enum { WORDS = 100 };
+    uint32_t *dev = NULL, host[WORDS];
+    simdev_stream_t stream = NULL;
+    assert_int_equal(simdev_malloc((void **)&dev, sizeof(host)), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_create(&stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_memset_async(dev, 0, sizeof(host), stream), SIMDEV_SUCCESS);
+    struct add_args args = {dev, WORDS, 5};
+    assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICORE, add_kernel, 20, &args, sizeof(args)),
+                     SIMDEV_SUCCESS);
+    args.add = 1000;  /* copied at enqueue: the queued launch keeps 5 */
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    read_words(dev, host, WORDS);
+    for (int i = 0; i < WORDS; i++)
+        assert_int_equal(host[i], 5);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_free(dev), SIMDEV_SUCCESS);
+}
+
+/* origin adds 1, side (forked) adds 10 to another buffer, origin joins. */
+static void smoke_capture_replays_both_lanes_each_launch(void **state)
+{
+    (void)state;
+    uint32_t *x = NULL, *y = NULL, host[4];
+    simdev_stream_t origin = NULL, side = NULL;
+    simdev_event_t fork = NULL, join = NULL;
+    assert_int_equal(simdev_malloc((void **)&x, 16), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_malloc((void **)&y, 16), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_memset(x, 0, 16), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_memset(y, 0, 16), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_create(&origin), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_create(&side), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_create(&fork), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_create(&join), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_capture_begin(origin, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    struct add_args ax = {x, 4, 1}, ay = {y, 4, 10};
+    assert_int_equal(simdev_launch_kernel(origin, SIMDEV_ENGINE_AICORE, add_kernel, 2, &ax, sizeof(ax)), 0);
+    assert_int_equal(simdev_event_record(fork, origin), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_wait_event(side, fork), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(side, SIMDEV_ENGINE_AICPU, add_kernel, 1, &ay, sizeof(ay)), 0);
+    assert_int_equal(simdev_event_record(join, side), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_wait_event(origin, join), SIMDEV_SUCCESS);
+    simdev_graph_t graph = NULL;
+    assert_int_equal(simdev_capture_end(origin, &graph), SIMDEV_SUCCESS);
+    size_t nodes = 0;
+    assert_int_equal(simdev_graph_node_count(graph, &nodes), SIMDEV_SUCCESS);
+    assert_int_equal(nodes, 2);
+    read_words(x, host, 4);
+    assert_int_equal(host[0], 0);  /* captured, not run */
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(simdev_graph_launch(graph, origin), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(origin), SIMDEV_SUCCESS);
+    read_words(x, host, 4);
+    assert_int_equal(host[3], 3);
+    read_words(y, host, 4);
+    assert_int_equal(host[3], 30);
+    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_destroy(fork), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_destroy(join), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(side), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(origin), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_free(x), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_free(y), SIMDEV_SUCCESS);
+}
+
+static void noop_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx;
+    (void)block_dim;
+    (void)args;
+}
+
+/* Three times the op ring, so the ring wraps and enqueue waits for room. */
+static void smoke_steady_state_enqueue_allocates_nothing(void **state)
+{
+    (void)state;
+    simdev_stream_t stream = NULL;
+    simdev_event_t event = NULL;
+    uint8_t args[200] = {0};
+    assert_int_equal(simdev_stream_create(&stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_create(&event), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICPU, noop_kernel, 1, args, sizeof(args)), 0);
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    uint64_t before = host_alloc_count();
+    for (int i = 0; i < 3 * SIMDEV_STREAM_RING_OPS; i++) {
+        assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICPU, noop_kernel, 2, args, sizeof(args)), 0);
+        if (i % 64 == 0)
+            assert_int_equal(simdev_event_record(event, stream), SIMDEV_SUCCESS);
+    }
+    assert_int_equal(host_alloc_count(), before);
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_query(event), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_destroy(event), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(smoke_malloc_is_aligned_and_free_returns_committed_bytes, setup, teardown),
+        cmocka_unit_test_setup_teardown(smoke_kernel_on_stream_sees_its_copied_args, setup, teardown),
+        cmocka_unit_test_setup_teardown(smoke_capture_replays_both_lanes_each_launch, setup, teardown),
+        cmocka_unit_test_setup_teardown(smoke_steady_state_enqueue_allocates_nothing, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
