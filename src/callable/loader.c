@@ -37,32 +37,35 @@ static int write_all(int fd, const uint8_t *bytes, size_t size)
 
 static int binary_load(const uint8_t *bytes, size_t size, const char *symbol, loaded_binary *out)
 {
+    int rc = PTO_RUNTIME_ERR_OUT_OF_MEMORY;
     int fd = memfd_create("simpler-callable", MFD_CLOEXEC);
     if (fd < 0)
-        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
-    if (write_all(fd, bytes, size) != 0) {
-        close(fd);
-        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
-    }
+        return rc;
+    if (write_all(fd, bytes, size) != 0)
+        goto err_close_fd;
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    rc = PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
         fprintf(stderr, "simpler: callable binary rejected by dlopen: %s\n", dlerror());
-        close(fd);
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        goto err_close_fd;
     }
     void *sym = dlsym(handle, symbol);
     if (sym == NULL) {
         fprintf(stderr, "simpler: callable binary does not export '%s'\n", symbol);
-        dlclose(handle);
-        close(fd);
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        goto err_dlclose;
     }
     out->handle = handle;
     out->symbol = sym;
     out->fd = fd;
     return 0;
+
+err_dlclose:
+    dlclose(handle);
+err_close_fd:
+    close(fd);
+    return rc;
 }
 
 static void binary_unload(void *handle, int fd)

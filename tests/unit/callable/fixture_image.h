@@ -4,6 +4,7 @@
 #define SIMPLER_TESTS_CALLABLE_FIXTURE_IMAGE_H
 
 #include <dirent.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,23 @@ static inline int fixture_open_fds(void)
     while (readdir(dir) != NULL)
         n++;
     closedir(dir);
+    return n;
+}
+
+static inline int fixture_count_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)info;
+    (void)size;
+    (*(int *)data)++;
+    return 0;
+}
+
+/* Shared objects mapped in this process (to check every dlopen was
+ * matched by a dlclose). */
+static inline int fixture_loaded_objects(void)
+{
+    int n = 0;
+    dl_iterate_phdr(fixture_count_object, &n);
     return n;
 }
 

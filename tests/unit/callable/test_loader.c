@@ -2,7 +2,7 @@
  * resolved and callable, dlopens counted per kind, separate state per
  * load, and every failure (bad ELF, missing or unresolved symbol, host
  * allocation) refused with its status, nothing counted, nothing leaked. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* dl_iterate_phdr */
 
 #include "support.h"
 
@@ -91,13 +91,15 @@ static void loader_unload_closes_every_descriptor(void **state)
     size_t size;
     uint8_t *image = fixture_image(FIXTURE("callable_fixture_orch"), "fixture_orch",
                                    FIXTURE("callable_fixture_kernel1"), 1, FIXTURE("callable_fixture_kernel2"), 2, &size);
-    int fds = fixture_open_fds();
+    int fds = fixture_open_fds(), objects = fixture_loaded_objects();
     uint64_t frees = host_free_count();
     loaded_callable *lc = NULL;
     assert_int_equal(callable_load(image, size, NULL, &lc), 0);
     assert_int_equal(fixture_open_fds(), fds + 3);
+    assert_int_equal(fixture_loaded_objects(), objects + 3);
     callable_unload(lc);
     assert_int_equal(fixture_open_fds(), fds);
+    assert_int_equal(fixture_loaded_objects(), objects);
     assert_int_equal(host_free_count() - frees, 2); /* the callable and its kernel array */
     callable_unload(NULL);
     free(image);
@@ -108,9 +110,10 @@ static void expect_refused(const uint8_t *image, size_t size, int rc)
 {
     callable_dlopen_counts counts = {0, 0};
     loaded_callable *lc = (loaded_callable *)(uintptr_t)0x1;
-    int fds = fixture_open_fds();
+    int fds = fixture_open_fds(), objects = fixture_loaded_objects();
     uint64_t allocs = host_alloc_count(), frees = host_free_count();
     assert_int_equal(callable_load(image, size, &counts, &lc), rc);
+    assert_int_equal(fixture_loaded_objects(), objects);
     assert_ptr_equal(lc, (loaded_callable *)(uintptr_t)0x1);
     assert_int_equal(atomic_load(&counts.host), 0);
     assert_int_equal(atomic_load(&counts.aicpu), 0);

@@ -1,7 +1,7 @@
 /* residency: id ranges by the caller's limit, generations counting
  * occupancies, empty-slot refusals, replacement, and failed calls that
  * change nothing. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* dl_iterate_phdr */
 
 #include "support.h"
 
