@@ -20,6 +20,7 @@
 
 #include "callable/loader.h"
 #include "callable/residency.h"
+#include "device/device_kernel_table.h"
 #include "graph/graph_build.h"
 #include "memory/arena_bank.h"
 #include "memory/device_arena.h"
@@ -73,7 +74,7 @@ typedef struct simpler_context {
     retained_temp temp;
     device_arena trace;        /* per-task trace records of the last traced run */
     residency_table residency;
-    void *kernel_tables[SIMPLER_MAX_CALLABLES_PROGRAM]; /* device kernel table per slot, or NULL */
+    device_kernel_table *kernel_tables[SIMPLER_MAX_CALLABLES_PROGRAM]; /* per slot, or NULL */
     callable_dlopen_counts dlopen_counts;
     int last_device_error;     /* latest failing device code (platform_status_keep) */
 
@@ -83,6 +84,10 @@ typedef struct simpler_context {
 
     const context_kernel_hooks *kernel_hooks;
     void *kernel_state;        /* kernel mode's own state (owned by it) */
+    /* The CONFIGURE recorded before init (SPEC §7.2), kept by the context
+     * because it comes before kernel mode's state exists. */
+    int kernel_configured;
+    SimplerKernelCtxControl kernel_configure;
 } simpler_context;
 
 #endif

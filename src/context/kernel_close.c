@@ -1,0 +1,85 @@
+/* Closing a kernel context (SPEC §7.3 finalize_device): Closing first,
+ * then device resources, events and streams, each nulled as it goes; a
+ * failure keeps Closing and the teardown error, and a retry redoes only
+ * what remains. Never resets the device or touches the caller's stream. */
+#include "common/host_alloc.h"
+#include "context/context.h"
+#include "context/context_streams.h"
+#include "context/kernel_state.h"
+
+int kernel_release_device(simpler_context *ctx)
+{
+    kernel_state *ks = kernel_state_of(ctx);
+    /* The status words live in gm_sm: nobody may read them after this. */
+    ks->status = NULL;
+    int first = arena_bank_release(&ctx->bank);
+    int rc = retained_temp_release(&ctx->temp, ctx->ops);
+    first = first ? first : rc;
+    rc = device_arena_release(&ctx->trace, ctx->ops);
+    first = first ? first : rc;
+    rc = context_streams_release(ctx);
+    return first ? first : rc;
+}
+
+/* Everything host-side but the state struct itself (Closed keeps it for
+ * the phase and the error slots). */
+static void host_parts_release(simpler_context *ctx, kernel_state *ks)
+{
+    residency_deinit(&ctx->residency);
+    for (int i = 0; i < SIMPLER_KERNEL_MAX_CALLABLES; i++) {
+        host_free(ks->slots[i]);
+        ks->slots[i] = NULL;
+    }
+    graph_scratch_destroy(ctx->scratch);
+    ctx->scratch = NULL;
+    host_free(ks->packet);
+    ks->packet = NULL;
+    ks->packet_capacity = 0;
+}
+
+void kernel_release_host(simpler_context *ctx)
+{
+    kernel_state *ks = kernel_state_of(ctx);
+    if (ks == NULL)
+        return;
+    host_parts_release(ctx, ks);
+    host_free(ks);
+    ctx->kernel_state = NULL;
+    ctx->kernel_hooks = NULL;
+}
+
+static int kernel_finalize(simpler_context *ctx)
+{
+    kernel_state *ks = kernel_state_of(ctx);
+    if (ks == NULL || ks->phase == KERNEL_PHASE_NEW || ks->phase == KERNEL_PHASE_CLOSED)
+        return PTO_RUNTIME_ERR_INVALID_STATE;
+    if (ks->phase != KERNEL_PHASE_CLOSING)
+        kernel_status_observe(ks);
+    ks->phase = KERNEL_PHASE_CLOSING;
+    int rc = context_select_device(ctx);
+    rc = rc ? rc : kernel_release_device(ctx);
+    if (rc != 0) {
+        if (ks->teardown_error == 0)
+            ks->teardown_error = rc;
+        return rc;
+    }
+    host_parts_release(ctx, ks);
+    ks->phase = KERNEL_PHASE_CLOSED;
+    return 0;
+}
+
+static int kernel_blocks_destroy(const simpler_context *ctx)
+{
+    return kernel_phase(ctx) != KERNEL_PHASE_CLOSED;
+}
+
+static void kernel_destroy(simpler_context *ctx)
+{
+    kernel_release_host(ctx);
+}
+
+const context_kernel_hooks kernel_hooks = {
+    .finalize = kernel_finalize,
+    .blocks_destroy = kernel_blocks_destroy,
+    .destroy = kernel_destroy,
+};

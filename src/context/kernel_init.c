@@ -1,0 +1,219 @@
+/* simpler_kernel_mode_init (SPEC §7.1, §7.3 init, §7.5): validate, latch
+ * KERNEL, borrow the current device, create the streams and events,
+ * commit the configured capacity once. A creation failure unwinds to a
+ * reusable New (or to Closing when the unwind itself fails). */
+#include <string.h>
+
+#include "common/host_alloc.h"
+#include "common/log.h"
+#include "common/task_args_check.h"
+#include "context/context.h"
+#include "context/context_limits.h"
+#include "context/context_streams.h"
+#include "context/kernel_state.h"
+#include "context/layout.h"
+#include "device/trace_record.h"
+#include "graph/graph_build.h"
+#include "graph/requirements.h"
+
+/* Fills every 0 ("platform default") of the recorded CONFIGURE. */
+static int capacity_resolve(const simpler_context *ctx, const CallConfig *config, SimplerKernelCtxControl *c)
+{
+    graph_image_header h;
+    if (ctx->kernel_configured)
+        *c = ctx->kernel_configure;
+    else
+        memset(c, 0, sizeof(*c));
+    uint32_t w = c->task_window;
+    if (w == 0)
+        w = config != NULL && config->task_window != 0 ? config->task_window : KERNEL_DEFAULT_TASK_WINDOW;
+    if (w > GRAPH_TASK_WINDOW_MAX)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    c->task_window = w;
+    if (c->runtime_arena_bytes == 0)
+        c->runtime_arena_bytes = graph_runtime_arena_bytes(w);
+    if (c->graph_definition_bytes == 0 &&
+        graph_image_layout(w, w * GRAPH_ARGS_PER_TASK, w * GRAPH_EDGES_PER_TASK, 0, &h) == 0)
+        c->graph_definition_bytes = h.image_bytes;
+    if (c->scheduler_state_bytes == 0)
+        c->scheduler_state_bytes = graph_scheduler_state_bytes(w);
+    if (c->gm_heap_bytes == 0)
+        c->gm_heap_bytes = config != NULL && config->heap_bytes != 0 ? config->heap_bytes : KERNEL_DEFAULT_HEAP_BYTES;
+    if (c->trace_records == 0 && config != NULL && config->trace)
+        c->trace_records = w;
+    if (c->gm_heap_bytes > SIZE_MAX || c->retained_temp_bytes > SIZE_MAX)
+        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+    return 0;
+}
+
+/* Everything that needs no creation: arguments, latch, phase, device. */
+static int init_check(simpler_context *ctx, int device_id, const CallConfig *config, SimplerKernelCtxControl *cap,
+                      SimplerKernelLayout *layout)
+{
+    int current = -1;
+    if (device_id < 0 || (config != NULL && call_config_check(config) != 0))
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (context_is_program(ctx) || kernel_phase(ctx) != KERNEL_PHASE_NEW)
+        return PTO_RUNTIME_ERR_INVALID_STATE;
+    int rc = capacity_resolve(ctx, config, cap);
+    rc = rc ? rc : layout_pack(cap->runtime_arena_bytes, cap->graph_definition_bytes, cap->scheduler_state_bytes,
+                               layout);
+    if (rc == 0 && (layout->runtime_pool_bytes > SIZE_MAX ||
+                    kernel_packet_args_bytes(cap->graph_definition_bytes, cap->retained_temp_bytes) >
+                        SIMDEV_KERNEL_ARGS_MAX))
+        rc = PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+    if (rc != 0)
+        return rc;
+    /* Kernel mode borrows the caller's current device: it must be the
+     * one named, and nothing is created when it is not. */
+    rc = context_device_status(ctx, "get_device", ctx->ops->get_device(ctx->ops->user, &current));
+    rc = rc ? rc : context_device_status(ctx, "device_info", ctx->ops->device_info(ctx->ops->user, &ctx->device_info));
+    if (rc == 0 && current != device_id)
+        rc = PTO_RUNTIME_ERR_INVALID_STATE;
+    return rc;
+}
+
+static int host_state_create(simpler_context *ctx, const SimplerKernelCtxControl *cap)
+{
+    graph_limits limits;
+    kernel_state *ks = host_calloc(1, sizeof(*ks));
+    if (ks == NULL)
+        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+    ctx->kernel_state = ks;
+    ks->packet_capacity = (size_t)kernel_packet_args_bytes(cap->graph_definition_bytes, cap->retained_temp_bytes);
+    ks->packet = host_alloc(ks->packet_capacity);
+    if (ks->packet == NULL)
+        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+    int rc = residency_init(&ctx->residency, SIMPLER_KERNEL_MAX_CALLABLES);
+    if (rc != 0)
+        return rc;
+    if (graph_limits_for_window(cap->task_window, cap->gm_heap_bytes, cap->retained_temp_bytes, &limits) != 0)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    return graph_scratch_create(&limits, &ctx->scratch);
+}
+
+static void frozen_fill(simpler_context *ctx, const kernel_state *ks, kernel_frozen_regions *f)
+{
+    uint64_t pool = (uint64_t)(uintptr_t)arena_bank_base(&ctx->bank, ARENA_REGION_RUNTIME_POOL);
+    memset(f, 0, sizeof(*f));
+    f->heap_base = (uint64_t)(uintptr_t)arena_bank_base(&ctx->bank, ARENA_REGION_GM_HEAP);
+    f->heap_bytes = ks->capacity.gm_heap_bytes;
+    f->temp_base = (uint64_t)(uintptr_t)ctx->temp.addr;
+    f->temp_bytes = ctx->temp.size;
+    f->runtime_base = pool + ks->layout.runtime_offset;
+    f->runtime_bytes = ks->layout.runtime_bytes;
+    f->definition_base = pool + ks->layout.definition_offset;
+    f->definition_bytes = ks->layout.definition_bytes;
+    f->scheduler_base = pool + ks->layout.scheduler_offset;
+    f->scheduler_bytes = ks->layout.scheduler_bytes;
+    f->trace_base = (uint64_t)(uintptr_t)ctx->trace.base;
+    f->trace_bytes = ctx->trace.bytes;
+}
+
+/* The status words at the gm_sm base: zero, then the frozen regions. */
+static int status_words_write(simpler_context *ctx, kernel_state *ks)
+{
+    kernel_status_words words;
+    void *sm = arena_bank_base(&ctx->bank, ARENA_REGION_GM_SM);
+    memset(&words, 0, sizeof(words));
+    frozen_fill(ctx, ks, &words.frozen);
+    int rc = context_device_status(ctx, "memcpy_sync", ctx->ops->memcpy_sync(ctx->ops->user, sm, &words,
+                                                                              sizeof(words)));
+    if (rc == 0) {
+        ks->status = sm;
+        ks->frozen = words.frozen;
+    }
+    return rc;
+}
+
+_Static_assert(sizeof(kernel_status_words) <= CONTEXT_GM_SM_BYTES, "the status words fit gm_sm");
+
+static int capacity_commit(simpler_context *ctx, kernel_state *ks)
+{
+    arena_bank_request req;
+    req.bytes[ARENA_REGION_GM_HEAP] = (size_t)ks->capacity.gm_heap_bytes;
+    req.bytes[ARENA_REGION_GM_SM] = CONTEXT_GM_SM_BYTES;
+    req.bytes[ARENA_REGION_RUNTIME_POOL] = (size_t)ks->layout.runtime_pool_bytes;
+    arena_bank_init(&ctx->bank, ctx->ops);
+    int rc = arena_bank_commit(&ctx->bank, &req, 1, NULL);
+    rc = rc ? rc : retained_temp_begin(&ctx->temp, (size_t)ks->capacity.retained_temp_bytes, 1, ctx->ops);
+    if (rc == 0 && ks->capacity.trace_records != 0)
+        rc = device_arena_commit(&ctx->trace, (size_t)device_trace_bytes(ks->capacity.trace_records), ctx->ops);
+    return rc ? rc : status_words_write(ctx, ks);
+}
+
+static void cores_pick(simpler_context *ctx, kernel_state *ks, const CallConfig *config)
+{
+    uint32_t aic = ctx->device_info.aic_cores, aiv = ctx->device_info.aiv_cores;
+    uint32_t want = config != NULL ? config->aicore_count : 0;
+    if (want != 0 && want < aic + aiv) {
+        /* Keep one AIC core when there is one, the rest AIV. */
+        aic = aic > 0 ? 1 : 0;
+        aiv = want - aic < aiv ? want - aic : aiv;
+    }
+    if (aic > DEVICE_CORE_MAX)
+        aic = DEVICE_CORE_MAX;
+    if (aiv > DEVICE_CORE_MAX - aic)
+        aiv = DEVICE_CORE_MAX - aic;
+    ks->aic_count = aic;
+    ks->aiv_count = aiv;
+}
+
+/* After a creation failure: New again when everything could be released,
+ * else Closing with the teardown error kept, for finalize to retry. */
+static void init_unwind(simpler_context *ctx)
+{
+    kernel_state *ks = kernel_state_of(ctx);
+    int rc = kernel_release_device(ctx);
+    if (rc == 0) {
+        kernel_release_host(ctx);
+        return;
+    }
+    simpler_log(SIMPLER_LOG_WARN, "simpler_kernel_mode_init: unwind failed; the context is Closing");
+    ks->phase = KERNEL_PHASE_CLOSING;
+    ks->teardown_error = rc;
+    ctx->kernel_hooks = &kernel_hooks;
+}
+
+static int init_locked(simpler_context *ctx, int device_id, const CallConfig *config, uint64_t generation)
+{
+    SimplerKernelCtxControl cap;
+    SimplerKernelLayout layout;
+    int rc = init_check(ctx, device_id, config, &cap, &layout);
+    if (rc != 0)
+        return rc;
+    rc = context_latch(ctx, CONTEXT_MODE_KERNEL);
+    if (rc != 0)
+        return rc;
+    ctx->device_id = device_id;
+    rc = host_state_create(ctx, &cap);
+    if (rc != 0)
+        goto err_unwind;
+    kernel_state *ks = kernel_state_of(ctx);
+    ks->capacity = cap;
+    ks->layout = layout;
+    ks->context_generation = generation;
+    cores_pick(ctx, ks, config);
+    rc = context_streams_create(ctx, 0);
+    rc = rc ? rc : capacity_commit(ctx, ks);
+    if (rc != 0)
+        goto err_unwind;
+    ks->phase = KERNEL_PHASE_COLLECTING;
+    ctx->kernel_hooks = &kernel_hooks;
+    return 0;
+
+err_unwind:
+    init_unwind(ctx);
+    return rc;
+}
+
+int simpler_kernel_mode_init(DeviceContextHandle handle, int device_id, const CallConfig *config,
+                             uint64_t context_generation)
+{
+    simpler_context *ctx = context_lock(handle);
+    if (ctx == NULL)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    int rc = init_locked(ctx, device_id, config, context_generation);
+    context_unlock(ctx);
+    return rc;
+}

@@ -1,0 +1,245 @@
+/* simpler_kernel_mode_launch (SPEC §7.4): validate, build against the
+ * frozen capacity, serialize the invocation packet into storage reserved
+ * at init, enqueue the chain. Allocates, frees, synchronizes, creates and
+ * capture-queries nothing: past launch_check the only device vocabulary
+ * in reach is the restricted platform_launch_ops table. */
+#include <string.h>
+
+#include "common/task_args_check.h"
+#include "context/context.h"
+#include "context/kernel_state.h"
+#include "graph/graph_build.h"
+#include "graph/requirements.h"
+
+typedef struct launch_call {
+    const loaded_callable *callable;
+    kernel_slot_record *slot;
+    uint64_t generation;
+    const graph *g;
+    size_t image_bytes;
+    size_t staged_bytes;
+} launch_call;
+
+/* Stream switch (SPEC §7.4): the same caller stream needs no query; a
+ * different one waits for nothing and is refused while the previous
+ * SerialTail is pending. */
+static int stream_switch_check(const platform_launch_ops *ops, simpler_context *ctx, kernel_state *ks,
+                               platform_stream *caller)
+{
+    if (!ks->launched || caller == ks->last_caller)
+        return 0;
+    int code = ops->event_query(ops->user, ctx->events[CONTEXT_EVENT_SERIAL_TAIL]);
+    return code == 0 ? 0 : PTO_RUNTIME_ERR_PREPARED_INCOMPATIBLE;
+}
+
+static int launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskArgs *args, void *caller,
+                        launch_call *call)
+{
+    kernel_state *ks = kernel_state_of(ctx);
+    if (!context_is_kernel(ctx) || ks == NULL)
+        return PTO_RUNTIME_ERR_INVALID_STATE;
+    if (args == NULL || caller == NULL || id < 0 || id >= SIMPLER_KERNEL_MAX_CALLABLES)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    kernel_status_observe(ks);
+    if (ks->phase != KERNEL_PHASE_READY_ENQUEUED)
+        return PTO_RUNTIME_ERR_INVALID_STATE;
+    if (task_args_check(args) != 0)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    int rc = residency_lookup(&ctx->residency, id, &call->callable, &call->generation);
+    if (rc != 0)
+        return rc;
+    if ((uint32_t)args->tensor_count != call->callable->tensor_count ||
+        (uint32_t)args->scalar_count != call->callable->scalar_count)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    call->slot = ks->slots[id];
+    return 0;
+}
+
+/* Every region the graph needs within its frozen capacity: an excess in
+ * any one is refused even if another has room. */
+static int admits(const simpler_context *ctx, const kernel_state *ks, const graph_requirements *req,
+                  size_t image_bytes)
+{
+    if (req->task_count > ks->capacity.task_window || req->runtime_arena_bytes > ks->layout.runtime_bytes ||
+        req->graph_definition_bytes > ks->layout.definition_bytes || image_bytes > ks->layout.definition_bytes ||
+        req->scheduler_state_bytes > ks->layout.scheduler_bytes || req->gm_heap_bytes > ks->frozen.heap_bytes ||
+        req->retained_temp_bytes > ctx->temp.size)
+        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+    return 0;
+}
+
+static int launch_build(simpler_context *ctx, kernel_state *ks, const ChipStorageTaskArgs *args, launch_call *call)
+{
+    graph_requirements req;
+    int rc = graph_build_run(ctx->scratch, call->callable->orch_entry, args, &call->g);
+    rc = rc ? rc : graph_requirements_of(call->g, &req);
+    if (rc != 0)
+        return rc;
+    call->image_bytes = graph_image_size(call->g);
+    if (call->image_bytes == 0)
+        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+    call->staged_bytes = call->g->staged_count != 0 ? (size_t)call->g->temp_bytes : 0;
+    return admits(ctx, ks, &req, call->image_bytes);
+}
+
+static void desc_fill(const simpler_context *ctx, const kernel_state *ks, const launch_call *call,
+                      device_run_desc *d)
+{
+    const kernel_frozen_regions *f = &ks->frozen;
+    (void)ctx;
+    memset(d, 0, sizeof(*d));
+    d->version = DEVICE_RUN_DESC_VERSION;
+    d->desc_bytes = sizeof(*d);
+    d->aic_count = ks->aic_count;
+    d->aiv_count = ks->aiv_count;
+    d->task_count = call->g->task_count;
+    d->image_bytes = call->image_bytes;
+    d->generation = call->generation;
+    d->heap_base = f->heap_base;
+    d->heap_bytes = f->heap_bytes;
+    d->temp_base = f->temp_base;
+    d->temp_bytes = f->temp_bytes;
+    d->runtime_base = f->runtime_base;
+    d->runtime_bytes = f->runtime_bytes;
+    d->definition_base = f->definition_base;
+    d->definition_bytes = f->definition_bytes;
+    d->scheduler_base = f->scheduler_base;
+    d->scheduler_bytes = f->scheduler_bytes;
+    d->trace_base = f->trace_base;
+    d->trace_bytes = f->trace_bytes;
+    d->status_addr = (uint64_t)(uintptr_t)&ks->status->run;
+    d->kernels = &call->slot->table;
+    d->report_fault = NULL; /* kernel_status_kernel faults the caller stream instead */
+}
+
+static void header_fill(int32_t id, const launch_call *call, const ChipStorageTaskArgs *args,
+                        SimplerKernelInvocationHeader *h)
+{
+    memset(h, 0, sizeof(*h));
+    h->abi_version = SIMPLER_KERNEL_INVOCATION_ABI_VERSION;
+    h->header_size = sizeof(*h);
+    h->mode = SIMPLER_MODE_KERNEL;
+    h->callable_id = id;
+    h->generation = call->generation;
+    h->tensor_count = args->tensor_count;
+    h->scalar_count = args->scalar_count;
+    h->host_copy_tensor_count = (int32_t)call->g->staged_count;
+    h->payload_bytes = kernel_packet_payload_bytes(call->image_bytes, call->staged_bytes);
+}
+
+static void packet_fill(const kernel_state *ks, const launch_call *call, kernel_graph_packet *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->format_version = KERNEL_PACKET_FORMAT_VERSION;
+    p->packet_bytes = sizeof(*p);
+    p->task_count = call->g->task_count;
+    p->staged_count = call->g->staged_count;
+    p->image_bytes = call->image_bytes;
+    p->staged_bytes = call->staged_bytes;
+    p->slot_addr = (uint64_t)(uintptr_t)call->slot;
+    p->status_addr = (uint64_t)(uintptr_t)ks->status;
+    p->regions = ks->frozen;
+}
+
+/* HOST tensors travel by value inside the packet, at their temp offsets:
+ * a captured launch replays the bytes it was captured with. */
+static void staged_fill(const launch_call *call, const ChipStorageTaskArgs *args, uint8_t *staged)
+{
+    const graph *g = call->g;
+    memset(staged, 0, call->staged_bytes);
+    for (uint32_t i = 0; i < g->staged_count; i++) {
+        const graph_image_staged *st = &g->staged[i];
+        const void *host = (const void *)(uintptr_t)args->tensors[st->caller_index].buffer_addr;
+        if (st->bytes != 0)
+            memcpy(staged + st->temp_offset, host, (size_t)st->bytes);
+    }
+}
+
+/* Serializes desc, header, packet, image and staged bytes into the
+ * context's packet storage. Returns the argument block's size. */
+static size_t packet_write(const simpler_context *ctx, const kernel_state *ks, int32_t id, const launch_call *call,
+                           const ChipStorageTaskArgs *args)
+{
+    device_run_desc *d = ks->packet;
+    SimplerKernelInvocationHeader *h = (SimplerKernelInvocationHeader *)(d + 1);
+    kernel_graph_packet *p = (kernel_graph_packet *)(h + 1);
+    uint8_t *image = (uint8_t *)(p + 1);
+    uint8_t *staged = image + kernel_packet_pad8(call->image_bytes);
+    desc_fill(ctx, ks, call, d);
+    header_fill(id, call, args, h);
+    packet_fill(ks, call, p);
+    (void)graph_image_write(call->g, image, call->image_bytes);
+    memset(image + call->image_bytes, 0, (size_t)(kernel_packet_pad8(call->image_bytes) - call->image_bytes));
+    staged_fill(call, args, staged);
+    p->checksum = kernel_packet_checksum(h, p, image, staged);
+    return (size_t)kernel_packet_args_bytes(call->image_bytes, call->staged_bytes);
+}
+
+/* HOST tensors the graph writes go back to the caller's memory on the
+ * caller stream, after the join (a captured launch replays these copies
+ * to the same host addresses). */
+static int copy_back_enqueue(const platform_launch_ops *ops, simpler_context *ctx, const launch_call *call,
+                             const ChipStorageTaskArgs *args, platform_stream *caller)
+{
+    const graph *g = call->g;
+    for (uint32_t i = 0; i < g->staged_count; i++) {
+        const graph_image_staged *st = &g->staged[i];
+        if ((st->flags & GRAPH_STAGED_WRITTEN) == 0 || st->bytes == 0)
+            continue;
+        void *host = (void *)(uintptr_t)args->tensors[st->caller_index].buffer_addr;
+        const char *dev = (const char *)ctx->temp.addr + st->temp_offset;
+        int rc = ops->memcpy_async(ops->user, host, dev, (size_t)st->bytes, caller);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int launch_enqueue(simpler_context *ctx, kernel_state *ks, const platform_launch_ops *ops,
+                          const launch_call *call, const ChipStorageTaskArgs *args, platform_stream *caller,
+                          size_t args_bytes)
+{
+    int enqueued = 0;
+    int code = kernel_chain_enqueue(ops, ctx, caller, ks->packet, args_bytes, &enqueued);
+    code = code ? code : copy_back_enqueue(ops, ctx, call, args, caller);
+    code = code ? code : kernel_chain_tail(ops, ctx, caller);
+    if (code == 0) {
+        ks->last_caller = caller;
+        ks->launched = 1;
+        return 0;
+    }
+    int rc = context_device_status(ctx, "kernel launch enqueue", code);
+    if (enqueued)
+        kernel_poison(ks, rc); /* a half chain is on the streams */
+    return rc;
+}
+
+static int launch_locked(simpler_context *ctx, int32_t id, const ChipStorageTaskArgs *args, void *caller_stream)
+{
+    platform_launch_ops ops;
+    launch_call call;
+    kernel_state *ks = kernel_state_of(ctx);
+    platform_stream *caller = caller_stream;
+    memset(&call, 0, sizeof(call));
+    int rc = launch_check(ctx, id, args, caller_stream, &call);
+    if (rc != 0)
+        return rc;
+    platform_launch_ops_derive(ctx->ops, &ops);
+    rc = stream_switch_check(&ops, ctx, ks, caller);
+    rc = rc ? rc : launch_build(ctx, ks, args, &call);
+    if (rc != 0)
+        return rc;
+    size_t args_bytes = packet_write(ctx, ks, id, &call, args);
+    return launch_enqueue(ctx, ks, &ops, &call, args, caller, args_bytes);
+}
+
+int simpler_kernel_mode_launch(DeviceContextHandle handle, int32_t callable_id, const void *args,
+                               void *caller_stream)
+{
+    simpler_context *ctx = context_lock(handle);
+    if (ctx == NULL)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    int rc = launch_locked(ctx, callable_id, args, caller_stream);
+    context_unlock(ctx);
+    return rc;
+}

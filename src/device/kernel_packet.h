@@ -1,0 +1,144 @@
+/*
+ * kernel_packet — the kernel-mode invocation packet as the device sees it
+ * (SPEC §7.6), and the three small device bodies kernel mode adds around
+ * the scheduler.
+ *
+ * The AICPU launch of a kernel-mode execution carries, by value:
+ *
+ *   device_run_desc                  (inline_bytes 0, status_addr = run word)
+ *   SimplerKernelInvocationHeader    64 bytes
+ *   kernel_graph_packet              format version, frozen regions, counts,
+ *                                    checksum
+ *   graph image                      image_bytes, padded to 8
+ *   staged bytes                     staged_bytes: a copy of the retained
+ *                                    temp buffer's first staged_bytes, with
+ *                                    every HOST tensor the graph reads at
+ *                                    its temp offset
+ *
+ * kernel_packet_scheduler_kernel validates all of it (kernel_packet_check)
+ * before it writes anything; only then it restores the image into the
+ * definition region and the staged bytes into the temp buffer, and runs
+ * device_scheduler_kernel on the restored image. Every execution, eager
+ * or replayed, restores from its own immutable packet.
+ *
+ * Status words (kernel_status_words, at the base of the context's gm_sm
+ * region): `run` is the last execution's status, `sticky` the first
+ * nonzero one of the context's life (the host reads it to poison the
+ * context). kernel_status_kernel, launched on the caller stream after the
+ * join, fails its own launch when `run` is nonzero, so the caller's stream
+ * reports a device error.
+ */
+#ifndef SIMPLER_DEVICE_KERNEL_PACKET_H
+#define SIMPLER_DEVICE_KERNEL_PACKET_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device/device_kernel_table.h"
+#include "device/device_run_desc.h"
+#include "platform/platform_kernel_fault.h"
+#include "simpler/kernel_invocation_header.h"
+#include "simpler/runtime_c_api.h"
+#include "simpler/simdev.h"
+
+#define KERNEL_PACKET_FORMAT_VERSION 1u
+/* Device errors the packet check adds to device_status.h's. */
+#define KERNEL_PACKET_ERR_HEADER (-16)   /* header or packet format, lengths, reserved words */
+#define KERNEL_PACKET_ERR_CHECKSUM (-17) /* the checksum disagrees with the bytes */
+#define KERNEL_PACKET_ERR_SLOT (-18)     /* id, generation or counts disagree with the slot */
+#define KERNEL_PACKET_ERR_REGION (-19)   /* a region differs from the frozen ones or overflows it */
+
+_Static_assert(KERNEL_PACKET_ERR_REGION >= SIMPLER_DEVICE_ERROR_MIN, "packet errors are device errors");
+
+/* The device regions a kernel context froze at init. */
+typedef struct kernel_frozen_regions {
+    uint64_t heap_base, heap_bytes;
+    uint64_t temp_base, temp_bytes;
+    uint64_t runtime_base, runtime_bytes;
+    uint64_t definition_base, definition_bytes;
+    uint64_t scheduler_base, scheduler_bytes;
+    uint64_t trace_base, trace_bytes;
+} kernel_frozen_regions;
+
+typedef struct kernel_graph_packet {
+    uint32_t format_version; /* KERNEL_PACKET_FORMAT_VERSION */
+    uint32_t packet_bytes;   /* sizeof(kernel_graph_packet) */
+    uint32_t task_count;     /* tasks of the image */
+    uint32_t staged_count;   /* staged entries of the image */
+    uint64_t image_bytes;    /* the image after this packet */
+    uint64_t staged_bytes;   /* staged bytes after the (8-padded) image */
+    uint64_t slot_addr;      /* the callable's kernel_slot_record */
+    uint64_t status_addr;    /* the context's kernel_status_words */
+    kernel_frozen_regions regions;
+    uint64_t checksum;       /* kernel_packet_checksum with this field 0 */
+    uint64_t reserved;       /* zero */
+} kernel_graph_packet;
+
+_Static_assert(sizeof(kernel_graph_packet) % 8 == 0, "the image after the packet stays 8-aligned");
+
+/* One callable slot as the device checks it: written by the
+ * registration prepare enqueues on the context's AICPU stream. */
+typedef struct kernel_slot_record {
+    int32_t callable_id;
+    int32_t tensor_count;
+    int32_t scalar_count;
+    uint32_t reserved;
+    device_kernel_table table; /* table.generation is the slot generation */
+} kernel_slot_record;
+
+typedef struct kernel_status_words {
+    _Atomic int32_t sticky; /* first nonzero execution status, 0 = none */
+    _Atomic int32_t run;    /* the last execution's status */
+    uint32_t reserved[14];
+    kernel_frozen_regions frozen; /* written once at init */
+} kernel_status_words;
+
+/* Arguments of kernel_register_kernel: the record is copied into place. */
+typedef struct kernel_register_args {
+    uint64_t slot_addr;
+    kernel_slot_record record;
+} kernel_register_args;
+
+/* Arguments of kernel_status_kernel. */
+typedef struct kernel_status_args {
+    uint64_t status_addr;
+    platform_fault_fn report_fault;
+} kernel_status_args;
+
+static inline uint64_t kernel_packet_pad8(uint64_t n)
+{
+    return (n + 7u) & ~(uint64_t)7u;
+}
+
+/* Bytes after the invocation header: packet, padded image, staged bytes. */
+static inline uint64_t kernel_packet_payload_bytes(uint64_t image_bytes, uint64_t staged_bytes)
+{
+    return sizeof(kernel_graph_packet) + kernel_packet_pad8(image_bytes) + staged_bytes;
+}
+
+/* The whole AICPU argument block. */
+static inline uint64_t kernel_packet_args_bytes(uint64_t image_bytes, uint64_t staged_bytes)
+{
+    return sizeof(device_run_desc) + sizeof(SimplerKernelInvocationHeader) +
+           kernel_packet_payload_bytes(image_bytes, staged_bytes);
+}
+
+/* A 64-bit checksum over the header, the packet (its checksum field taken
+ * as 0), the image and the staged bytes. Pure. */
+uint64_t kernel_packet_checksum(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p,
+                                const void *image, const void *staged);
+
+/* Checks the argument block at `args` (layout above) without writing
+ * anything. Returns 0 or a device error: KERNEL_PACKET_ERR_* or
+ * DEVICE_ERR_PACKET_INVALID (the descriptor itself). */
+int kernel_packet_check(const void *args);
+
+/* AICPU body, block_dim 1: check, restore, schedule (see above). */
+void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
+/* AICPU body on the caller stream: fails its launch when `run` != 0. */
+void kernel_status_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
+/* AICPU body: copies a kernel_register_args record into its slot. */
+void kernel_register_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
+
+#endif

@@ -1,0 +1,188 @@
+/* The device side of a kernel-mode execution: the packet check, the
+ * restore from the packet, and the status and registration bodies. */
+#include "device/kernel_packet.h"
+
+#include <string.h>
+
+#include "device/device_handshake.h"
+#include "device/device_kernels.h"
+#include "device/device_status.h"
+#include "device/device_validate.h"
+#include "device/device_wait.h"
+
+/* Mixes `bytes` at `p` into `h`, eight bytes at a time. */
+static uint64_t mix(uint64_t h, const void *p, uint64_t bytes)
+{
+    const uint8_t *b = p;
+    uint64_t w;
+    for (; bytes >= 8; bytes -= 8, b += 8) {
+        memcpy(&w, b, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    w = 0;
+    memcpy(&w, b, (size_t)bytes);
+    h = (h ^ w ^ (bytes << 56)) * 0x100000001b3ull;
+    return h ^ (h >> 31);
+}
+
+uint64_t kernel_packet_checksum(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p,
+                                const void *image, const void *staged)
+{
+    kernel_graph_packet copy = *p;
+    uint64_t sum = 0xcbf29ce484222325ull;
+    copy.checksum = 0;
+    sum = mix(sum, h, sizeof(*h));
+    sum = mix(sum, &copy, sizeof(copy));
+    sum = mix(sum, image, p->image_bytes);
+    return mix(sum, staged, p->staged_bytes);
+}
+
+static const SimplerKernelInvocationHeader *header_of(const void *args)
+{
+    return (const SimplerKernelInvocationHeader *)((const device_run_desc *)args + 1);
+}
+
+static const kernel_graph_packet *packet_of(const void *args)
+{
+    return (const kernel_graph_packet *)(header_of(args) + 1);
+}
+
+static const uint8_t *image_of(const void *args)
+{
+    return (const uint8_t *)(packet_of(args) + 1);
+}
+
+static int header_check(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p)
+{
+    if (h->abi_version != SIMPLER_KERNEL_INVOCATION_ABI_VERSION || h->header_size != sizeof(*h) ||
+        h->mode != SIMPLER_MODE_KERNEL || h->reserved0 != 0 || h->reserved[0] != 0 || h->reserved[1] != 0)
+        return KERNEL_PACKET_ERR_HEADER;
+    if (p->format_version != KERNEL_PACKET_FORMAT_VERSION || p->packet_bytes != sizeof(*p) || p->reserved != 0)
+        return KERNEL_PACKET_ERR_HEADER;
+    if (p->image_bytes > UINT32_MAX || p->staged_bytes > UINT32_MAX ||
+        h->payload_bytes != kernel_packet_payload_bytes(p->image_bytes, p->staged_bytes) ||
+        h->host_copy_tensor_count < 0 || (uint32_t)h->host_copy_tensor_count != p->staged_count)
+        return KERNEL_PACKET_ERR_HEADER;
+    if (p->slot_addr == 0 || p->status_addr == 0)
+        return KERNEL_PACKET_ERR_HEADER;
+    return 0;
+}
+
+static int slot_check(const device_run_desc *d, const SimplerKernelInvocationHeader *h,
+                      const kernel_graph_packet *p)
+{
+    const kernel_slot_record *slot = (const kernel_slot_record *)(uintptr_t)p->slot_addr;
+    if (slot->callable_id != h->callable_id || slot->tensor_count != h->tensor_count ||
+        slot->scalar_count != h->scalar_count || d->kernels != &slot->table)
+        return KERNEL_PACKET_ERR_SLOT;
+    if (slot->table.generation != h->generation || d->generation != h->generation)
+        return KERNEL_PACKET_ERR_SLOT;
+    return 0;
+}
+
+/* The descriptor and the packet name exactly the frozen regions, and what
+ * the packet carries fits them. */
+static int region_check(const device_run_desc *d, const kernel_graph_packet *p)
+{
+    const kernel_status_words *w = (const kernel_status_words *)(uintptr_t)p->status_addr;
+    const kernel_frozen_regions *f = &w->frozen;
+    if (memcmp(&p->regions, f, sizeof(*f)) != 0)
+        return KERNEL_PACKET_ERR_REGION;
+    if (d->heap_base != f->heap_base || d->heap_bytes != f->heap_bytes || d->temp_base != f->temp_base ||
+        d->temp_bytes != f->temp_bytes || d->runtime_base != f->runtime_base ||
+        d->runtime_bytes != f->runtime_bytes || d->definition_base != f->definition_base ||
+        d->definition_bytes != f->definition_bytes || d->scheduler_base != f->scheduler_base ||
+        d->scheduler_bytes != f->scheduler_bytes)
+        return KERNEL_PACKET_ERR_REGION;
+    if (d->trace_base != 0 && (d->trace_base != f->trace_base || d->trace_bytes != f->trace_bytes))
+        return KERNEL_PACKET_ERR_REGION;
+    if (d->status_addr != (uint64_t)(uintptr_t)&w->run)
+        return KERNEL_PACKET_ERR_REGION;
+    if (p->image_bytes != d->image_bytes || p->task_count != d->task_count || d->inline_bytes != 0 ||
+        p->image_bytes > f->definition_bytes || p->staged_bytes > f->temp_bytes)
+        return KERNEL_PACKET_ERR_REGION;
+    return 0;
+}
+
+int kernel_packet_check(const void *args)
+{
+    const device_run_desc *d = args;
+    const SimplerKernelInvocationHeader *h = header_of(args);
+    const kernel_graph_packet *p = packet_of(args);
+    const uint8_t *image = image_of(args);
+    if (device_validate_desc(d) == DEVICE_ERR_PACKET_INVALID)
+        return DEVICE_ERR_PACKET_INVALID;
+    int rc = header_check(h, p);
+    rc = rc ? rc : region_check(d, p);
+    rc = rc ? rc : slot_check(d, h, p);
+    if (rc != 0)
+        return rc;
+    const uint8_t *staged = image + kernel_packet_pad8(p->image_bytes);
+    if (kernel_packet_checksum(h, p, image, staged) != p->checksum)
+        return KERNEL_PACKET_ERR_CHECKSUM;
+    return 0;
+}
+
+static void status_publish(_Atomic int32_t *run, _Atomic int32_t *sticky, int32_t status)
+{
+    int32_t none = 0;
+    atomic_store_explicit(run, status, memory_order_release);
+    if (status != 0)
+        (void)atomic_compare_exchange_strong(sticky, &none, status);
+}
+
+/* Every core of a refused execution is told to quit, so the executor's
+ * launch ends. The descriptor placed the slots (device_validate_desc). */
+static void cores_quit(const device_run_desc *d)
+{
+    for (uint32_t c = 0; c < d->aic_count + d->aiv_count; c++) {
+        device_core_slot *slot = device_core_slot_at(d, c);
+        atomic_store(&slot->state, DEVICE_SLOT_QUIT);
+        device_wait_wake(&slot->state);
+    }
+}
+
+void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    const device_run_desc *d = args;
+    (void)block_dim;
+    if (block_idx != 0)
+        return;
+    int rc = kernel_packet_check(args);
+    if (rc == DEVICE_ERR_PACKET_INVALID)
+        return; /* no status word or slot can be trusted; the host never sends this */
+    const kernel_graph_packet *p = packet_of(args);
+    kernel_status_words *w = (kernel_status_words *)(uintptr_t)p->status_addr;
+    if (rc != 0) {
+        status_publish(&w->run, &w->sticky, rc);
+        cores_quit(d);
+        return;
+    }
+    /* Restore the immutable packet into the working regions before every
+     * execution: the image, then the staged HOST tensors. */
+    const uint8_t *image = image_of(args);
+    memcpy((void *)(uintptr_t)d->definition_base, image, (size_t)p->image_bytes);
+    if (p->staged_bytes != 0)
+        memcpy((void *)(uintptr_t)d->temp_base, image + kernel_packet_pad8(p->image_bytes),
+               (size_t)p->staged_bytes);
+    device_scheduler_kernel(0, 1, d);
+    status_publish(&w->run, &w->sticky, atomic_load_explicit(&w->run, memory_order_acquire));
+}
+
+void kernel_status_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    const kernel_status_args *a = args;
+    const kernel_status_words *w = (const kernel_status_words *)(uintptr_t)a->status_addr;
+    (void)block_dim;
+    if (block_idx == 0 && atomic_load_explicit(&w->run, memory_order_acquire) != 0 && a->report_fault != NULL)
+        (void)a->report_fault(PLATFORM_KERNEL_FAULT_CODE);
+}
+
+void kernel_register_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    const kernel_register_args *a = args;
+    (void)block_dim;
+    if (block_idx == 0)
+        memcpy((void *)(uintptr_t)a->slot_addr, &a->record, sizeof(a->record));
+}
