@@ -8,7 +8,19 @@
 
 #include "support.h"
 #include "common/host_alloc.h"
+#include "simdev/sd_internal.h"
 #include "simpler/simdev.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SMOKE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SMOKE_ASAN 1
+#endif
+#endif
+#ifdef SMOKE_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 static int setup(void **state)
 {
@@ -70,6 +82,40 @@ static void smoke_malloc_is_aligned_and_free_returns_committed_bytes(void **stat
     assert_int_equal(simdev_malloc(&c, 4096), SIMDEV_SUCCESS);
     assert_ptr_equal(c, a);
     assert_int_equal(simdev_free(c), SIMDEV_SUCCESS);
+}
+
+static void smoke_fresh_allocation_reads_debug_fill(void **state)
+{
+    (void)state;
+    uint8_t *dev = NULL, host[64];
+    assert_int_equal(simdev_malloc((void **)&dev, sizeof(host)), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_memcpy(host, dev, sizeof(host)), SIMDEV_SUCCESS);
+    for (size_t i = 0; i < sizeof(host); i++)
+        assert_int_equal(host[i], 0xA5);
+    assert_int_equal(simdev_free(dev), SIMDEV_SUCCESS);
+}
+
+/* White-box on the heap itself: freed bytes are poisoned under ASan (a
+ * stale device pointer faults at once) and otherwise hold the 0xDD fill. */
+static void heap_freed_bytes_are_poisoned_or_filled(void **state)
+{
+    (void)state;
+    struct sd_heap heap;
+    uint8_t *p = NULL;
+    assert_int_equal(sd_heap_init(&heap, 1u << 20, 1), 0);
+    assert_int_equal(sd_heap_alloc(&heap, 100, (void **)&p), 0);
+    assert_int_equal(sd_heap_contains(&heap, p, 100), 1);
+    assert_int_equal(sd_heap_contains(&heap, p, 101), 0);
+    assert_int_equal(sd_heap_free(&heap, p), 0);
+    assert_int_equal(sd_heap_contains(&heap, p, 1), 0);
+#ifdef SMOKE_ASAN
+    assert_int_equal(__asan_address_is_poisoned(p), 1);
+    assert_int_equal(__asan_address_is_poisoned(p + 99), 1);
+#else
+    assert_int_equal(p[0], 0xDD);
+    assert_int_equal(p[99], 0xDD);
+#endif
+    sd_heap_deinit(&heap);
 }
 
 static void smoke_kernel_on_stream_sees_its_copied_args(void **state)
@@ -174,6 +220,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(smoke_malloc_is_aligned_and_free_returns_committed_bytes, setup, teardown),
+        cmocka_unit_test_setup_teardown(smoke_fresh_allocation_reads_debug_fill, setup, teardown),
+        cmocka_unit_test(heap_freed_bytes_are_poisoned_or_filled),
         cmocka_unit_test_setup_teardown(smoke_kernel_on_stream_sees_its_copied_args, setup, teardown),
         cmocka_unit_test_setup_teardown(smoke_capture_replays_both_lanes_each_launch, setup, teardown),
         cmocka_unit_test_setup_teardown(smoke_steady_state_enqueue_allocates_nothing, setup, teardown),
