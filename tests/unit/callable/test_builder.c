@@ -5,6 +5,7 @@
 #include "support.h"
 
 #include "callable/callable_image.h"
+#include "common/host_alloc.h"
 #include "simpler/runtime_c_api.h"
 
 #define INVALID PTO_RUNTIME_ERR_INVALID_ARGUMENT
@@ -33,8 +34,10 @@ static void builder_round_trip_preserves_every_field(void **state)
 {
     (void)state;
     size_t need = 0, got = 0;
+    uint64_t allocs = host_alloc_count();
     assert_int_equal(simpler_callable_build(&desc, NULL, 0, &need), 0);
     assert_int_equal(simpler_callable_build(&desc, out, need, &got), 0);
+    assert_int_equal(host_alloc_count(), allocs); /* building allocates nothing */
     assert_int_equal(got, need);
     callable_view v;
     assert_int_equal(callable_image_check(out, got, &v), 0);

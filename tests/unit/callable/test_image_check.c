@@ -6,6 +6,7 @@
 #include "support.h"
 
 #include "callable/callable_image.h"
+#include "common/host_alloc.h"
 #include "simpler/runtime_c_api.h"
 
 #define INVALID PTO_RUNTIME_ERR_INVALID_ARGUMENT
@@ -47,7 +48,9 @@ static void image_valid_is_accepted_with_view(void **state)
 {
     (void)state;
     callable_view v;
+    uint64_t allocs = host_alloc_count();
     assert_int_equal(callable_image_check(image, image_size, &v), 0);
+    assert_int_equal(host_alloc_count(), allocs); /* checking allocates nothing */
     assert_ptr_equal(v.base, image);
     assert_int_equal(v.image_size, image_size);
     assert_string_equal(v.entry_name, "orch_main");
@@ -155,8 +158,12 @@ static void image_each_malformed_form_refused(void **state)
         assert_int_equal(build_valid(state), 0);
         assert_int_equal(callable_image_check(image, image_size, NULL), 0);
         patch(k);
+        static uint8_t before[CAP + 64];
+        memcpy(before, image, sizeof before);
         if (callable_image_check(image, image_size, NULL) != INVALID)
             fail_msg("malformed image %d was not refused with -1005", k);
+        if (memcmp(before, image, sizeof before) != 0)
+            fail_msg("checking malformed image %d changed its bytes", k);
     }
 }
 
