@@ -3,9 +3,17 @@
 #include <stddef.h>
 
 #include "common/task_args_check.h"
+#include "graph/graph_image.h"
 #include "graph/graph_status.h"
+#include "simpler/callable.h"
+#include "simpler/orchestration.h"
 
 _Static_assert(GRAPH_TASK_WINDOW_MAX == CALL_CONFIG_TASK_WINDOW_MAX, "one bound for the task window");
+/* Bounds the orchestration header restates for binaries that cannot
+ * include the callable format. */
+_Static_assert(GRAPH_FUNC_ID_LIMIT == SIMPLER_CALLABLE_FUNC_ID_LIMIT, "one func_id bound");
+_Static_assert(SIMPLER_MAX_TASK_ARGS == SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE, "a task's args fit a signature");
+_Static_assert(SIMPLER_CORE_TYPE_AIC == 0 && SIMPLER_CORE_TYPE_AIV == 1, "core types agree");
 
 int graph_limits_for_window(uint32_t task_window, uint64_t heap_bytes_max, uint64_t temp_bytes_max,
                             graph_limits *out)
