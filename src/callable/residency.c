@@ -35,18 +35,23 @@ void residency_deinit(residency_table *t)
     t->slot_count = 0;
 }
 
-int residency_prepare(residency_table *t, int32_t id, const void *image, size_t size, callable_dlopen_counts *counts,
-                      int replace, uint64_t *generation_out)
+int residency_next_generation(const residency_table *t, int32_t id, int replace, uint64_t *out)
 {
-    if (!id_valid(t, id))
+    if (!id_valid(t, id) || out == NULL)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (t->slots[id].callable != NULL && !replace)
+        return PTO_RUNTIME_ERR_INVALID_STATE;
+    *out = t->slots[id].generation + 1;
+    return 0;
+}
+
+int residency_install(residency_table *t, int32_t id, loaded_callable *lc, int replace, uint64_t *generation_out)
+{
+    if (!id_valid(t, id) || lc == NULL)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     residency_slot *slot = &t->slots[id];
     if (slot->callable != NULL && !replace)
         return PTO_RUNTIME_ERR_INVALID_STATE;
-    loaded_callable *lc;
-    int rc = callable_load(image, size, counts, &lc);
-    if (rc != 0)
-        return rc;
     /* Publish: the new callable is in place before the old one goes. */
     loaded_callable *old = slot->callable;
     slot->callable = lc;
@@ -55,6 +60,23 @@ int residency_prepare(residency_table *t, int32_t id, const void *image, size_t 
     if (generation_out != NULL)
         *generation_out = slot->generation;
     return 0;
+}
+
+int residency_prepare(residency_table *t, int32_t id, const void *image, size_t size, callable_dlopen_counts *counts,
+                      int replace, uint64_t *generation_out)
+{
+    uint64_t next;
+    int rc = residency_next_generation(t, id, replace, &next);
+    if (rc != 0)
+        return rc;
+    loaded_callable *lc;
+    rc = callable_load(image, size, counts, &lc);
+    if (rc != 0)
+        return rc;
+    rc = residency_install(t, id, lc, replace, generation_out);
+    if (rc != 0) /* not reachable: the slot was checked above */
+        callable_unload(lc);
+    return rc;
 }
 
 int residency_remove(residency_table *t, int32_t id)

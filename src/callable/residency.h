@@ -50,6 +50,25 @@ void residency_deinit(residency_table *t);
 int residency_prepare(residency_table *t, int32_t id, const void *image, size_t size, callable_dlopen_counts *counts,
                       int replace, uint64_t *generation_out);
 
+/* Two-phase form of residency_prepare, for callers with a step that may
+ * fail between load and publish (e.g. enqueuing a device registration):
+ * callable_load the image, learn the generation the slot will get with
+ * residency_next_generation, do the step, then residency_install; if the
+ * step fails, callable_unload and nothing changed. */
+
+/* The generation slot `id` gets at its next install. Returns 0; -1005 for
+ * NULL t or out, or an id out of range; -1003 when the slot is occupied
+ * and `replace` is 0. */
+int residency_next_generation(const residency_table *t, int32_t id, int replace, uint64_t *out);
+
+/* Installs `lc` (from callable_load; ownership passes to the table on
+ * success) into slot `id`, unloading a previous occupant when `replace`,
+ * and bumps the generation (written to *generation_out, may be NULL).
+ * Returns 0; -1005 for NULL t or lc, or an id out of range; -1003 for an
+ * occupied slot without `replace`. On failure the caller still owns `lc`
+ * and the slot is unchanged. */
+int residency_install(residency_table *t, int32_t id, loaded_callable *lc, int replace, uint64_t *generation_out);
+
 /* Unloads the callable in slot `id`; the generation is kept (the next
  * occupancy continues from it). Returns 0; -1005 for NULL t or an id out
  * of range; -1006 (CALLABLE_NOT_RESIDENT) for an empty slot. */

@@ -178,6 +178,37 @@ static void residency_deinit_unloads_every_slot(void **state)
     assert_int_equal(host_alloc_count() - allocs, host_free_count() - frees);
 }
 
+static void residency_two_phase_install_publishes_only_on_install(void **state)
+{
+    (void)state;
+    residency_table t;
+    assert_int_equal(residency_init(&t, SIMPLER_MAX_CALLABLES_PROGRAM), 0);
+    uint64_t next = 0, gen = 0;
+    assert_int_equal(residency_next_generation(&t, 4, 0, &next), 0);
+    assert_int_equal(next, 1);
+    loaded_callable *lc = NULL;
+    assert_int_equal(callable_load(image, image_size, NULL, &lc), 0);
+    assert_int_equal(residency_lookup(&t, 4, NULL, NULL), PTO_RUNTIME_ERR_CALLABLE_NOT_RESIDENT);
+    assert_int_equal(residency_install(&t, 4, lc, 0, &gen), 0);
+    assert_int_equal(gen, next);
+    /* Occupied: refused without replace, nothing changes, caller keeps lc2. */
+    loaded_callable *lc2 = NULL;
+    assert_int_equal(callable_load(image, image_size, NULL, &lc2), 0);
+    assert_int_equal(residency_next_generation(&t, 4, 0, &next), PTO_RUNTIME_ERR_INVALID_STATE);
+    assert_int_equal(residency_install(&t, 4, lc2, 0, &gen), PTO_RUNTIME_ERR_INVALID_STATE);
+    assert_ptr_equal(t.slots[4].callable, lc);
+    /* A step that fails between load and install: unload, no effect. */
+    assert_int_equal(residency_next_generation(&t, 4, 1, &next), 0);
+    assert_int_equal(next, 2);
+    callable_unload(lc2);
+    assert_ptr_equal(t.slots[4].callable, lc);
+    assert_int_equal(t.slots[4].generation, 1);
+    assert_int_equal(residency_install(&t, 4, NULL, 1, &gen), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(residency_next_generation(&t, 64, 1, &next), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(residency_next_generation(&t, 4, 1, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    residency_deinit(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -189,6 +220,7 @@ int main(void)
         cmocka_unit_test(residency_failed_prepare_changes_nothing),
         cmocka_unit_test(residency_init_refuses_bad_count_and_survives_oom),
         cmocka_unit_test(residency_deinit_unloads_every_slot),
+        cmocka_unit_test(residency_two_phase_install_publishes_only_on_install),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
