@@ -12,7 +12,10 @@
 #include "simdev/sd_internal.h"
 
 #define ARG_ALIGN 16u
-
+/* One launch's argument copy must always fit, or its enqueue would wait
+ * for room forever. */
+_Static_assert(SIMDEV_KERNEL_ARGS_MAX + ARG_ALIGN <= SIMDEV_STREAM_RING_ARG_BYTES,
+               "the argument ring holds the largest launch");
 
 int sd_stream_fault(struct simdev_stream *s)
 {
@@ -33,11 +36,15 @@ static uint64_t arg_need(const struct simdev_stream *s, size_t bytes, uint64_t *
     return skip + size;
 }
 
-static int has_room(const struct simdev_stream *s, size_t arg_bytes)
+/* Under s->mu. An empty argument ring restarts at offset 0, so any copy
+ * up to the ring size fits once the ring drains. */
+static int has_room(struct simdev_stream *s, size_t arg_bytes)
 {
     uint64_t offset;
     if (s->head - s->tail >= SIMDEV_STREAM_RING_OPS)
         return 0;
+    if (s->arg_head == s->arg_tail)
+        s->arg_head = s->arg_tail = 0;
     uint64_t need = arg_bytes ? arg_need(s, arg_bytes, &offset) : 0;
     return s->arg_head - s->arg_tail + need <= SIMDEV_STREAM_RING_ARG_BYTES;
 }

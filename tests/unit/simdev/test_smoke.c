@@ -4,6 +4,7 @@
  * The conformance suite covers the contract exhaustively.
  */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "support.h"
@@ -216,6 +217,42 @@ static void smoke_steady_state_enqueue_allocates_nothing(void **state)
     assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
 }
 
+/* Adds the last argument byte of a largest launch to the counter its first
+ * bytes point at. */
+static void ends_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx;
+    (void)block_dim;
+    const uint8_t *bytes = args;
+    atomic_uint *sum = *(atomic_uint *const *)args;
+    atomic_fetch_add(sum, bytes[SIMDEV_KERNEL_ARGS_MAX - 1]);
+}
+
+/* Small launches push the argument ring off its start, so the largest
+ * launches after them wrap; each must still arrive whole. */
+static void smoke_largest_arguments_arrive_whole_across_ring_wrap(void **state)
+{
+    (void)state;
+    simdev_stream_t stream = NULL;
+    static atomic_uint sum;
+    atomic_uint *sum_ptr = &sum;
+    atomic_store(&sum, 0);
+    uint8_t *args = calloc(1, SIMDEV_KERNEL_ARGS_MAX);
+    assert_non_null(args);
+    memcpy(args, &sum_ptr, sizeof(sum_ptr));
+    args[SIMDEV_KERNEL_ARGS_MAX - 1] = 7;
+    assert_int_equal(simdev_stream_create(&stream), SIMDEV_SUCCESS);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICPU, noop_kernel, 1, args, 100), 0);
+        assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICPU, ends_kernel, 1, args,
+                                              SIMDEV_KERNEL_ARGS_MAX), 0);
+    }
+    free(args);
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&sum), 3 * 7);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +262,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(smoke_kernel_on_stream_sees_its_copied_args, setup, teardown),
         cmocka_unit_test_setup_teardown(smoke_capture_replays_both_lanes_each_launch, setup, teardown),
         cmocka_unit_test_setup_teardown(smoke_steady_state_enqueue_allocates_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(smoke_largest_arguments_arrive_whole_across_ring_wrap, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
