@@ -35,9 +35,31 @@
  * so the bound turns a hang into a failure without timing anything. */
 #define FIX_LIVENESS_SECONDS 20
 
+/* Streams made through fix_stream in the current test, so teardown can
+ * end a capture a failed test left open instead of failing every later
+ * test's setup. */
+#define FIX_STREAMS_MAX 64
+static simdev_stream_t fix_streams[FIX_STREAMS_MAX];
+static unsigned fix_stream_count;
+
+static inline void fix_end_open_captures(void)
+{
+    for (unsigned i = 0; i < fix_stream_count; i++) {
+        simdev_capture_status status = SIMDEV_CAPTURE_STATUS_NONE;
+        if (simdev_capture_get_info(fix_streams[i], &status, NULL) != SIMDEV_SUCCESS ||
+            status == SIMDEV_CAPTURE_STATUS_NONE)
+            continue;
+        simdev_graph_t graph = NULL;
+        if (simdev_capture_end(fix_streams[i], &graph) == SIMDEV_SUCCESS)
+            simdev_graph_destroy(graph);
+    }
+    fix_stream_count = 0;
+}
+
 static inline int fix_setup(void **state)
 {
     (void)state;
+    fix_stream_count = 0;
     simdev_config config;
     if (simdev_config_default(&config) != SIMDEV_SUCCESS)
         return -1;
@@ -50,17 +72,6 @@ static inline int fix_setup(void **state)
     return simdev_configure(&config) == SIMDEV_SUCCESS ? 0 : -1;
 }
 
-static inline int fix_teardown(void **state)
-{
-    (void)state;
-    simdev_capture_mode mode = SIMDEV_CAPTURE_MODE_GLOBAL;
-    simdev_capture_thread_exchange_mode(&mode);
-    simdev_fault_clear();
-    simdev_set_device(0);
-    return simdev_finalize() == SIMDEV_SUCCESS ? 0 : -1;
-}
-
-#define FIX_TEST(f) cmocka_unit_test_setup_teardown(f, fix_setup, fix_teardown)
 
 /* ---- handles ---- */
 
@@ -69,6 +80,8 @@ static inline simdev_stream_t fix_stream(void)
     simdev_stream_t stream = NULL;
     assert_int_equal(simdev_stream_create(&stream), SIMDEV_SUCCESS);
     assert_non_null(stream);
+    if (fix_stream_count < FIX_STREAMS_MAX)
+        fix_streams[fix_stream_count++] = stream;
     return stream;
 }
 
@@ -214,6 +227,25 @@ static inline void fix_gate_host_fn(void *user_data)
     if (!fix_flag_wait(&gate->flag))
         atomic_fetch_add(&gate->timeouts, 1);
     atomic_fetch_add(&gate->passed, 1);
+}
+
+/* Gates live in the fixture, not on a test's stack: teardown opens every
+ * gate of a failed test before finalize waits for the streams it holds. */
+#define FIX_GATES_MAX 8
+static struct fix_gate fix_gates[FIX_GATES_MAX];
+static unsigned fix_gate_count;
+
+static inline struct fix_gate *fix_gate_new(void)
+{
+    assert_true(fix_gate_count < FIX_GATES_MAX);
+    struct fix_gate *gate = &fix_gates[fix_gate_count++];
+    fix_gate_init(gate);
+    return gate;
+}
+
+static inline void fix_gate_open(struct fix_gate *gate)
+{
+    fix_flag_raise(&gate->flag);
 }
 
 /* ---- kernels ---- */
@@ -412,5 +444,24 @@ static inline int fix_call_on_thread(int (*fn)(void *), void *arg)
     assert_int_equal(pthread_join(thread, NULL), 0);
     return call.rc;
 }
+
+static inline int fix_teardown(void **state)
+{
+    (void)state;
+    simdev_capture_mode mode = SIMDEV_CAPTURE_MODE_GLOBAL;
+    simdev_capture_thread_exchange_mode(&mode);
+    simdev_fault_clear();
+    simdev_set_device(0);
+    for (unsigned i = 0; i < fix_gate_count; i++)
+        fix_gate_open(&fix_gates[i]);
+    fix_end_open_captures();
+    int rc = simdev_finalize();
+    for (unsigned i = 0; i < fix_gate_count; i++)
+        fix_flag_deinit(&fix_gates[i].flag);
+    fix_gate_count = 0;
+    return rc == SIMDEV_SUCCESS ? 0 : -1;
+}
+
+#define FIX_TEST(f) cmocka_unit_test_setup_teardown(f, fix_setup, fix_teardown)
 
 #endif

@@ -12,7 +12,7 @@
 struct ctx {
     simdev_stream_t stream, held, waiter, capture, tmp_stream;
     simdev_event_t held_event, tmp_event;
-    struct fix_gate gate; /* holds `held` until ctx_deinit */
+    struct fix_gate *gate; /* holds `held` until ctx_deinit */
     simdev_graph_t graph, tmp_graph, graph_out;
     uint8_t *buf;  /* device, 64 bytes of 0x11 */
     uint8_t host[64];
@@ -238,8 +238,8 @@ static void ctx_init(struct ctx *c)
     c->waiter = fix_stream();
     c->capture = fix_stream();
     c->held_event = fix_event();
-    fix_gate_init(&c->gate);
-    assert_int_equal(simdev_launch_host_func(c->held, fix_gate_host_fn, &c->gate), SIMDEV_SUCCESS);
+    c->gate = fix_gate_new();
+    assert_int_equal(simdev_launch_host_func(c->held, fix_gate_host_fn, c->gate), SIMDEV_SUCCESS);
     c->buf = fix_malloc(64);
     assert_int_equal(simdev_memset(c->buf, 0x11, 64), SIMDEV_SUCCESS);
     memset(c->host, 0x22, sizeof c->host);
@@ -252,10 +252,9 @@ static void ctx_deinit(struct ctx *c)
 {
     assert_int_equal(simdev_graph_destroy(c->graph), SIMDEV_SUCCESS);
     assert_int_equal(simdev_free(c->buf), SIMDEV_SUCCESS);
-    fix_flag_raise(&c->gate.flag);
+    fix_gate_open(c->gate);
     assert_int_equal(simdev_device_synchronize(), SIMDEV_SUCCESS);
-    assert_int_equal(atomic_load(&c->gate.timeouts), 0);
-    fix_flag_deinit(&c->gate.flag);
+    assert_int_equal(atomic_load(&c->gate->timeouts), 0);
     assert_int_equal(simdev_event_destroy(c->held_event), SIMDEV_SUCCESS);
     assert_int_equal(simdev_stream_destroy(c->capture), SIMDEV_SUCCESS);
     assert_int_equal(simdev_stream_destroy(c->waiter), SIMDEV_SUCCESS);

@@ -118,22 +118,20 @@ static void eager_launch_sees_argument_bytes_at_launch(void **state)
     uint32_t *buf = fix_malloc(WORDS * 4);
     uint32_t *decoy = fix_malloc(WORDS * 4);
     assert_int_equal(simdev_memset(decoy, 0, WORDS * 4), SIMDEV_SUCCESS);
-    struct fix_gate gate;
-    fix_gate_init(&gate);
+    struct fix_gate *gate = fix_gate_new();
     /* The gate holds the stream so the kernel surely runs after the
      * overwrite below. */
-    assert_int_equal(simdev_launch_host_func(stream, fix_gate_host_fn, &gate), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_host_func(stream, fix_gate_host_fn, gate), SIMDEV_SUCCESS);
     struct fix_fill_args args = {buf, WORDS, 0x12345678u};
     assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICORE, fix_fill_kernel, 3, &args, sizeof args),
                      SIMDEV_SUCCESS);
     args.dst = decoy;
     args.value = 0xDEADBEEFu;
-    fix_flag_raise(&gate.flag);
+    fix_gate_open(gate);
     assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
-    assert_int_equal(atomic_load(&gate.timeouts), 0);
+    assert_int_equal(atomic_load(&gate->timeouts), 0);
     fix_assert_words(buf, WORDS, 0x12345678u);
     fix_assert_words(decoy, WORDS, 0);
-    fix_flag_deinit(&gate.flag);
     assert_int_equal(simdev_free(decoy), SIMDEV_SUCCESS);
     assert_int_equal(simdev_free(buf), SIMDEV_SUCCESS);
     assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
@@ -150,21 +148,19 @@ static void graph_launch_ordered_after_prior_and_before_later_work(void **state)
     fix_launch_log(capture_stream, &log, 11);
     simdev_graph_t graph = NULL;
     assert_int_equal(simdev_capture_end(capture_stream, &graph), SIMDEV_SUCCESS);
-    struct fix_gate gate;
-    fix_gate_init(&gate);
-    assert_int_equal(simdev_launch_host_func(stream, fix_gate_host_fn, &gate), SIMDEV_SUCCESS);
+    struct fix_gate *gate = fix_gate_new();
+    assert_int_equal(simdev_launch_host_func(stream, fix_gate_host_fn, gate), SIMDEV_SUCCESS);
     fix_launch_log(stream, &log, 1);
     assert_int_equal(simdev_graph_launch(graph, stream), SIMDEV_SUCCESS);
     fix_launch_log(stream, &log, 2);
     assert_int_equal(atomic_load(&log.count), 0);
-    fix_flag_raise(&gate.flag);
+    fix_gate_open(gate);
     assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
-    assert_int_equal(atomic_load(&gate.timeouts), 0);
+    assert_int_equal(atomic_load(&gate->timeouts), 0);
     assert_int_equal(atomic_load(&log.count), 4);
     const int expected[] = {1, 10, 11, 2};
     for (int i = 0; i < 4; i++)
         assert_int_equal(log.values[i], expected[i]);
-    fix_flag_deinit(&gate.flag);
     assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
     assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
     assert_int_equal(simdev_stream_destroy(capture_stream), SIMDEV_SUCCESS);

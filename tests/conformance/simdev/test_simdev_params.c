@@ -87,17 +87,15 @@ static void launch_kernel_largest_args_copied_by_value(void **state)
     for (size_t i = 0; i < sizeof a->bytes; i++)
         a->bytes[i] = (uint8_t)(i % 251);
     a->bytes[sizeof a->bytes - 1] = 0x7E;
-    struct fix_gate gate;
-    fix_gate_init(&gate);
-    assert_int_equal(simdev_launch_host_func(stream, fix_gate_host_fn, &gate), SIMDEV_SUCCESS);
+    struct fix_gate *gate = fix_gate_new();
+    assert_int_equal(simdev_launch_host_func(stream, fix_gate_host_fn, gate), SIMDEV_SUCCESS);
     assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICPU, big_args_kernel, 2, a, sizeof *a),
                      SIMDEV_SUCCESS);
     memset(a->bytes, 0, sizeof a->bytes);
-    fix_flag_raise(&gate.flag);
+    fix_gate_open(gate);
     assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
     assert_int_equal(atomic_load(&runs), 1);
     assert_int_equal(atomic_load(&bad), 0);
-    fix_flag_deinit(&gate.flag);
     free(a);
     assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
 }

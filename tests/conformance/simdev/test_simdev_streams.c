@@ -124,9 +124,8 @@ static void stream_async_copies_and_sets_apply_in_order(void **state)
     uint8_t in[64], out[256];
     memset(in, 2, sizeof in);
     memset(out, 0, sizeof out);
-    struct fix_gate gate;
-    fix_gate_init(&gate);
-    assert_int_equal(simdev_launch_host_func(stream, fix_gate_host_fn, &gate), SIMDEV_SUCCESS);
+    struct fix_gate *gate = fix_gate_new();
+    assert_int_equal(simdev_launch_host_func(stream, fix_gate_host_fn, gate), SIMDEV_SUCCESS);
     assert_int_equal(simdev_memset_async(buf, 1, 256, stream), SIMDEV_SUCCESS);
     assert_int_equal(simdev_memcpy_async(buf + 64, in, 64, stream), SIMDEV_SUCCESS);
     assert_int_equal(simdev_memset_async(buf + 128, 3, 64, stream), SIMDEV_SUCCESS);
@@ -134,13 +133,12 @@ static void stream_async_copies_and_sets_apply_in_order(void **state)
     assert_int_equal(simdev_memset_async(buf, 9, 256, stream), SIMDEV_SUCCESS);
     assert_int_equal(simdev_stream_query(stream), SIMDEV_ERROR_NOT_READY);
     assert_int_equal(out[0], 0);
-    fix_flag_raise(&gate.flag);
+    fix_gate_open(gate);
     assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
     assert_int_equal(simdev_stream_query(stream), SIMDEV_SUCCESS);
-    assert_int_equal(atomic_load(&gate.timeouts), 0);
+    assert_int_equal(atomic_load(&gate->timeouts), 0);
     for (int i = 0; i < 256; i++)
         assert_int_equal(out[i], i < 64 ? 1 : i < 128 ? 2 : i < 192 ? 3 : 1);
-    fix_flag_deinit(&gate.flag);
     assert_int_equal(simdev_free(buf), SIMDEV_SUCCESS);
     assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
 }
