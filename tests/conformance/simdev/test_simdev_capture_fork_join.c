@@ -148,6 +148,38 @@ static void capture_fork_join_record_before_last_side_node_is_unjoined(void **st
     three_deinit(&t);
 }
 
+/* A stream forked into a capture is capturing: it refuses what the
+ * origin refuses, cannot begin or end a capture of its own, and cannot
+ * be destroyed, until the capture ends. */
+static void capture_forked_stream_counts_as_capturing(void **state)
+{
+    (void)state;
+    struct three t;
+    three_init(&t);
+    assert_int_equal(simdev_capture_begin(t.origin, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_record(t.fork, t.origin), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_wait_event(t.left, t.fork), SIMDEV_SUCCESS);
+    fix_launch_fill(t.left, t.b, WORDS, 2);
+    assert_int_equal(simdev_event_record(t.join_left, t.left), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(t.left), SIMDEV_ERROR_STREAM_CAPTURED);
+    assert_int_equal(simdev_stream_query(t.left), SIMDEV_ERROR_STREAM_CAPTURED);
+    assert_int_equal(simdev_event_query(t.join_left), SIMDEV_ERROR_EVENT_CAPTURED);
+    assert_int_equal(simdev_event_synchronize(t.join_left), SIMDEV_ERROR_EVENT_CAPTURED);
+    assert_int_equal(simdev_capture_begin(t.left, SIMDEV_CAPTURE_MODE_GLOBAL),
+                     SIMDEV_ERROR_STREAM_CAPTURE_CONFLICT);
+    simdev_graph_t graph = (simdev_graph_t)&t;
+    assert_int_equal(simdev_capture_end(t.left, &graph), SIMDEV_ERROR_STREAM_CAPTURE_UNMATCHED);
+    assert_ptr_equal(graph, (simdev_graph_t)&t);
+    assert_int_equal(simdev_stream_destroy(t.left), SIMDEV_ERROR_STREAM_CAPTURED);
+    assert_int_equal(fix_status(t.left), SIMDEV_CAPTURE_STATUS_ACTIVE);
+    assert_int_equal(simdev_stream_wait_event(t.origin, t.join_left), SIMDEV_SUCCESS);
+    graph = NULL;
+    assert_int_equal(simdev_capture_end(t.origin, &graph), SIMDEV_SUCCESS);
+    assert_int_equal(fix_node_count(graph), 1);
+    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    three_deinit(&t);
+}
+
 static void raise_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
     (void)block_idx;
@@ -220,6 +252,7 @@ int main(void)
         FIX_TEST(capture_fork_join_three_streams_replays_dependencies),
         FIX_TEST(capture_fork_join_unjoined_third_stream_refused_at_end),
         FIX_TEST(capture_fork_join_record_before_last_side_node_is_unjoined),
+        FIX_TEST(capture_forked_stream_counts_as_capturing),
         FIX_TEST(capture_outside_stream_runs_now_and_is_not_replayed),
         FIX_TEST(capture_event_record_and_wait_are_not_nodes),
     };

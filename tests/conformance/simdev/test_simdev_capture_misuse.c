@@ -67,6 +67,27 @@ static void capture_get_info_reports_none_then_active_then_none(void **state)
     assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
 }
 
+/* Two captures at once: an event recorded in one is outside the other. */
+static void capture_wait_on_event_of_other_capture_refused(void **state)
+{
+    (void)state;
+    simdev_stream_t a = fix_stream(), b = fix_stream();
+    simdev_event_t in_b = fix_event();
+    struct fix_log log = {0};
+    assert_int_equal(simdev_capture_begin(a, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_capture_begin(b, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    fix_launch_log(b, &log, 1);
+    assert_int_equal(simdev_event_record(in_b, b), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_wait_event(a, in_b), SIMDEV_ERROR_CAPTURE_DEPENDENCY);
+    fix_launch_log(a, &log, 2);
+    end_and_destroy(b, 1);
+    end_and_destroy(a, 1);
+    assert_int_equal(atomic_load(&log.count), 0);
+    assert_int_equal(simdev_event_destroy(in_b), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(b), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(a), SIMDEV_SUCCESS);
+}
+
 /* ---- end from another thread ---- */
 
 struct end_call {
@@ -243,6 +264,7 @@ int main(void)
         FIX_TEST(capture_begin_twice_refused_with_conflict),
         FIX_TEST(capture_end_without_begin_refused_unmatched),
         FIX_TEST(capture_get_info_reports_none_then_active_then_none),
+        FIX_TEST(capture_wait_on_event_of_other_capture_refused),
         FIX_TEST(capture_end_from_other_thread_refused_in_global),
         FIX_TEST(capture_end_from_other_thread_refused_in_thread_local),
         FIX_TEST(capture_end_from_other_thread_allowed_in_relaxed),
