@@ -99,6 +99,58 @@ static void graph_replay_kernel_fault_fails_launch_stream(void **state)
     assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
 }
 
+/* Any block may report the fault (whether sibling blocks still run is
+ * not specified). */
+static void block_fault_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_dim;
+    atomic_fetch_add(*(atomic_int *const *)args, 1);
+    if (block_idx == 5)
+        simdev_kernel_report_fault(FAULT);
+}
+
+static void kernel_fault_from_any_block_fails_the_launch(void **state)
+{
+    (void)state;
+    simdev_stream_t stream = fix_stream();
+    atomic_int blocks = 0;
+    atomic_int *p = &blocks;
+    assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICORE, block_fault_kernel, 8, &p, sizeof p),
+                     SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(stream), FAULT);
+    assert_true(atomic_load(&blocks) >= 1);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+}
+
+/* A fault on a side lane of a replay fails the stream the graph was
+ * launched on. */
+static void graph_replay_side_lane_fault_fails_launch_stream(void **state)
+{
+    (void)state;
+    simdev_stream_t origin = fix_stream(), side = fix_stream(), launch = fix_stream();
+    simdev_event_t fork = fix_event(), join = fix_event();
+    atomic_int runs = 0;
+    assert_int_equal(simdev_capture_begin(origin, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_record(fork, origin), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_wait_event(side, fork), SIMDEV_SUCCESS);
+    fix_launch_count(origin, &runs);
+    fix_launch_fault(side, FAULT);
+    assert_int_equal(simdev_event_record(join, side), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_wait_event(origin, join), SIMDEV_SUCCESS);
+    simdev_graph_t graph = NULL;
+    assert_int_equal(simdev_capture_end(origin, &graph), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_graph_launch(graph, launch), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(launch), FAULT);
+    assert_int_equal(simdev_stream_synchronize(origin), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(side), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_destroy(join), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_destroy(fork), SIMDEV_SUCCESS);
+    simdev_stream_t all[] = {launch, side, origin};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(simdev_stream_destroy(all[i]), SIMDEV_SUCCESS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -107,6 +159,8 @@ int main(void)
         FIX_TEST(device_synchronize_returns_kernel_fault),
         FIX_TEST(device_reset_clears_kernel_faults),
         FIX_TEST(graph_replay_kernel_fault_fails_launch_stream),
+        FIX_TEST(kernel_fault_from_any_block_fails_the_launch),
+        FIX_TEST(graph_replay_side_lane_fault_fails_launch_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
