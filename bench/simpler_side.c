@@ -129,22 +129,27 @@ int simpler_program_create(const char *image_path, struct simpler_program **out,
     size_t size;
     struct simpler_program *p = calloc(1, sizeof(*p));
     int rc = PTO_RUNTIME_ERR_OUT_OF_MEMORY;
-    *stage = "load image";
-    if (p == NULL || (p->image = image_load(image_path, &size)) == NULL)
-        goto err_free;
+    *stage = "calloc";
+    if (p == NULL)
+        goto err_free_program;
+    *stage = "read the bench callable image";
+    rc = PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if ((p->image = image_load(image_path, &size)) == NULL)
+        goto err_free_program;
+    rc = PTO_RUNTIME_ERR_OUT_OF_MEMORY;
     *stage = "create_device_context";
     if ((p->ctx = create_device_context()) == NULL)
-        goto err_free;
+        goto err_free_program;
     *stage = "simpler_init";
     if ((rc = simpler_init(p->ctx, 0, NULL)) != 0)
         goto err_destroy_ctx;
     *stage = "simpler_register_callable";
     if ((rc = simpler_register_callable(p->ctx, 0, p->image, size)) != 0)
-        goto err_finalize;
+        goto err_finalize_ctx;
     *stage = "device_malloc_ctx";
     rc = PTO_RUNTIME_ERR_OUT_OF_MEMORY;
     if ((p->slots = device_malloc_ctx(p->ctx, SLOT_BUFFER_BYTES)) == NULL)
-        goto err_finalize;
+        goto err_finalize_ctx;
     *stage = "simpler_call_config_default";
     if ((rc = simpler_call_config_default(&p->config)) != 0)
         goto err_free_slots;
@@ -154,11 +159,11 @@ int simpler_program_create(const char *image_path, struct simpler_program **out,
 
 err_free_slots:
     device_free_ctx(p->ctx, p->slots);
-err_finalize:
+err_finalize_ctx:
     finalize_device(p->ctx);
 err_destroy_ctx:
     destroy_device_context(p->ctx);
-err_free:
+err_free_program:
     if (p != NULL)
         free(p->image);
     free(p);

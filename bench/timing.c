@@ -54,7 +54,9 @@ void bench_report_add(struct bench_report *r, const char *name, const char *unit
 
 void bench_report_skip(struct bench_report *r, const char *name, const char *why)
 {
-    row_next(r, name, why);
+    struct bench_row *row = row_next(r, name, "");
+    if (row != NULL)
+        snprintf(row->skipped, sizeof(row->skipped), "%s", why);
 }
 
 static void print_table(const struct bench_report *r)
@@ -64,26 +66,44 @@ static void print_table(const struct bench_report *r)
     for (size_t i = 0; i < r->row_count; i++) {
         const struct bench_row *row = &r->rows[i];
         if (row->runs == 0)
-            printf("  %-40s %12s %12s %12s  %s\n", row->name, "n/a", "", "", row->unit);
+            printf("  %-40s %12s %12s %12s  %s\n", row->name, "n/a", "", "", row->skipped);
         else
             printf("  %-40s %12.1f %12.1f %12.1f  %s (%u)\n", row->name, row->median, row->min, row->max,
                    row->unit, row->runs);
     }
 }
 
-/* Row names and units are ours (no quotes or backslashes), so they are
- * printed as they are. */
+/* Prints `text` as a JSON string. */
+static void json_string(const char *text)
+{
+    putchar('"');
+    for (const char *c = text; *c != '\0'; c++) {
+        if (*c == '"' || *c == '\\')
+            putchar('\\');
+        if ((unsigned char)*c >= 0x20)
+            putchar(*c);
+    }
+    putchar('"');
+}
+
 static void print_json(const struct bench_report *r)
 {
-    printf("{\"bench\": \"%s\", \"rows\": [", r->title);
+    printf("{\"bench\": ");
+    json_string(r->title);
+    printf(", \"rows\": [");
     for (size_t i = 0; i < r->row_count; i++) {
         const struct bench_row *row = &r->rows[i];
-        printf("%s\n  {\"name\": \"%s\", ", i ? "," : "", row->name);
-        if (row->runs == 0)
-            printf("\"skipped\": \"%s\", \"median\": null}", row->unit);
-        else
+        printf("%s\n  {\"name\": ", i ? "," : "");
+        json_string(row->name);
+        printf(", ");
+        if (row->runs == 0) {
+            printf("\"skipped\": ");
+            json_string(row->skipped);
+            printf(", \"median\": null}");
+        } else {
             printf("\"unit\": \"%s\", \"median\": %.1f, \"min\": %.1f, \"max\": %.1f, \"runs\": %u}", row->unit,
                    row->median, row->min, row->max, row->runs);
+        }
     }
     printf("\n]}\n");
 }

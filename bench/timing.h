@@ -24,6 +24,7 @@ double bench_median(double *samples, size_t count);
 struct bench_row {
     char name[64];      /* e.g. "kernel enqueue" */
     char unit[16];      /* e.g. "ns/launch" */
+    char skipped[160];  /* why there is no figure (runs == 0) */
     double median, min, max;
     unsigned runs;
 };
