@@ -10,7 +10,7 @@ static ChipTensor slots_view(const ChipTensor *buffer, uint32_t first, uint32_t 
     return v;
 }
 
-static int submit_task(SimplerOrch *orch, const ChipTensor *buffer, enum dag_shape shape, uint32_t i)
+static int submit_task(SimplerOrch *orch, const ChipTensor *buffer, enum dag_shape shape, int32_t func, uint32_t i)
 {
     struct dag_task task;
     dag_shape_task(shape, i, &task);
@@ -22,17 +22,19 @@ static int submit_task(SimplerOrch *orch, const ChipTensor *buffer, enum dag_sha
     ChipTensor out = slots_view(buffer, i, 1);
     if (rc == 0)
         rc = simpler_orch_add_output_existing(orch, &out);
-    return rc != 0 ? rc : simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
+    return rc != 0 ? rc : simpler_orch_submit(orch, func, SIMPLER_CORE_TYPE_AIV);
 }
 
 int bench_dag_orchestration(SimplerOrch *orch, const ChipStorageTaskArgs *args)
 {
-    if (args->tensor_count < 1 || args->scalar_count < 1 || args->scalars[0] >= DAG_SHAPE_COUNT)
+    if (args->tensor_count < 1 || args->scalar_count < 2 || args->scalars[0] >= DAG_SHAPE_COUNT ||
+        (args->scalars[1] != DAG_ORCH_FUNC_EMPTY && args->scalars[1] != DAG_ORCH_FUNC_CHECK))
         return -1;
     enum dag_shape shape = (enum dag_shape)args->scalars[0];
+    int32_t func = (int32_t)args->scalars[1];
     uint32_t count = dag_shape_task_count(shape);
     int rc = 0;
     for (uint32_t i = 0; rc == 0 && i < count; i++)
-        rc = submit_task(orch, &args->tensors[0], shape, i);
+        rc = submit_task(orch, &args->tensors[0], shape, func, i);
     return rc;
 }

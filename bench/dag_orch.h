@@ -4,9 +4,11 @@
  * callable image with an empty kernel (program mode).
  *
  * Call arguments: tensor 0 is the slot buffer, float32, DAG_ORCH_SLOTS *
- * DAG_ORCH_SLOT_ELEMS elements; scalar 0 is the enum dag_shape. Task i
- * writes slot i (OUTPUT_EXISTING) and reads its input slot ranges (INPUT,
- * one argument per range), kernel func_id 0 on an AIV core.
+ * DAG_ORCH_SLOT_ELEMS elements; scalar 0 is the enum dag_shape; scalar 1
+ * the kernel every task runs, DAG_ORCH_FUNC_EMPTY (timed runs) or
+ * DAG_ORCH_FUNC_CHECK (the verifying run: each task stores its check
+ * value, dag_task_body). Task i writes slot i (OUTPUT_EXISTING) and reads
+ * its input slot ranges (INPUT, one argument per range), on an AIV core.
  */
 #ifndef SIMPLER_BENCH_DAG_ORCH_H
 #define SIMPLER_BENCH_DAG_ORCH_H
@@ -17,6 +19,8 @@
 #define DAG_ORCH_ENTRY "bench_dag_orchestration"
 #define DAG_ORCH_SLOT_ELEMS 16u /* 64 bytes per slot */
 #define DAG_ORCH_SLOTS (DAG_FAN_WIDTH + 2u) /* the largest shape */
+#define DAG_ORCH_FUNC_EMPTY 0
+#define DAG_ORCH_FUNC_CHECK 1
 
 int bench_dag_orchestration(SimplerOrch *orch, const ChipStorageTaskArgs *args);
 

@@ -16,8 +16,9 @@
  * compares address ranges, it never touches device memory. */
 #define FAKE_DEVICE_ADDR 0x40000000ull
 
-/* The call's arguments: the slot buffer at `addr` and the shape. */
-static int call_args(ChipStorageTaskArgs *a, void *addr, enum dag_shape shape)
+/* The call's arguments: the slot buffer at `addr`, the shape and the
+ * kernel the tasks run. */
+static int call_args(ChipStorageTaskArgs *a, void *addr, enum dag_shape shape, int32_t func)
 {
     uint32_t elems = DAG_ORCH_SLOTS * DAG_ORCH_SLOT_ELEMS;
     memset(a, 0, sizeof(*a));
@@ -25,7 +26,8 @@ static int call_args(ChipStorageTaskArgs *a, void *addr, enum dag_shape shape)
                                  SIMPLER_ADDRESS_SPACE_DEVICE);
     a->tensor_count = 1;
     a->scalars[0] = (uint64_t)shape;
-    a->scalar_count = 1;
+    a->scalars[1] = (uint64_t)func;
+    a->scalar_count = 2;
     return rc;
 }
 
@@ -79,7 +81,7 @@ static int image_reserve(struct simpler_build *b, size_t size)
 int simpler_build_once(struct simpler_build *b, enum dag_shape shape, double *ns_per_task, uint32_t *edge_count)
 {
     const graph *g = NULL;
-    int rc = call_args(&b->args, (void *)(uintptr_t)FAKE_DEVICE_ADDR, shape);
+    int rc = call_args(&b->args, (void *)(uintptr_t)FAKE_DEVICE_ADDR, shape, DAG_ORCH_FUNC_EMPTY);
     if (rc != 0)
         return rc;
     uint64_t t0 = bench_now_ns();
@@ -181,15 +183,20 @@ void simpler_program_destroy(struct simpler_program *p)
     free(p);
 }
 
-int simpler_program_run(struct simpler_program *p, enum dag_shape shape, double *ns_per_task)
+static int program_run(struct simpler_program *p, enum dag_shape shape, int32_t func, double *ns_per_task)
 {
-    int rc = call_args(&p->args, p->slots, shape);
+    int rc = call_args(&p->args, p->slots, shape, func);
     if (rc != 0)
         return rc;
     uint64_t t0 = bench_now_ns();
     rc = simpler_run(p->ctx, 0, &p->args, &p->config);
     *ns_per_task = (double)(bench_now_ns() - t0) / dag_shape_task_count(shape);
     return rc;
+}
+
+int simpler_program_run(struct simpler_program *p, enum dag_shape shape, double *ns_per_task)
+{
+    return program_run(p, shape, DAG_ORCH_FUNC_EMPTY, ns_per_task);
 }
 
 int simpler_program_verify(struct simpler_program *p, enum dag_shape shape, uint32_t *bad_task)
@@ -201,7 +208,7 @@ int simpler_program_verify(struct simpler_program *p, enum dag_shape shape, uint
     double ns;
     int rc = PTO_RUNTIME_ERR_OUT_OF_MEMORY;
     if (host != NULL && expected != NULL && (rc = copy_to_device_ctx(p->ctx, p->slots, host, SLOT_BUFFER_BYTES)) == 0 &&
-        (rc = simpler_program_run(p, shape, &ns)) == 0)
+        (rc = program_run(p, shape, DAG_ORCH_FUNC_CHECK, &ns)) == 0)
         rc = copy_from_device_ctx(p->ctx, host, p->slots, SLOT_BUFFER_BYTES);
     if (rc == 0) {
         dag_expected_values(shape, expected);

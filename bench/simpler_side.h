@@ -28,10 +28,11 @@ struct simpler_program;
  * the step that failed (*stage names it; nothing is left open). */
 int simpler_program_create(const char *image_path, struct simpler_program **out, const char **stage);
 void simpler_program_destroy(struct simpler_program *p);
-/* One simpler_run of `shape`; *ns_per_task is its wall time per task. */
+/* One simpler_run of `shape` with the empty kernel; *ns_per_task is its
+ * wall time per task. */
 int simpler_program_run(struct simpler_program *p, enum dag_shape shape, double *ns_per_task);
-/* One simpler_run of `shape` on zeroed slots, then compares every task's
- * check value (dag_shapes.h) with the expected one. 0 when all match,
+/* One simpler_run of `shape` with the check kernel on zeroed slots, then
+ * compares every task's check value (dag_shapes.h) with the expected one. 0 when all match,
  * SIMPLER_SIDE_WRONG_RESULT (with *bad_task set) when one does not, or
  * the status of the call that failed. */
 #define SIMPLER_SIDE_WRONG_RESULT 1

@@ -1,8 +1,8 @@
-/* The bench callable's kernel: next to nothing, so a run measures the
- * runtime's own cost per task. Block 0 stores the check value of
- * dag_shapes.h (1 + the largest first element of its inputs) into the
- * first element of its output, the last tensor argument, so the bench can
- * tell that every task ran after its predecessors. */
+/* The bench callable's verifying kernel (func_id DAG_ORCH_FUNC_CHECK):
+ * block 0 stores the check value of dag_shapes.h (1 + the largest first
+ * element of its inputs) into the first element of its output, the last
+ * tensor argument, so the bench can tell that every task ran after its
+ * predecessors. */
 #include "simpler/orchestration.h"
 
 void kernel_entry(const SimplerKernelArgs *args);
