@@ -234,6 +234,68 @@ static void stream_destroy_and_device_synchronize_wait_for_queued_work(void **st
     assert_int_equal(simdev_stream_destroy(b), SIMDEV_SUCCESS);
 }
 
+/* ---- a full ring makes enqueue wait, not fail ---- */
+
+struct filler {
+    simdev_stream_t stream;
+    atomic_uint next;
+    atomic_int bad;
+    unsigned total;
+    int failures;
+    struct sequence_args args[SIMDEV_STREAM_RING_OPS + 64];
+};
+
+static void *filler_main(void *p)
+{
+    struct filler *f = p;
+    for (unsigned i = 0; i < f->total; i++) {
+        f->args[i] = (struct sequence_args){&f->next, i, &f->bad};
+        if (simdev_launch_kernel(f->stream, SIMDEV_ENGINE_AICPU, sequence_kernel, 1, &f->args[i],
+                                 sizeof f->args[i]) != SIMDEV_SUCCESS)
+            f->failures++;
+    }
+    return NULL;
+}
+
+/* Waits (sleeping, within the liveness bound) until `calls` kernel
+ * launches have been made: with the gate's op in the ring, the last of
+ * RING_OPS launches cannot fit until the gate opens. */
+static void wait_for_launch_calls(uint64_t calls)
+{
+    struct timespec deadline = fix_deadline(), now, pause = {0, 1000 * 1000};
+    simdev_counters c;
+    do {
+        assert_int_equal(simdev_get_counters(&c), SIMDEV_SUCCESS);
+        if (c.kernel_launches >= calls)
+            return;
+        nanosleep(&pause, NULL);
+        clock_gettime(CLOCK_REALTIME, &now);
+    } while (now.tv_sec < deadline.tv_sec);
+}
+
+static void stream_enqueue_on_full_ring_waits_then_succeeds(void **state)
+{
+    (void)state;
+    static struct filler f;
+    memset(&f, 0, sizeof f);
+    f.stream = fix_stream();
+    f.total = SIMDEV_STREAM_RING_OPS + 64;
+    struct fix_gate *gate = fix_gate_new();
+    assert_int_equal(simdev_launch_host_func(f.stream, fix_gate_host_fn, gate), SIMDEV_SUCCESS);
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, filler_main, &f), 0);
+    wait_for_launch_calls(SIMDEV_STREAM_RING_OPS);
+    assert_int_equal(atomic_load(&f.next), 0);
+    fix_gate_open(gate);
+    assert_int_equal(pthread_join(thread, NULL), 0);
+    assert_int_equal(simdev_stream_synchronize(f.stream), SIMDEV_SUCCESS);
+    assert_int_equal(f.failures, 0);
+    assert_int_equal(atomic_load(&f.next), f.total);
+    assert_int_equal(atomic_load(&f.bad), 0);
+    assert_int_equal(atomic_load(&gate->timeouts), 0);
+    assert_int_equal(simdev_stream_destroy(f.stream), SIMDEV_SUCCESS);
+}
+
 /* ---- devices ---- */
 
 static int get_device_on_thread(void *p)
@@ -303,6 +365,7 @@ int main(void)
         FIX_TEST(stream_host_funcs_run_in_order),
         FIX_TEST(stream_kernels_run_in_order_past_ring_capacity),
         FIX_TEST(stream_async_copies_and_sets_apply_in_order),
+        FIX_TEST(stream_enqueue_on_full_ring_waits_then_succeeds),
         FIX_TEST(kernel_blocks_of_one_launch_run_concurrently_on_aicore),
         FIX_TEST(kernel_blocks_of_one_launch_run_concurrently_on_aicpu),
         FIX_TEST(kernel_runs_every_block_once_in_waves_beyond_pool),
