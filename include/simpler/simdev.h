@@ -11,7 +11,14 @@
  * Conventions for every function below unless its comment says otherwise:
  * - returns SIMDEV_SUCCESS (0) or one of the SIMDEV_ERROR_* codes;
  * - a call that returns an error has no effect (nothing is enqueued,
- *   recorded, allocated or freed, and output arguments are not written);
+ *   recorded, allocated or freed, and output arguments are not written),
+ *   with one exception, as on a real device whose capture cannot be
+ *   repaired: when recording an operation (a node, an event record, or a
+ *   wait by a stream already in the capture) into an active capture fails
+ *   for want of host memory, the call returns MEMORY_ALLOCATION and the capture
+ *   becomes INVALIDATED (later operations on its streams return
+ *   STREAM_CAPTURE_INVALIDATED; end returns it too and ends the capture);
+ *   a fork that fails so leaves the capture as it was;
  * - NULL where a handle or output pointer is required -> INVALID_PARAM;
  *   a handle that was destroyed or never created -> INVALID_HANDLE;
  *   a stream or event used while the current device is not the device it
@@ -59,9 +66,9 @@ extern "C" {
 #define SIMDEV_MAX_DEVICES 8
 #define SIMDEV_MAX_ENGINE_THREADS 64       /* per engine pool of one device */
 #define SIMDEV_ALLOC_ALIGN 1024            /* every simdev_malloc base */
-#define SIMDEV_KERNEL_ARGS_MAX (1u << 20)  /* bytes copied by value per launch */
+#define SIMDEV_KERNEL_ARGS_MAX (8u << 20)  /* bytes copied by value per launch */
 #define SIMDEV_STREAM_RING_OPS 1024        /* queued ops per stream before enqueue blocks */
-#define SIMDEV_STREAM_RING_ARG_BYTES (4u << 20) /* queued argument bytes per stream */
+#define SIMDEV_STREAM_RING_ARG_BYTES (16u << 20) /* queued argument bytes per stream (reserved lazily: pages are touched only when used) */
 
 typedef struct simdev_stream *simdev_stream_t;
 typedef struct simdev_event *simdev_event_t;
