@@ -261,7 +261,7 @@ static inline int dt_setup(void **state)
         graph_scratch_create(&limits, &f->scratch) != 0)
         return -1;
     f->image = aligned_alloc(64, DT_DEF_BYTES);
-    f->args_scratch_bytes = device_chain_scratch_bytes(DT_DEF_BYTES);
+    f->args_scratch_bytes = (device_chain_scratch_bytes(DT_DEF_BYTES) + 63) / 64 * 64;
     f->args_scratch = aligned_alloc(64, f->args_scratch_bytes);
     if (f->image == NULL || f->args_scratch == NULL)
         return -1;
