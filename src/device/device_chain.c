@@ -12,25 +12,24 @@
  * platform seam promises simdev's numbers. */
 #define CHAIN_INVALID_PARAM 107000
 
-static int check_args(const platform_launch_ops *ops, const device_streams *streams,
-                      const device_events *events, const device_run_desc *desc, const void *inline_image,
-                      size_t inline_bytes, const void *scratch, size_t scratch_bytes)
+static int check_handles(const platform_launch_ops *ops, const device_streams *streams,
+                         const device_events *events)
 {
-    if (ops == NULL || streams == NULL || events == NULL || desc == NULL || scratch == NULL)
+    if (ops == NULL || streams == NULL || events == NULL)
         return CHAIN_INVALID_PARAM;
     if (streams->caller == NULL || streams->aicpu == NULL || streams->aicore == NULL ||
         events->start == NULL || events->aicore_start == NULL || events->aicore_done == NULL ||
         events->aicpu_done == NULL || events->serial_tail == NULL)
         return CHAIN_INVALID_PARAM;
-    if (desc->inline_bytes != inline_bytes || (inline_bytes != 0 && inline_image == NULL) ||
-        scratch_bytes < device_chain_scratch_bytes(inline_bytes) || ((uintptr_t)scratch & 7u) != 0)
-        return CHAIN_INVALID_PARAM;
-    /* The device refuses other errors itself (status word and fault), but
-     * a descriptor that cannot place the handshake slots would let the
-     * executor wander off its arena. */
-    if (device_validate_desc(desc) == DEVICE_ERR_PACKET_INVALID)
-        return CHAIN_INVALID_PARAM;
     return 0;
+}
+
+/* The device refuses other errors itself (status word and fault), but a
+ * descriptor that cannot place the handshake slots would let the
+ * executor wander off its arena. */
+static int check_desc(const device_run_desc *desc)
+{
+    return device_validate_desc(desc) == DEVICE_ERR_PACKET_INVALID ? CHAIN_INVALID_PARAM : 0;
 }
 
 /* The AICPU stream's prologue and the AICore stream's launch. */
@@ -54,11 +53,11 @@ static int enqueue_front(const platform_launch_ops *ops, const device_streams *s
 
 /* The scheduler launch and the joins back into the caller stream. */
 static int enqueue_back(const platform_launch_ops *ops, const device_streams *st, const device_events *ev,
-                        const void *sched_args, size_t sched_bytes)
+                        platform_kernel_fn sched_fn, const void *sched_args, size_t sched_bytes)
 {
     int rc;
 
-    if ((rc = ops->launch_kernel(ops->user, st->aicpu, PLATFORM_ENGINE_AICPU, device_scheduler_kernel, 1,
+    if ((rc = ops->launch_kernel(ops->user, st->aicpu, PLATFORM_ENGINE_AICPU, sched_fn, 1,
                                  sched_args, sched_bytes)) != 0 ||
         (rc = ops->stream_wait_event(ops->user, st->aicpu, ev->aicore_done)) != 0 ||
         (rc = ops->event_record(ops->user, ev->aicpu_done, st->aicpu)) != 0 ||
@@ -67,18 +66,39 @@ static int enqueue_back(const platform_launch_ops *ops, const device_streams *st
     return ops->event_record(ops->user, ev->serial_tail, st->caller);
 }
 
+int device_chain_enqueue_launch(const platform_launch_ops *ops, const device_streams *streams,
+                                const device_events *events, platform_kernel_fn sched_fn, const void *sched_args,
+                                size_t sched_bytes)
+{
+    const device_run_desc *desc = sched_args;
+    int rc = check_handles(ops, streams, events);
+
+    if (rc != 0)
+        return rc;
+    if (sched_fn == NULL || desc == NULL || sched_bytes < sizeof(*desc) || ((uintptr_t)desc & 7u) != 0 ||
+        desc->inline_bytes > sched_bytes - sizeof(*desc) || check_desc(desc) != 0)
+        return CHAIN_INVALID_PARAM;
+    rc = enqueue_front(ops, streams, events, desc);
+    if (rc != 0)
+        return rc;
+    return enqueue_back(ops, streams, events, sched_fn, sched_args, sched_bytes);
+}
+
 int device_chain_enqueue(const platform_launch_ops *ops, const device_streams *streams,
                          const device_events *events, const device_run_desc *desc, const void *inline_image,
                          size_t inline_bytes, void *scratch, size_t scratch_bytes)
 {
-    int rc = check_args(ops, streams, events, desc, inline_image, inline_bytes, scratch, scratch_bytes);
+    int rc = check_handles(ops, streams, events);
+
     if (rc != 0)
         return rc;
+    if (desc == NULL || scratch == NULL || desc->inline_bytes != inline_bytes ||
+        (inline_bytes != 0 && inline_image == NULL) || scratch_bytes < device_chain_scratch_bytes(inline_bytes) ||
+        ((uintptr_t)scratch & 7u) != 0 || check_desc(desc) != 0)
+        return CHAIN_INVALID_PARAM;
     memcpy(scratch, desc, sizeof(*desc));
     if (inline_bytes != 0)
         memcpy((uint8_t *)scratch + sizeof(*desc), inline_image, inline_bytes);
-    rc = enqueue_front(ops, streams, events, desc);
-    if (rc != 0)
-        return rc;
-    return enqueue_back(ops, streams, events, scratch, device_chain_scratch_bytes(inline_bytes));
+    return device_chain_enqueue_launch(ops, streams, events, device_scheduler_kernel, scratch,
+                                       device_chain_scratch_bytes(inline_bytes));
 }

@@ -63,4 +63,16 @@ int device_chain_enqueue(const platform_launch_ops *ops, const device_streams *s
                          const device_events *events, const device_run_desc *desc, const void *inline_image,
                          size_t inline_bytes, void *scratch, size_t scratch_bytes);
 
+/* The same chain with a scheduler launch the caller assembled: `sched_fn`
+ * (device_scheduler_kernel, or a body that checks and restores its own
+ * packet and then calls device_scheduler_kernel, as kernel mode does)
+ * receives `sched_bytes` at `sched_args` (8-aligned), which begin with
+ * the device_run_desc the executor receives. Same rules and returns as
+ * device_chain_enqueue: SIMDEV_ERROR_INVALID_PARAM for NULL arguments,
+ * sched_bytes shorter than the descriptor or a descriptor that cannot
+ * place the handshake slots (nothing enqueued). */
+int device_chain_enqueue_launch(const platform_launch_ops *ops, const device_streams *streams,
+                                const device_events *events, platform_kernel_fn sched_fn, const void *sched_args,
+                                size_t sched_bytes);
+
 #endif

@@ -190,6 +190,40 @@ static void chain_refuses_bad_arguments_before_any_enqueue(void **state)
     free(k);
 }
 
+static void fake_scheduler(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx, (void)block_dim, (void)args;
+}
+
+static void chain_launch_variant_runs_the_given_scheduler_on_the_given_bytes(void **state)
+{
+    (void)state;
+    fake *k = fake_new();
+    k->desc.inline_bytes = 0;
+    memcpy(k->scratch, &k->desc, sizeof(k->desc));
+    assert_int_equal(device_chain_enqueue_launch(&k->ops, &k->streams, &k->events, fake_scheduler, k->scratch,
+                                                 sizeof(k->scratch)), 0);
+    assert_int_equal(k->r.count, 12);
+    assert_true(k->r.ops[5].fn == device_executor_kernel);
+    assert_int_equal(k->r.ops[5].bytes, sizeof(device_run_desc));
+    assert_true(k->r.ops[7].fn == fake_scheduler);
+    assert_int_equal(k->r.ops[7].bytes, sizeof(k->scratch));
+
+    /* Shorter than the descriptor, no body, or a slot-less descriptor:
+     * nothing enqueued. */
+    k->r.count = 0;
+    assert_int_equal(device_chain_enqueue_launch(&k->ops, &k->streams, &k->events, fake_scheduler, k->scratch,
+                                                 sizeof(device_run_desc) - 8), SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(device_chain_enqueue_launch(&k->ops, &k->streams, &k->events, NULL, k->scratch,
+                                                 sizeof(k->scratch)), SIMDEV_ERROR_INVALID_PARAM);
+    ((device_run_desc *)k->scratch)->aic_count = 0;
+    ((device_run_desc *)k->scratch)->aiv_count = 0;
+    assert_int_equal(device_chain_enqueue_launch(&k->ops, &k->streams, &k->events, fake_scheduler, k->scratch,
+                                                 sizeof(k->scratch)), SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(k->r.count, 0);
+    free(k);
+}
+
 /* ---- over simdev ---- */
 
 #define N 32u
@@ -316,6 +350,7 @@ int main(void)
         cmocka_unit_test(chain_enqueues_exactly_the_spec_sequence),
         cmocka_unit_test(chain_stops_at_the_first_failing_enqueue_and_returns_its_code),
         cmocka_unit_test(chain_refuses_bad_arguments_before_any_enqueue),
+        cmocka_unit_test(chain_launch_variant_runs_the_given_scheduler_on_the_given_bytes),
         DT_TEST(chain_enqueue_allocates_synchronizes_and_queries_nothing),
         DT_TEST(chain_captured_on_caller_stream_replays_with_fresh_inputs),
     };
