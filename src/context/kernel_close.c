@@ -11,12 +11,19 @@ int kernel_release_device(simpler_context *ctx)
 {
     kernel_state *ks = kernel_state_of(ctx);
     /* The status words live in gm_sm: nobody may read them after this. */
-    ks->status = NULL;
+    if (ks != NULL)
+        ks->status = NULL;
     int first = arena_bank_release(&ctx->bank);
     int rc = retained_temp_release(&ctx->temp, ctx->ops);
     first = first ? first : rc;
     rc = device_arena_release(&ctx->trace, ctx->ops);
     first = first ? first : rc;
+    if (ks != NULL && ks->registered != NULL) {
+        rc = context_device_status(ctx, "event_destroy", ctx->ops->event_destroy(ctx->ops->user, ks->registered));
+        if (rc == 0)
+            ks->registered = NULL;
+        first = first ? first : rc;
+    }
     rc = context_streams_release(ctx);
     return first ? first : rc;
 }

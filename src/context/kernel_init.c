@@ -134,7 +134,6 @@ static int capacity_commit(simpler_context *ctx, kernel_state *ks)
     req.bytes[ARENA_REGION_GM_HEAP] = (size_t)ks->capacity.gm_heap_bytes;
     req.bytes[ARENA_REGION_GM_SM] = CONTEXT_GM_SM_BYTES;
     req.bytes[ARENA_REGION_RUNTIME_POOL] = (size_t)ks->layout.runtime_pool_bytes;
-    arena_bank_init(&ctx->bank, ctx->ops);
     int rc = arena_bank_commit(&ctx->bank, &req, 1, NULL);
     rc = rc ? rc : retained_temp_begin(&ctx->temp, (size_t)ks->capacity.retained_temp_bytes, 1, ctx->ops);
     if (rc == 0 && ks->capacity.trace_records != 0)
@@ -186,6 +185,7 @@ static int init_locked(simpler_context *ctx, int device_id, const CallConfig *co
     if (rc != 0)
         return rc;
     ctx->device_id = device_id;
+    arena_bank_init(&ctx->bank, ctx->ops);
     rc = host_state_create(ctx, &cap);
     if (rc != 0)
         goto err_unwind;
@@ -195,6 +195,7 @@ static int init_locked(simpler_context *ctx, int device_id, const CallConfig *co
     ks->context_generation = generation;
     cores_pick(ctx, ks, config);
     rc = context_streams_create(ctx, 0);
+    rc = rc ? rc : context_device_status(ctx, "event_create", ctx->ops->event_create(ctx->ops->user, &ks->registered));
     rc = rc ? rc : capacity_commit(ctx, ks);
     if (rc != 0)
         goto err_unwind;

@@ -45,9 +45,14 @@ static void record_fill(kernel_slot_record *r, int32_t id, const loaded_callable
 
 /* The registration runs on the AICPU stream, after every scheduler
  * already enqueued there, so a launch enqueued before this prepare still
- * finds the generation it was built for. */
-static int registration_enqueue(simpler_context *ctx, kernel_slot_record *slot, int32_t id, uint64_t generation)
+ * finds the generation it was built for. The caller stream then waits
+ * for it (an enqueue, not a synchronization): work the caller puts on
+ * that stream later, a replay of a captured launch included, runs after
+ * the registration. */
+static int registration_enqueue(simpler_context *ctx, kernel_slot_record *slot, int32_t id, uint64_t generation,
+                                platform_stream *caller)
 {
+    kernel_state *ks = kernel_state_of(ctx);
     const loaded_callable *lc = NULL;
     kernel_register_args *args = host_alloc(sizeof(*args));
     if (args == NULL)
@@ -58,7 +63,11 @@ static int registration_enqueue(simpler_context *ctx, kernel_slot_record *slot, 
     int code = ctx->ops->launch_kernel(ctx->ops->user, ctx->streams[CONTEXT_STREAM_AICPU], PLATFORM_ENGINE_AICPU,
                                        kernel_register_kernel, 1, args, sizeof(*args));
     host_free(args);
-    return context_device_status(ctx, "launch_kernel", code);
+    if (code == 0)
+        code = ctx->ops->event_record(ctx->ops->user, ks->registered, ctx->streams[CONTEXT_STREAM_AICPU]);
+    if (code == 0)
+        code = ctx->ops->stream_wait_event(ctx->ops->user, caller, ks->registered);
+    return context_device_status(ctx, "registration enqueue", code);
 }
 
 static int prepare_locked(simpler_context *ctx, int32_t id, const void *callable, size_t size, void *caller_stream)
@@ -80,7 +89,7 @@ static int prepare_locked(simpler_context *ctx, int32_t id, const void *callable
         return rc;
     }
     ks->slots[id] = slot;
-    rc = registration_enqueue(ctx, slot, id, generation);
+    rc = registration_enqueue(ctx, slot, id, generation, caller_stream);
     if (rc != 0) {
         /* The device never learns this generation: empty the slot so no
          * launch can name it (the generation stays advanced). */

@@ -45,6 +45,7 @@ typedef struct kernel_state {
     SimplerKernelCtxControl capacity; /* the committed tuple, defaults filled in */
     SimplerKernelLayout layout;   /* the runtime pool's packing of it */
     uint32_t aic_count, aiv_count;
+    platform_event *registered;   /* prepare's own: the last registration, waited by the caller stream */
     platform_stream *last_caller; /* the caller stream of the last launch */
     int launched;                 /* a launch was enqueued since init */
     kernel_status_words *status;  /* at the gm_sm base */

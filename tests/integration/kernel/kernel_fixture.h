@@ -50,17 +50,23 @@ static inline int kbufs_check(const kbufs *d, vadd_buffers *v, uint64_t rounds)
     return vadd_check(v, rounds);
 }
 
-/* The CONFIGURE for vadd graphs of up to rounds_max rounds. */
-static inline SimplerKernelCtxControl kfix_plan(const vadd_image *img, uint64_t rounds_max)
+/* The CONFIGURE for vadd graphs of up to rounds_max rounds over tensors
+ * in `space`. */
+static inline SimplerKernelCtxControl kfix_plan_space(const vadd_image *img, uint64_t rounds_max, uint8_t space)
 {
     SimplerGraphRequirements req;
     SimplerKernelCtxControl c;
     ChipStorageTaskArgs args;
     static vadd_buffers v;
-    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_DEVICE, rounds_max, 0);
+    vadd_args_make(&args, v.a, v.b, v.f, space, rounds_max, 0);
     assert_int_equal(simpler_graph_requirements(img->bytes, img->size, &args, &req), 0);
     assert_int_equal(simpler_kernel_plan_capacity(&req, 1, &c), 0);
     return c;
+}
+
+static inline SimplerKernelCtxControl kfix_plan(const vadd_image *img, uint64_t rounds_max)
+{
+    return kfix_plan_space(img, rounds_max, SIMPLER_ADDRESS_SPACE_DEVICE);
 }
 
 static inline SimplerKernelCtxControl kfix_freeze(void)

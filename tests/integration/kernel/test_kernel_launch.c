@@ -73,7 +73,10 @@ static void kernel_captured_launch_replays_with_fresh_inputs_in_place(void **sta
     for (uint32_t r = 0; r < REPLAYS; r++) {
         kbufs_upload(&d, &v, 10.0f * (float)r);
         assert_int_equal(simdev_graph_launch(graph, k.stream), SIMDEV_SUCCESS);
-        assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+        int sync = simdev_stream_synchronize(k.stream), runtime = 0;
+        (void)simpler_kernel_mode_errors(k.ctx, &runtime, NULL);
+        if (sync != 0)
+            fail_msg("replay %u: stream %d, runtime error %d", r, sync, runtime);
         assert_int_equal(kbufs_check(&d, &v, 3), 0);
     }
     assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
