@@ -12,18 +12,16 @@
 #include "device/trace_record.h"
 
 /* Waits until the slot holds something other than IDLE or DONE and
- * returns it: spin DEVICE_SPIN_LIMIT polls, then block on the state word. */
+ * returns it: spin (device_wait.h), then block on the state word. */
 static uint32_t wait_for_work(device_core_slot *slot)
 {
-    uint32_t spins = 0;
+    device_spin spin = DEVICE_SPIN_INIT(0);
     for (;;) {
         uint32_t s = atomic_load_explicit(&slot->state, memory_order_acquire);
         if (s != DEVICE_SLOT_IDLE && s != DEVICE_SLOT_DONE)
             return s;
-        if (spins++ < DEVICE_SPIN_LIMIT) {
-            device_wait_relax();
+        if (device_spin_step(&spin))
             continue;
-        }
         /* Announce the sleep, then re-check: the scheduler stores the
          * state before it reads the flag, so one of us sees the other. */
         atomic_store(&slot->sleeping, 1);
@@ -31,7 +29,7 @@ static uint32_t wait_for_work(device_core_slot *slot)
         if (s == DEVICE_SLOT_IDLE || s == DEVICE_SLOT_DONE)
             device_wait_block(&slot->state, s);
         atomic_store(&slot->sleeping, 0);
-        spins = 0;
+        spin = (device_spin)DEVICE_SPIN_INIT(0);
     }
 }
 

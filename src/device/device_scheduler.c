@@ -123,20 +123,18 @@ static uint32_t collect(sched *s)
  * scan missed changes the doorbell before we may block on it. */
 static void await_completions(sched *s)
 {
-    uint32_t spins = 0;
+    device_spin spin = DEVICE_SPIN_INIT(DEVICE_SPIN_YIELD_NS);
     for (;;) {
         uint32_t bell = atomic_load(&s->rt->doorbell);
         if (collect(s) > 0)
             return;
-        if (spins++ < DEVICE_SPIN_LIMIT) {
-            device_wait_relax();
+        if (device_spin_step(&spin))
             continue;
-        }
         atomic_store(&s->rt->sched_sleeping, 1);
         if (atomic_load(&s->rt->doorbell) == bell)
             device_wait_block(&s->rt->doorbell, bell);
         atomic_store(&s->rt->sched_sleeping, 0);
-        spins = 0;
+        spin = (device_spin)DEVICE_SPIN_INIT(DEVICE_SPIN_YIELD_NS);
     }
 }
 

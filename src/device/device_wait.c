@@ -3,8 +3,35 @@
 #include "device/device_wait.h"
 
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int device_spin_step(device_spin *spin)
+{
+    if (spin->polls < DEVICE_SPIN_POLLS) {
+        spin->polls++;
+        device_wait_relax();
+        return 1;
+    }
+    if (spin->yield_ns == 0)
+        return 0;
+    uint64_t now = now_ns();
+    if (spin->yield_until_ns == 0)
+        spin->yield_until_ns = now + spin->yield_ns;
+    if (now >= spin->yield_until_ns)
+        return 0;
+    sched_yield();
+    return 1;
+}
 
 void device_wait_block(_Atomic uint32_t *word, uint32_t expected)
 {

@@ -2,7 +2,20 @@
  * device_wait — bounded spinning, then blocking, on a 32-bit word in
  * device memory (simdev device memory is host memory, so a Linux futex
  * works on it). The machine has fewer CPUs than device threads, so no
- * waiter spins without bound: DEVICE_SPIN_LIMIT polls, then the futex.
+ * waiter spins without bound. A waiter polls in three phases:
+ *
+ *   1. DEVICE_SPIN_POLLS polls with a pause instruction (a partner that
+ *      is running answers within a few hundred nanoseconds);
+ *   2. polls separated by sched_yield() for at most DEVICE_SPIN_YIELD_NS
+ *      (a partner that is runnable but has no CPU gets ours, and neither
+ *      side pays for a futex wake-up, which on a virtual machine costs
+ *      tens of microseconds per hand-off);
+ *   3. blocking on the futex until the partner wakes it.
+ *
+ * Only the scheduler uses phase 2: it is the partner of every hand-off,
+ * so it stays awake while cores work, and a core that just finished is
+ * answered during its phase 1. Cores skip phase 2: several yielding cores
+ * on two CPUs would take turns with the cores that have work.
  */
 #ifndef SIMPLER_DEVICE_WAIT_H
 #define SIMPLER_DEVICE_WAIT_H
@@ -10,10 +23,25 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-/* Polls before a waiter blocks: long enough to catch a partner that
- * answers within a few microseconds, short enough that a waiter on a
- * busy CPU gives the CPU back quickly. */
-#define DEVICE_SPIN_LIMIT 512u
+/* Phase 1: pause polls; a few microseconds at most. */
+#define DEVICE_SPIN_POLLS 512u
+/* Phase 2: the yielding phase's bound. It must exceed the futex wake-up
+ * latency, or two partners that hand work back and forth fall asleep at
+ * every hand-off; short enough that an idle waiter soon frees its CPU. */
+#define DEVICE_SPIN_YIELD_NS 200000u
+
+/* The state of one wait: DEVICE_SPIN_INIT(yield_ns) with the phase 2
+ * budget, DEVICE_SPIN_YIELD_NS or 0 (no phase 2). */
+typedef struct device_spin {
+    uint32_t polls;
+    uint32_t yield_ns;       /* phase 2 budget */
+    uint64_t yield_until_ns; /* 0 until phase 2 began */
+} device_spin;
+#define DEVICE_SPIN_INIT(yield_budget_ns) {0, (yield_budget_ns), 0}
+
+/* One step of a wait: pauses or yields and returns 1 (poll again), or
+ * returns 0 once the budget is spent (block now). */
+int device_spin_step(device_spin *spin);
 
 /* Blocks while *word == expected; may return early (spuriously or on a
  * wake); callers re-check their condition. */
