@@ -15,7 +15,7 @@
  * returns it: spin (device_wait.h), then block on the state word. */
 static uint32_t wait_for_work(device_core_slot *slot)
 {
-    device_spin spin = DEVICE_SPIN_INIT(0);
+    device_spin spin = DEVICE_SPIN_INIT(DEVICE_CORE_YIELD_NS);
     for (;;) {
         uint32_t s = atomic_load_explicit(&slot->state, memory_order_acquire);
         if (s != DEVICE_SLOT_IDLE && s != DEVICE_SLOT_DONE)
@@ -29,7 +29,7 @@ static uint32_t wait_for_work(device_core_slot *slot)
         if (s == DEVICE_SLOT_IDLE || s == DEVICE_SLOT_DONE)
             device_wait_block(&slot->state, s);
         atomic_store(&slot->sleeping, 0);
-        spin = (device_spin)DEVICE_SPIN_INIT(0);
+        spin = (device_spin)DEVICE_SPIN_INIT(DEVICE_CORE_YIELD_NS);
     }
 }
 

@@ -6,16 +6,17 @@
  *
  *   1. DEVICE_SPIN_POLLS polls with a pause instruction (a partner that
  *      is running answers within a few hundred nanoseconds);
- *   2. polls separated by sched_yield() for at most DEVICE_SPIN_YIELD_NS
- *      (a partner that is runnable but has no CPU gets ours, and neither
- *      side pays for a futex wake-up, which on a virtual machine costs
- *      tens of microseconds per hand-off);
+ *   2. polls separated by sched_yield() for a bounded time (a partner
+ *      that is runnable but has no CPU gets ours, and neither side pays
+ *      for a futex wake-up, which on a virtual machine costs tens of
+ *      microseconds per hand-off);
  *   3. blocking on the futex until the partner wakes it.
  *
- * Only the scheduler uses phase 2: it is the partner of every hand-off,
- * so it stays awake while cores work, and a core that just finished is
- * answered during its phase 1. Cores skip phase 2: several yielding cores
- * on two CPUs would take turns with the cores that have work.
+ * The scheduler, the partner of every hand-off, yields longest
+ * (DEVICE_SPIN_YIELD_NS), so it stays awake while cores work; a core
+ * yields briefly (DEVICE_CORE_YIELD_NS), long enough to be answered after
+ * a completion, short enough that idle cores soon leave the CPUs to the
+ * ones with work. docs/device.md has the measurements behind the numbers.
  */
 #ifndef SIMPLER_DEVICE_WAIT_H
 #define SIMPLER_DEVICE_WAIT_H
@@ -23,15 +24,19 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-/* Phase 1: pause polls; a few microseconds at most. */
-#define DEVICE_SPIN_POLLS 512u
-/* Phase 2: the yielding phase's bound. It must exceed the futex wake-up
+/* Phase 1: pause polls, about a microsecond. Kept short: on a virtual
+ * machine a long pause loop makes the hypervisor deschedule the vCPU
+ * (pause-loop exiting), which costs more than the wait it saves. */
+#define DEVICE_SPIN_POLLS 64u
+/* Phase 2 bound of the scheduler. It must exceed the futex wake-up
  * latency, or two partners that hand work back and forth fall asleep at
  * every hand-off; short enough that an idle waiter soon frees its CPU. */
 #define DEVICE_SPIN_YIELD_NS 200000u
+/* Phase 2 bound of a core. */
+#define DEVICE_CORE_YIELD_NS 50000u
 
-/* The state of one wait: DEVICE_SPIN_INIT(yield_ns) with the phase 2
- * budget, DEVICE_SPIN_YIELD_NS or 0 (no phase 2). */
+/* The state of one wait: DEVICE_SPIN_INIT(yield_ns) with its phase 2
+ * budget (0: none). */
 typedef struct device_spin {
     uint32_t polls;
     uint32_t yield_ns;       /* phase 2 budget */
