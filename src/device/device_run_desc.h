@@ -47,8 +47,9 @@ typedef struct device_run_desc {
 
 _Static_assert(sizeof(device_run_desc) % 8 == 0, "an inline image after the descriptor stays 8-aligned");
 
-/* The device address of the handshake slots and runtime bytes the
- * descriptor's execution touches (requirements.h offsets). */
+/* Bytes of the runtime arena one execution of the descriptor touches:
+ * header, task state and every handshake slot (requirements.h); the chain
+ * zeroes exactly these before the kernels start. */
 static inline uint64_t device_run_desc_arena_bytes(const device_run_desc *d)
 {
     return graph_runtime_arena_bytes(d->task_count);
