@@ -253,6 +253,77 @@ static void smoke_largest_arguments_arrive_whole_across_ring_wrap(void **state)
     assert_int_equal(atomic_load(&sum), 3 * 7);
 }
 
+/* One fork/join capture with a kernel per lane; returns the first failing
+ * status, ending (or abandoning) the capture so the streams are free. */
+static int capture_once(simdev_stream_t origin, simdev_stream_t side, simdev_event_t fork, simdev_event_t join)
+{
+    uint8_t args[32] = {0};
+    int rc = simdev_capture_begin(origin, SIMDEV_CAPTURE_MODE_GLOBAL);
+    if (rc != SIMDEV_SUCCESS)
+        return rc;
+    int steps[6];
+    steps[0] = simdev_launch_kernel(origin, SIMDEV_ENGINE_AICPU, noop_kernel, 1, args, sizeof(args));
+    steps[1] = simdev_event_record(fork, origin);
+    steps[2] = simdev_stream_wait_event(side, fork);
+    steps[3] = simdev_launch_kernel(side, SIMDEV_ENGINE_AICORE, noop_kernel, 2, args, sizeof(args));
+    steps[4] = simdev_event_record(join, side);
+    steps[5] = simdev_stream_wait_event(origin, join);
+    simdev_graph_t graph = NULL;
+    rc = simdev_capture_end(origin, &graph);
+    if (rc == SIMDEV_ERROR_MEMORY_ALLOCATION)  /* nothing changed: retry */
+        rc = simdev_capture_end(origin, &graph);
+    /* A capture whose recording failed must not yield a graph. (A failed
+     * fork only leaves the side stream out: its later work ran eagerly.) */
+    if (rc == SIMDEV_SUCCESS) {
+        assert_int_equal(steps[0], SIMDEV_SUCCESS);
+        assert_int_equal(steps[1], SIMDEV_SUCCESS);
+    }
+    for (int i = 0; i < 6 && rc == SIMDEV_SUCCESS; i++)
+        rc = steps[i];
+    if (graph != NULL) {
+        assert_int_equal(simdev_graph_launch(graph, origin), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_synchronize(origin), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    }
+    return rc;
+}
+
+/* Fails host allocation k = 1, 2, ... inside a capture until it goes
+ * through: every failure is MEMORY_ALLOCATION, an invalidated capture, or
+ * an unjoined side stream (its fork failed), and leaves no capture. */
+static void capture_host_allocation_failures_sweep_cleanly(void **state)
+{
+    (void)state;
+    simdev_stream_t origin = NULL, side = NULL;
+    simdev_event_t fork = NULL, join = NULL;
+    assert_int_equal(simdev_stream_create(&origin), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_create(&side), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_create(&fork), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_create(&join), SIMDEV_SUCCESS);
+    int failures = 0;
+    for (uint64_t k = 1; k < 200; k++) {
+        host_alloc_fail_nth(k);
+        int rc = capture_once(origin, side, fork, join);
+        host_alloc_fail_nth(0);
+        simdev_capture_status status = SIMDEV_CAPTURE_STATUS_ACTIVE;
+        assert_int_equal(simdev_capture_get_info(origin, &status, NULL), SIMDEV_SUCCESS);
+        assert_int_equal(status, SIMDEV_CAPTURE_STATUS_NONE);
+        assert_int_equal(simdev_capture_get_info(side, &status, NULL), SIMDEV_SUCCESS);
+        assert_int_equal(status, SIMDEV_CAPTURE_STATUS_NONE);
+        if (rc == SIMDEV_SUCCESS)
+            break;
+        failures++;
+        assert_true(rc == SIMDEV_ERROR_MEMORY_ALLOCATION || rc == SIMDEV_ERROR_STREAM_CAPTURE_INVALIDATED ||
+                    rc == SIMDEV_ERROR_CAPTURE_DEPENDENCY);
+    }
+    assert_true(failures > 5);
+    assert_int_equal(capture_once(origin, side, fork, join), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_destroy(fork), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_destroy(join), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(side), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(origin), SIMDEV_SUCCESS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +334,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(smoke_capture_replays_both_lanes_each_launch, setup, teardown),
         cmocka_unit_test_setup_teardown(smoke_steady_state_enqueue_allocates_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(smoke_largest_arguments_arrive_whole_across_ring_wrap, setup, teardown),
+        cmocka_unit_test_setup_teardown(capture_host_allocation_failures_sweep_cleanly, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
