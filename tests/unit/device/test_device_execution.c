@@ -137,6 +137,38 @@ static int orch_staged(SimplerOrch *orch, const ChipStorageTaskArgs *args)
     return simpler_orch_submit(orch, K_ADD_SCALAR, SIMPLER_CORE_TYPE_AIV);
 }
 
+/* Random DAGs: task i writes slot i of a heap tensor and reads up to
+ * three random earlier slots; types alternate at random. The seed comes
+ * in scalar 0 (a small LCG keeps it reproducible). */
+#define RANDOM_TASKS 300u
+static uint32_t lcg(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(*state >> 33);
+}
+
+static int orch_random(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    uint64_t rng = args->scalars[0];
+    uint32_t n = RANDOM_TASKS;
+    ChipTensor t;
+    simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &n, &t);
+    for (uint32_t i = 0; i < n; i++) {
+        simpler_orch_args_begin(orch);
+        for (uint32_t k = 0; i > 0 && k < lcg(&rng) % 4; k++) {
+            ChipTensor in = dt_slice(&t, lcg(&rng) % i, 1);
+            simpler_orch_add_input(orch, &in);
+        }
+        ChipTensor out = dt_slice(&t, i, 1);
+        simpler_orch_add_output(orch, &out);
+        if (lcg(&rng) % 3 == 0)
+            simpler_orch_submit(orch, K_NOOP_AIC, SIMPLER_CORE_TYPE_AIC);
+        else
+            simpler_orch_submit(orch, K_NOOP_AIV, SIMPLER_CORE_TYPE_AIV);
+    }
+    return 0;
+}
+
 /* ---- tests ---- */
 
 static void device_chain_of_inout_tasks_runs_in_order(void **state)
@@ -387,6 +419,22 @@ static void device_runs_the_same_graph_again_on_the_same_streams(void **state)
     free(args);
 }
 
+static void device_random_dags_respect_every_dependency(void **state)
+{
+    dt_fixture *f = *state;
+    ChipStorageTaskArgs *args = dt_args_new();
+    args->scalar_count = 1;
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        args->scalars[0] = seed;
+        dt_observations_reset();
+        assert_int_equal(dt_run(f, orch_random, args), DEVICE_STATUS_OK);
+        assert_int_equal(f->g->task_count, RANDOM_TASKS);
+        assert_true(f->g->edge_count > RANDOM_TASKS / 2);
+        dt_assert_order(f->g);
+    }
+    free(args);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -401,6 +449,7 @@ int main(void)
         DT_TEST(device_trace_past_capacity_counts_dropped_records),
         DT_TEST(device_program_mode_image_in_definition_region_runs),
         DT_TEST(device_runs_the_same_graph_again_on_the_same_streams),
+        DT_TEST(device_random_dags_respect_every_dependency),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
