@@ -12,11 +12,10 @@
  *      microseconds per hand-off);
  *   3. blocking on the futex until the partner wakes it.
  *
- * The scheduler, the partner of every hand-off, yields longest
- * (DEVICE_SPIN_YIELD_NS), so it stays awake while cores work; a core
- * yields briefly (DEVICE_CORE_YIELD_NS), long enough to be answered after
- * a completion, short enough that idle cores soon leave the CPUs to the
- * ones with work. docs/device.md has the measurements behind the numbers.
+ * Only the scheduler, the partner of every hand-off, uses phase 2
+ * (DEVICE_SPIN_YIELD_NS), so it stays awake while cores work and answers
+ * a core that just finished during the core's phase 1. Cores skip it
+ * (DEVICE_CORE_YIELD_NS is 0). docs/device.md has the measurements.
  */
 #ifndef SIMPLER_DEVICE_WAIT_H
 #define SIMPLER_DEVICE_WAIT_H
@@ -24,16 +23,19 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-/* Phase 1: pause polls, about a microsecond. Kept short: on a virtual
- * machine a long pause loop makes the hypervisor deschedule the vCPU
- * (pause-loop exiting), which costs more than the wait it saves. */
-#define DEVICE_SPIN_POLLS 64u
+/* Phase 1: pause polls, a few microseconds. Shorter loops made cores
+ * fall asleep between the tasks of a wide graph (W3 two to five times
+ * slower); much longer ones (2048) made a chain far slower on the build
+ * VM, where a long pause loop may get the vCPU descheduled. */
+#define DEVICE_SPIN_POLLS 512u
 /* Phase 2 bound of the scheduler. It must exceed the futex wake-up
  * latency, or two partners that hand work back and forth fall asleep at
  * every hand-off; short enough that an idle waiter soon frees its CPU. */
 #define DEVICE_SPIN_YIELD_NS 200000u
-/* Phase 2 bound of a core. */
-#define DEVICE_CORE_YIELD_NS 50000u
+/* Phase 2 bound of a core: none. Idle cores that yield take turns on
+ * the CPUs with the scheduler and the cores that have work (W3 two to
+ * five times slower in trials). */
+#define DEVICE_CORE_YIELD_NS 0u
 
 /* The state of one wait: DEVICE_SPIN_INIT(yield_ns) with its phase 2
  * budget (0: none). */
