@@ -6,6 +6,8 @@
 #include "context/context.h"
 #include "context/context_streams.h"
 #include "context/kernel_state.h"
+#include "device/device_handshake.h"
+#include "device/device_wait.h"
 
 int kernel_release_device(simpler_context *ctx)
 {
@@ -55,6 +57,25 @@ void kernel_release_host(simpler_context *ctx)
     ctx->kernel_hooks = NULL;
 }
 
+/* After a launch whose enqueue failed midway the executor may be waiting
+ * for a scheduler that never comes. Close may synchronize the context's
+ * own streams: let the AICPU stream finish (its arena clear included),
+ * then tell every core of that launch to quit, so destroying the AICore
+ * stream does not wait forever. Device memory is host memory on simdev. */
+static void half_chain_dismiss(simpler_context *ctx, kernel_state *ks)
+{
+    const device_run_desc *d = ks->packet;
+    if (!ks->half_chain || d == NULL || ks->status == NULL || ctx->streams[CONTEXT_STREAM_AICPU] == NULL)
+        return;
+    (void)ctx->ops->stream_synchronize(ctx->ops->user, ctx->streams[CONTEXT_STREAM_AICPU]);
+    for (uint32_t core = 0; core < d->aic_count + d->aiv_count; core++) {
+        device_core_slot *slot = device_core_slot_at(d, core);
+        atomic_store(&slot->state, DEVICE_SLOT_QUIT);
+        device_wait_wake(&slot->state);
+    }
+    ks->half_chain = 0;
+}
+
 static int kernel_finalize(simpler_context *ctx)
 {
     kernel_state *ks = kernel_state_of(ctx);
@@ -64,6 +85,8 @@ static int kernel_finalize(simpler_context *ctx)
         kernel_status_observe(ks);
     ks->phase = KERNEL_PHASE_CLOSING;
     int rc = context_select_device(ctx);
+    if (rc == 0)
+        half_chain_dismiss(ctx, ks);
     rc = rc ? rc : kernel_release_device(ctx);
     if (rc != 0) {
         if (ks->teardown_error == 0)

@@ -209,8 +209,10 @@ static int launch_enqueue(simpler_context *ctx, kernel_state *ks, const platform
         return 0;
     }
     int rc = context_device_status(ctx, "kernel launch enqueue", code);
-    if (enqueued)
+    if (enqueued) {
         kernel_poison(ks, rc); /* a half chain is on the streams */
+        ks->half_chain = 1;
+    }
     return rc;
 }
 

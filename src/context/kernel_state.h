@@ -48,6 +48,7 @@ typedef struct kernel_state {
     platform_event *registered;   /* prepare's own: the last registration, waited by the caller stream */
     platform_stream *last_caller; /* the caller stream of the last launch */
     int launched;                 /* a launch was enqueued since init */
+    int half_chain;               /* a launch's enqueue failed midway: close must dismiss the cores */
     kernel_status_words *status;  /* at the gm_sm base */
     kernel_frozen_regions frozen; /* host copy of status->frozen */
     kernel_slot_record *slots[SIMPLER_KERNEL_MAX_CALLABLES]; /* per id, or NULL */

@@ -446,6 +446,58 @@ static void fault_teardown_failure_keeps_closing_and_retry_closes(void **state)
     assert_int_equal(simdev_stream_destroy(k.stream), SIMDEV_SUCCESS);
 }
 
+/* Device call k of a launch fails, k = 1, 2, ... until the launch
+ * succeeds: the first enqueue failing changes nothing; any later one
+ * poisons the context (the error kept), and close still works. */
+static void fault_every_launch_enqueue_fails_in_turn(void **state)
+{
+    static vadd_buffers v;
+    platform_counter counter;
+    kbufs d;
+    (void)state;
+    SimplerKernelCtxControl c = small_configure(), f = kfix_freeze();
+    kbufs_alloc(&d);
+    kbufs_upload(&d, &v, 1.0f);
+    for (uint64_t k = 1; k < SWEEP_LIMIT; k++) {
+        kfix kx;
+        kx.ctx = create_device_context();
+        assert_int_equal(context_set_platform_ops(kx.ctx, platform_ops_counting(platform_ops_simdev(), &counter)), 0);
+        assert_int_equal(simdev_stream_create(&kx.stream), SIMDEV_SUCCESS);
+        assert_int_equal(simpler_kernel_mode_ctx_control(kx.ctx, &c), 0);
+        assert_int_equal(simpler_kernel_mode_init(kx.ctx, 0, NULL, 1), 0);
+        assert_int_equal(simpler_kernel_mode_prepare_callable(kx.ctx, KFIX_ID, image.bytes, image.size, kx.stream), 0);
+        assert_int_equal(simpler_kernel_mode_ctx_control(kx.ctx, &f), 0);
+        platform_counter_fail_nth(&counter, PLATFORM_CALL_ANY, k, SIMDEV_ERROR_INVALID_PARAM);
+        int rc = kfix_launch(&kx, &d, 1);
+        platform_counter_fail_nth(&counter, PLATFORM_CALL_ANY, 0, 0);
+        int runtime = 0;
+        assert_int_equal(simpler_kernel_mode_errors(kx.ctx, &runtime, NULL), 0);
+        if (rc == 0) {
+            assert_true(k > 12);
+            assert_int_equal(simdev_stream_synchronize(kx.stream), SIMDEV_SUCCESS);
+            assert_int_equal(kbufs_check(&d, &v, 1), 0);
+        } else if (k == 1) {
+            assert_int_equal(rc, PTO_RUNTIME_ERR_DEVICE);
+            assert_int_equal(runtime, 0);
+            assert_int_equal(kernel_phase(kx.ctx), KERNEL_PHASE_READY_ENQUEUED);
+        } else {
+            assert_int_equal(rc, PTO_RUNTIME_ERR_DEVICE);
+            assert_int_equal(runtime, PTO_RUNTIME_ERR_DEVICE);
+            assert_int_equal(kernel_phase(kx.ctx), KERNEL_PHASE_POISONED);
+            assert_int_equal(kfix_launch(&kx, &d, 1), PTO_RUNTIME_ERR_INVALID_STATE);
+        }
+        (void)simdev_stream_synchronize(kx.stream);
+        assert_int_equal(finalize_device(kx.ctx), 0);
+        destroy_device_context(kx.ctx);
+        assert_int_equal(simdev_stream_destroy(kx.stream), SIMDEV_SUCCESS);
+        if (rc == 0) {
+            kbufs_free(&d);
+            return;
+        }
+    }
+    fail_msg("simpler_kernel_mode_launch never succeeded");
+}
+
 static void fault_device_error_poisons_and_close_still_works(void **state)
 {
     static vadd_buffers v;
@@ -525,6 +577,7 @@ int main(void)
         cmocka_unit_test(fault_every_init_device_call_fails_in_turn_new_again),
         cmocka_unit_test(fault_every_init_host_allocation_fails_in_turn_new_again),
         cmocka_unit_test(fault_teardown_failure_keeps_closing_and_retry_closes),
+        cmocka_unit_test(fault_every_launch_enqueue_fails_in_turn),
         cmocka_unit_test(fault_device_error_poisons_and_close_still_works),
         cmocka_unit_test(fault_stale_generation_refused_by_device_before_anything_written),
     };
