@@ -6,6 +6,8 @@
  * hold sd_g.lock.
  */
 #define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -102,6 +104,41 @@ static size_t lower_bound(const struct sd_extent *list, size_t count, uint64_t o
     return lo;
 }
 
+/* Verify builds keep their checks under NDEBUG (RelWithDebInfo). */
+#define HEAP_VERIFY(cond)                                                         \
+    do {                                                                          \
+        if (!(cond)) {                                                            \
+            fprintf(stderr, "%s:%d: heap check failed: %s\n", __FILE__, __LINE__, #cond); \
+            abort();                                                              \
+        }                                                                         \
+    } while (0)
+
+/* The O(n) validator of verify builds: free and live extents are sorted,
+ * aligned, disjoint, cover the region exactly, and free ones are
+ * coalesced; committed bytes equal the live extents. */
+static void heap_check(const struct sd_heap *h)
+{
+#if SIMPLER_VERIFY
+    uint64_t covered = 0, committed = 0, end = 0;
+    size_t f = 0, l = 0;
+    int last_free = 0;
+    while (f < h->free_count || l < h->live_count) {
+        int take_free = l == h->live_count || (f < h->free_count && h->free_list[f].offset < h->live[l].offset);
+        const struct sd_extent *e = take_free ? &h->free_list[f++] : &h->live[l++];
+        HEAP_VERIFY(e->offset == end && e->size > 0 && e->size % SIMDEV_ALLOC_ALIGN == 0);
+        HEAP_VERIFY(!(take_free && last_free));
+        if (!take_free)
+            committed += e->size;
+        last_free = take_free;
+        end = e->offset + e->size;
+        covered += e->size;
+    }
+    HEAP_VERIFY(covered == h->bytes && committed == h->committed && h->committed <= h->high_water);
+#else
+    (void)h;
+#endif
+}
+
 int sd_heap_alloc(struct sd_heap *h, size_t size, void **out)
 {
     if (size == 0 || size > h->bytes)
@@ -129,6 +166,7 @@ int sd_heap_alloc(struct sd_heap *h, size_t size, void **out)
     UNPOISON(p, size);
     if (h->debug_fill)
         memset(p, FILL_FRESH, size);
+    heap_check(h);
     *out = p;
     return 0;
 }
@@ -187,6 +225,7 @@ int sd_heap_free(struct sd_heap *h, void *ptr)
         memset(p, FILL_FREED, e.size);
     }
     POISON(p, e.size);
+    heap_check(h);
     return 0;
 }
 
@@ -206,6 +245,7 @@ void sd_heap_free_all(struct sd_heap *h)
     h->free_count = 1;
     h->free_list[0] = (struct sd_extent){.offset = 0, .size = h->bytes};
     h->committed = 0;
+    heap_check(h);
 }
 
 int sd_heap_contains(const struct sd_heap *h, const void *ptr, size_t size)
