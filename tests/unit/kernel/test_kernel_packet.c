@@ -1,0 +1,270 @@
+/* The device side of the kernel-mode packet (src/device/kernel_packet.h):
+ * a well-formed packet passes; every malformed header or packet field, a
+ * stale generation, a region other than the frozen ones and a corrupted
+ * byte are refused with their status before anything is written — the
+ * definition region keeps its contents, the status words say why, and
+ * every core is told to quit. Runs the AICPU body on the test thread over
+ * host memory (simdev device memory is host memory). */
+#include "support.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/device_handshake.h"
+#include "device/device_status.h"
+#include "device/kernel_packet.h"
+#include "graph/requirements.h"
+
+#define TASKS 4u
+#define IMAGE_BYTES 500u
+#define REGION_BYTES 65536u
+#define SENTINEL 0xee
+
+typedef struct world {
+    uint8_t *runtime, *definition, *scheduler, *heap, *temp;
+    kernel_status_words *words;
+    kernel_slot_record *slot;
+    uint8_t *args;
+} world;
+
+static world w;
+
+static uint8_t *region(void)
+{
+    uint8_t *p = aligned_alloc(1024, REGION_BYTES);
+    assert_non_null(p);
+    memset(p, SENTINEL, REGION_BYTES);
+    return p;
+}
+
+static device_run_desc *desc_of(void)
+{
+    return (device_run_desc *)w.args;
+}
+
+static SimplerKernelInvocationHeader *header_of(void)
+{
+    return (SimplerKernelInvocationHeader *)(desc_of() + 1);
+}
+
+static kernel_graph_packet *packet_of(void)
+{
+    return (kernel_graph_packet *)(header_of() + 1);
+}
+
+static uint8_t *image_of(void)
+{
+    return (uint8_t *)(packet_of() + 1);
+}
+
+static void reseal(void)
+{
+    kernel_graph_packet *p = packet_of();
+    p->checksum = kernel_packet_checksum(header_of(), p, image_of(), image_of() + kernel_packet_pad8(IMAGE_BYTES));
+}
+
+static void frozen_fill(kernel_frozen_regions *f)
+{
+    memset(f, 0, sizeof(*f));
+    f->heap_base = (uint64_t)(uintptr_t)w.heap, f->heap_bytes = REGION_BYTES;
+    f->temp_base = (uint64_t)(uintptr_t)w.temp, f->temp_bytes = REGION_BYTES;
+    f->runtime_base = (uint64_t)(uintptr_t)w.runtime, f->runtime_bytes = REGION_BYTES;
+    f->definition_base = (uint64_t)(uintptr_t)w.definition, f->definition_bytes = REGION_BYTES;
+    f->scheduler_base = (uint64_t)(uintptr_t)w.scheduler, f->scheduler_bytes = REGION_BYTES;
+}
+
+static void desc_fill(device_run_desc *d)
+{
+    const kernel_frozen_regions *f = &w.words->frozen;
+    memset(d, 0, sizeof(*d));
+    d->version = DEVICE_RUN_DESC_VERSION;
+    d->desc_bytes = sizeof(*d);
+    d->aic_count = 1, d->aiv_count = 2;
+    d->task_count = TASKS;
+    d->image_bytes = IMAGE_BYTES;
+    d->generation = 5;
+    d->heap_base = f->heap_base, d->heap_bytes = f->heap_bytes;
+    d->temp_base = f->temp_base, d->temp_bytes = f->temp_bytes;
+    d->runtime_base = f->runtime_base, d->runtime_bytes = f->runtime_bytes;
+    d->definition_base = f->definition_base, d->definition_bytes = f->definition_bytes;
+    d->scheduler_base = f->scheduler_base, d->scheduler_bytes = f->scheduler_bytes;
+    d->status_addr = (uint64_t)(uintptr_t)&w.words->run;
+    d->kernels = &w.slot->table;
+}
+
+/* A fresh, well-formed world before every test. */
+static int world_make(void **state)
+{
+    (void)state;
+    w.runtime = region(), w.definition = region(), w.scheduler = region(), w.heap = region(), w.temp = region();
+    w.words = calloc(1, sizeof(*w.words));
+    w.slot = calloc(1, sizeof(*w.slot));
+    w.args = aligned_alloc(64, (size_t)kernel_packet_args_bytes(IMAGE_BYTES, 0) + 64);
+    frozen_fill(&w.words->frozen);
+    w.slot->callable_id = 3, w.slot->tensor_count = 3, w.slot->scalar_count = 2, w.slot->table.generation = 5;
+    desc_fill(desc_of());
+    SimplerKernelInvocationHeader *h = header_of();
+    memset(h, 0, sizeof(*h));
+    h->abi_version = SIMPLER_KERNEL_INVOCATION_ABI_VERSION, h->header_size = sizeof(*h);
+    h->mode = SIMPLER_MODE_KERNEL, h->callable_id = 3, h->generation = 5;
+    h->tensor_count = 3, h->scalar_count = 2;
+    h->payload_bytes = kernel_packet_payload_bytes(IMAGE_BYTES, 0);
+    kernel_graph_packet *p = packet_of();
+    memset(p, 0, sizeof(*p));
+    p->format_version = KERNEL_PACKET_FORMAT_VERSION, p->packet_bytes = sizeof(*p);
+    p->task_count = TASKS, p->image_bytes = IMAGE_BYTES;
+    p->slot_addr = (uint64_t)(uintptr_t)w.slot, p->status_addr = (uint64_t)(uintptr_t)w.words;
+    p->regions = w.words->frozen;
+    for (uint32_t i = 0; i < kernel_packet_pad8(IMAGE_BYTES); i++)
+        image_of()[i] = (uint8_t)(i * 7u);
+    reseal();
+    return 0;
+}
+
+static int world_free(void **state)
+{
+    (void)state;
+    free(w.runtime), free(w.definition), free(w.scheduler), free(w.heap), free(w.temp);
+    free(w.words), free(w.slot), free(w.args);
+    return 0;
+}
+
+/* The packet is refused with `status`, and running the body writes
+ * nothing but the status words and the quit signals. */
+static void assert_refused(int status)
+{
+    assert_int_equal(kernel_packet_check(w.args), status);
+    kernel_packet_scheduler_kernel(0, 1, w.args);
+    for (uint32_t i = 0; i < REGION_BYTES; i++) {
+        if (w.definition[i] != SENTINEL || w.temp[i] != SENTINEL || w.heap[i] != SENTINEL ||
+            w.scheduler[i] != SENTINEL)
+            fail_msg("byte %u of a region was written", i);
+    }
+    assert_int_equal(atomic_load(&w.words->run), status);
+    assert_int_equal(atomic_load(&w.words->sticky), status);
+    const device_run_desc *d = desc_of();
+    for (uint32_t c = 0; c < d->aic_count + d->aiv_count; c++)
+        assert_int_equal(atomic_load(&device_core_slot_at(d, c)->state), DEVICE_SLOT_QUIT);
+}
+
+static void packet_well_formed_passes_the_check(void **state)
+{
+    (void)state;
+    assert_int_equal(kernel_packet_check(w.args), 0);
+}
+
+static void packet_header_version_refused(void **state)
+{
+    (void)state;
+    header_of()->abi_version = 2;
+    reseal();
+    assert_refused(KERNEL_PACKET_ERR_HEADER);
+}
+
+static void packet_header_mode_refused(void **state)
+{
+    (void)state;
+    header_of()->mode = SIMPLER_MODE_PROGRAM;
+    reseal();
+    assert_refused(KERNEL_PACKET_ERR_HEADER);
+}
+
+static void packet_header_reserved_nonzero_refused(void **state)
+{
+    (void)state;
+    header_of()->reserved[1] = 1;
+    reseal();
+    assert_refused(KERNEL_PACKET_ERR_HEADER);
+}
+
+static void packet_payload_length_mismatch_refused(void **state)
+{
+    (void)state;
+    header_of()->payload_bytes += 8;
+    reseal();
+    assert_refused(KERNEL_PACKET_ERR_HEADER);
+}
+
+static void packet_format_version_refused(void **state)
+{
+    (void)state;
+    packet_of()->format_version = 9;
+    reseal();
+    assert_refused(KERNEL_PACKET_ERR_HEADER);
+}
+
+static void packet_host_copy_count_mismatch_refused(void **state)
+{
+    (void)state;
+    header_of()->host_copy_tensor_count = 1;
+    reseal();
+    assert_refused(KERNEL_PACKET_ERR_HEADER);
+}
+
+static void packet_stale_generation_refused(void **state)
+{
+    (void)state;
+    w.slot->table.generation = 6; /* the slot was prepared again */
+    assert_refused(KERNEL_PACKET_ERR_SLOT);
+}
+
+static void packet_counts_against_signature_refused(void **state)
+{
+    (void)state;
+    header_of()->tensor_count = 2;
+    reseal();
+    assert_refused(KERNEL_PACKET_ERR_SLOT);
+}
+
+static void packet_region_other_than_frozen_refused(void **state)
+{
+    (void)state;
+    packet_of()->regions.heap_bytes += 1024;
+    reseal();
+    assert_refused(KERNEL_PACKET_ERR_REGION);
+}
+
+static void packet_descriptor_region_other_than_frozen_refused(void **state)
+{
+    (void)state;
+    desc_of()->scheduler_bytes -= 1024;
+    assert_refused(KERNEL_PACKET_ERR_REGION);
+}
+
+static void packet_corrupted_image_byte_refused(void **state)
+{
+    (void)state;
+    image_of()[123] ^= 0x10;
+    assert_refused(KERNEL_PACKET_ERR_CHECKSUM);
+}
+
+static void packet_corrupted_header_byte_refused(void **state)
+{
+    (void)state;
+    ((uint8_t *)header_of())[20] ^= 0x01; /* generation's high half: slot and checksum disagree */
+    w.slot->table.generation = header_of()->generation;
+    desc_of()->generation = header_of()->generation;
+    assert_refused(KERNEL_PACKET_ERR_CHECKSUM);
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, world_make, world_free)
+    const struct CMUnitTest tests[] = {
+        T(packet_well_formed_passes_the_check),
+        T(packet_header_version_refused),
+        T(packet_header_mode_refused),
+        T(packet_header_reserved_nonzero_refused),
+        T(packet_payload_length_mismatch_refused),
+        T(packet_format_version_refused),
+        T(packet_host_copy_count_mismatch_refused),
+        T(packet_stale_generation_refused),
+        T(packet_counts_against_signature_refused),
+        T(packet_region_other_than_frozen_refused),
+        T(packet_descriptor_region_other_than_frozen_refused),
+        T(packet_corrupted_image_byte_refused),
+        T(packet_corrupted_header_byte_refused),
+    };
+#undef T
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
