@@ -1,0 +1,296 @@
+/* bench_kernel — kernel mode's cost against task count, beside program
+ * mode, and W3 replayed beside program mode and the thread-pool baseline.
+ *
+ * Rows, per task count n in {2, 10, 100, 1000} (the "vadd" test fixture:
+ * a chain of n tasks, f = 2 * (a + b + n - 2)):
+ *   kernel eager launch   simpler_kernel_mode_launch alone (enqueue), us
+ *   kernel eager run      launch + synchronize the caller stream, us
+ *   kernel replay         simdev_graph_launch + synchronize, us
+ *   program run           simpler_run of the same graph, us
+ * and for W3 layers (bench_dag, 10,000 tasks): kernel replay, program run
+ * and the baseline pool, ns per task.
+ *
+ * Images are found beside this program's build tree: ../tests/fixtures/
+ * program/vadd.callable (built with the tests) and callables/
+ * bench_dag.callable. A missing image turns its rows into "n/a". */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "baseline_pool.h"
+#include "dag_orch.h"
+#include "dag_shapes.h"
+#include "simpler/runtime_c_api.h"
+#include "simpler/simdev.h"
+#include "simpler_side.h"
+#include "timing.h"
+
+#define VADD_ELEMS 256u
+#define PATH_BYTES 4096
+#define LAUNCHES_PER_SAMPLE 20u
+
+typedef struct image {
+    void *bytes;
+    size_t size;
+} image;
+
+typedef struct kernel_session {
+    DeviceContextHandle ctx;
+    simdev_stream_t stream;
+    ChipStorageTaskArgs args;
+    void *buffers[3];
+    size_t buffer_count;
+} kernel_session;
+
+static image image_read(const char *relative)
+{
+    char exe[PATH_BYTES], path[PATH_BYTES + 64];
+    image img = {NULL, 0};
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
+        return img;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash != NULL)
+        *slash = '\0';
+    snprintf(path, sizeof(path), "%s/%s", exe, relative);
+    FILE *f = fopen(path, "rb");
+    long size = -1;
+    if (f != NULL && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0)
+        img.bytes = aligned_alloc(64, ((size_t)size + 63) / 64 * 64);
+    if (img.bytes != NULL && fread(img.bytes, 1, (size_t)size, f) == (size_t)size)
+        img.size = (size_t)size;
+    if (f != NULL)
+        fclose(f);
+    return img;
+}
+
+/* CONFIGURE from args' requirements, init, prepare 0, FREEZE. */
+static int kernel_open(kernel_session *k, const image *img)
+{
+    SimplerGraphRequirements req;
+    SimplerKernelCtxControl c, f;
+    memset(&f, 0, sizeof(f));
+    f.abi_version = SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION;
+    f.struct_size = sizeof(f);
+    f.action = SIMPLER_KERNEL_CTX_FREEZE;
+    k->ctx = create_device_context();
+    if (k->ctx == NULL || simdev_stream_create(&k->stream) != SIMDEV_SUCCESS)
+        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+    int rc = simpler_graph_requirements(img->bytes, img->size, &k->args, &req);
+    rc = rc ? rc : simpler_kernel_plan_capacity(&req, 1, &c);
+    rc = rc ? rc : simpler_kernel_mode_ctx_control(k->ctx, &c);
+    rc = rc ? rc : simpler_kernel_mode_init(k->ctx, 0, NULL, 1);
+    rc = rc ? rc : simpler_kernel_mode_prepare_callable(k->ctx, 0, img->bytes, img->size, k->stream);
+    return rc ? rc : simpler_kernel_mode_ctx_control(k->ctx, &f);
+}
+
+static void kernel_close(kernel_session *k)
+{
+    (void)simdev_stream_synchronize(k->stream);
+    (void)finalize_device(k->ctx);
+    destroy_device_context(k->ctx);
+    (void)simdev_stream_destroy(k->stream);
+    for (size_t i = 0; i < k->buffer_count; i++)
+        (void)simdev_free(k->buffers[i]);
+}
+
+static void vadd_args(kernel_session *k, uint64_t rounds)
+{
+    uint32_t shape = VADD_ELEMS;
+    memset(&k->args, 0, sizeof(k->args));
+    for (int i = 0; i < 3; i++)
+        simpler_tensor_make(&k->args.tensors[i], k->buffers[i], SIMPLER_DTYPE_FLOAT32, 1, &shape,
+                            SIMPLER_ADDRESS_SPACE_DEVICE);
+    k->args.tensor_count = 3;
+    k->args.scalars[0] = rounds;
+    k->args.scalar_count = 2;
+}
+
+/* Launch cost, eager run and replay of an n-task vadd chain. */
+static void bench_vadd(struct bench_report *r, const image *img, uint32_t n, unsigned runs)
+{
+    kernel_session k;
+    double launch[BENCH_RUNS_MAX], eager[BENCH_RUNS_MAX], replay[BENCH_RUNS_MAX];
+    simdev_graph_t graph = NULL;
+    char name[64];
+    memset(&k, 0, sizeof(k));
+    for (k.buffer_count = 0; k.buffer_count < 3; k.buffer_count++)
+        (void)simdev_malloc(&k.buffers[k.buffer_count], VADD_ELEMS * sizeof(float));
+    vadd_args(&k, n - 2);
+    int rc = kernel_open(&k, img);
+    for (unsigned s = 0; rc == 0 && s < runs; s++) {
+        uint64_t t0 = bench_now_ns(), spent = 0;
+        for (unsigned i = 0; rc == 0 && i < LAUNCHES_PER_SAMPLE; i++) {
+            uint64_t a = bench_now_ns();
+            rc = simpler_kernel_mode_launch(k.ctx, 0, &k.args, k.stream);
+            spent += bench_now_ns() - a;
+        }
+        rc = rc ? rc : simdev_stream_synchronize(k.stream);
+        launch[s] = (double)spent / LAUNCHES_PER_SAMPLE / 1e3;
+        eager[s] = (double)(bench_now_ns() - t0) / LAUNCHES_PER_SAMPLE / 1e3;
+    }
+    rc = rc ? rc : simdev_capture_begin(k.stream, SIMDEV_CAPTURE_MODE_GLOBAL);
+    if (rc == 0) {
+        rc = simpler_kernel_mode_launch(k.ctx, 0, &k.args, k.stream);
+        int ended = simdev_capture_end(k.stream, &graph);
+        rc = rc ? rc : ended;
+    }
+    for (unsigned s = 0; rc == 0 && s < runs; s++) {
+        uint64_t t0 = bench_now_ns();
+        rc = simdev_graph_launch(graph, k.stream);
+        rc = rc ? rc : simdev_stream_synchronize(k.stream);
+        replay[s] = (double)(bench_now_ns() - t0) / 1e3;
+    }
+    const char *what[3] = {"kernel eager launch (enqueue)", "kernel eager run", "kernel replay"};
+    double *samples[3] = {launch, eager, replay};
+    for (int i = 0; i < 3; i++) {
+        snprintf(name, sizeof(name), "%u tasks: %s", n, what[i]);
+        if (rc == 0)
+            bench_report_add(r, name, "us", samples[i], runs);
+        else
+            bench_report_skip(r, name, simpler_strerror(rc));
+    }
+    if (graph != NULL)
+        (void)simdev_graph_destroy(graph);
+    kernel_close(&k);
+}
+
+static void bench_vadd_program(struct bench_report *r, const image *img, uint32_t n, unsigned runs)
+{
+    double samples[BENCH_RUNS_MAX];
+    static float a[VADD_ELEMS], b[VADD_ELEMS], f[VADD_ELEMS];
+    kernel_session k;
+    char name[64];
+    memset(&k, 0, sizeof(k));
+    k.buffers[0] = a, k.buffers[1] = b, k.buffers[2] = f;
+    vadd_args(&k, n - 2);
+    for (int i = 0; i < 3; i++)
+        k.args.tensors[i].address_space = SIMPLER_ADDRESS_SPACE_HOST;
+    DeviceContextHandle ctx = create_device_context();
+    int rc = simpler_init(ctx, 0, NULL);
+    rc = rc ? rc : simpler_register_callable(ctx, 0, img->bytes, img->size);
+    rc = rc ? rc : simpler_run(ctx, 0, &k.args, NULL);
+    for (unsigned s = 0; rc == 0 && s < runs; s++) {
+        uint64_t t0 = bench_now_ns();
+        rc = simpler_run(ctx, 0, &k.args, NULL);
+        samples[s] = (double)(bench_now_ns() - t0) / 1e3;
+    }
+    snprintf(name, sizeof(name), "%u tasks: program run", n);
+    if (rc == 0)
+        bench_report_add(r, name, "us", samples, runs);
+    else
+        bench_report_skip(r, name, simpler_strerror(rc));
+    (void)finalize_device(ctx);
+    destroy_device_context(ctx);
+}
+
+static void empty_task(uint32_t task, void *user)
+{
+    (void)task;
+    (void)user;
+}
+
+/* W3 layers: kernel replay beside program mode and the baseline pool. */
+static void bench_w3(struct bench_report *r, const image *img, unsigned runs)
+{
+    double samples[BENCH_RUNS_MAX];
+    kernel_session k;
+    simdev_graph_t graph = NULL;
+    uint32_t tasks = dag_shape_task_count(DAG_LAYERS), elems = DAG_ORCH_SLOTS * DAG_ORCH_SLOT_ELEMS;
+    memset(&k, 0, sizeof(k));
+    (void)simdev_malloc(&k.buffers[0], (size_t)elems * sizeof(float));
+    k.buffer_count = 1;
+    simpler_tensor_make(&k.args.tensors[0], k.buffers[0], SIMPLER_DTYPE_FLOAT32, 1, &elems,
+                        SIMPLER_ADDRESS_SPACE_DEVICE);
+    k.args.tensor_count = 1;
+    k.args.scalars[0] = DAG_LAYERS;
+    k.args.scalars[1] = DAG_ORCH_FUNC_EMPTY;
+    k.args.scalar_count = 2;
+    int rc = kernel_open(&k, img);
+    rc = rc ? rc : simdev_capture_begin(k.stream, SIMDEV_CAPTURE_MODE_GLOBAL);
+    if (rc == 0) {
+        rc = simpler_kernel_mode_launch(k.ctx, 0, &k.args, k.stream);
+        int ended = simdev_capture_end(k.stream, &graph);
+        rc = rc ? rc : ended;
+    }
+    for (unsigned s = 0; rc == 0 && s < runs; s++) {
+        uint64_t t0 = bench_now_ns();
+        rc = simdev_graph_launch(graph, k.stream);
+        rc = rc ? rc : simdev_stream_synchronize(k.stream);
+        samples[s] = (double)(bench_now_ns() - t0) / tasks;
+    }
+    if (rc == 0)
+        bench_report_add(r, "W3 layers: kernel replay", "ns/task", samples, runs);
+    else
+        bench_report_skip(r, "W3 layers: kernel replay", simpler_strerror(rc));
+    if (graph != NULL)
+        (void)simdev_graph_destroy(graph);
+    kernel_close(&k);
+}
+
+static void bench_w3_others(struct bench_report *r, const char *image_path, unsigned runs)
+{
+    double samples[BENCH_RUNS_MAX];
+    struct simpler_program *p = NULL;
+    const char *stage = NULL;
+    int rc = simpler_program_create(image_path, &p, &stage);
+    for (unsigned s = 0; rc == 0 && s < runs; s++)
+        rc = simpler_program_run(p, DAG_LAYERS, &samples[s]);
+    if (rc == 0)
+        bench_report_add(r, "W3 layers: program run", "ns/task", samples, runs);
+    else
+        bench_report_skip(r, "W3 layers: program run", simpler_strerror(rc));
+    simpler_program_destroy(p);
+    struct dag d;
+    struct baseline_pool *pool = baseline_pool_create(2);
+    if (pool != NULL && dag_create(&d, DAG_LAYERS) == 0) {
+        uint64_t ns = 0;
+        unsigned s = 0;
+        for (; s < runs && baseline_pool_run(pool, &d, empty_task, NULL, &ns) == 0; s++)
+            samples[s] = (double)ns / d.task_count;
+        bench_report_add(r, "W3 layers: baseline pool execute", "ns/task", samples, s);
+        dag_destroy(&d);
+    }
+    baseline_pool_destroy(pool);
+}
+
+int main(int argc, char **argv)
+{
+    struct bench_options opt;
+    struct bench_report report = {.title = "bench_kernel: kernel mode launch and replay"};
+    int exit_code = 0;
+    if (bench_options_parse(argc, argv, &opt, &exit_code) != 0)
+        return exit_code;
+    static const uint32_t counts[] = {2, 10, 100, 1000};
+    image vadd = image_read("../tests/fixtures/program/vadd.callable");
+    image dag = image_read("callables/bench_dag.callable");
+    for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+        if (vadd.size == 0) {
+            bench_report_skip(&report, "vadd rows", "vadd.callable not built (build the tests)");
+            break;
+        }
+        bench_vadd(&report, &vadd, counts[i], opt.runs);
+        bench_vadd_program(&report, &vadd, counts[i], opt.runs);
+    }
+    if (dag.size != 0) {
+        char path[PATH_BYTES];
+        ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 40);
+        if (n > 0) {
+            path[n] = '\0';
+            char *slash = strrchr(path, '/');
+            if (slash != NULL)
+                strcpy(slash, "/callables/bench_dag.callable");
+        }
+        bench_w3(&report, &dag, opt.runs);
+        bench_w3_others(&report, path, opt.runs);
+    } else {
+        bench_report_skip(&report, "W3 layers", "bench_dag.callable not built");
+    }
+    bench_report_print(&report, opt.json);
+    free(vadd.bytes);
+    free(dag.bytes);
+    return 0;
+}
