@@ -151,6 +151,21 @@ static int chain_enqueue(simpler_context *ctx, const device_run_desc *desc)
     return device_chain_enqueue(&launch, &streams, &events, desc, NULL, 0, scratch, sizeof(scratch));
 }
 
+/* Waits for the chain's tail on the CALLER stream. A fault on the AICPU
+ * or AICore stream need not reach the caller stream through the events,
+ * and a faulted stream skips all later work (the next run's executor
+ * would wait for a scheduler that is skipped), so both are synchronized
+ * too, which returns their sticky fault; they are idle by then, since
+ * the tail waited for them. Returns 0 or the first device code. */
+static int chain_wait(simpler_context *ctx)
+{
+    static const int engines[] = {CONTEXT_STREAM_AICPU, CONTEXT_STREAM_AICORE};
+    int code = sync_stream(ctx, CONTEXT_STREAM_CALLER);
+    for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]) && code == 0; i++)
+        code = sync_stream(ctx, engines[i]);
+    return code;
+}
+
 /* The status word: 0 or a device error; anything else means no scheduler
  * finished, which a failed device call explains. */
 static int status_word_read(simpler_context *ctx, const device_run_desc *desc, int32_t *word)
@@ -186,7 +201,7 @@ int program_execute(simpler_context *ctx, const device_run_desc *desc)
         streams_renew_faulted(ctx);
         return context_device_status(ctx, "device_chain_enqueue", code);
     }
-    code = sync_stream(ctx, CONTEXT_STREAM_CALLER);
+    code = chain_wait(ctx);
     if (code != 0)
         streams_renew_faulted(ctx);
     rc = status_word_read(ctx, desc, &word);
