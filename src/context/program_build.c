@@ -1,13 +1,14 @@
 /* The host half of a program-mode run: build the graph, write its image. */
 #include "common/host_alloc.h"
 #include "common/log.h"
+#include "context/context_limits.h"
 #include "context/program.h"
 #include "context/program_run.h"
 #include "graph/graph_build.h"
 
 static uint32_t window_doubled(uint32_t window)
 {
-    return window >= GRAPH_TASK_WINDOW_MAX / 2 ? GRAPH_TASK_WINDOW_MAX : window * 2;
+    return window >= CONTEXT_REGROW_WINDOW_MAX / 2 ? CONTEXT_REGROW_WINDOW_MAX : window * 2;
 }
 
 int program_build(simpler_context *ctx, SimplerOrchEntryFn entry, const ChipStorageTaskArgs *args,
@@ -17,12 +18,13 @@ int program_build(simpler_context *ctx, SimplerOrchEntryFn entry, const ChipStor
     if (rc != 0)
         return rc;
     /* Program mode grows between runs (SPEC §0): a build that runs out of
-     * room is retried on a scratch twice the size. The orchestration runs
-     * again from the start, so it must describe the same graph each time. */
+     * room is retried on a scratch twice the size, up to
+     * CONTEXT_REGROW_WINDOW_MAX. The orchestration runs again from the
+     * start, so it must describe the same graph each time. */
     for (;;) {
         rc = graph_build_run(ctx->scratch, entry, args, out);
         uint32_t window = graph_scratch_limits(ctx->scratch)->task_max;
-        if (rc != PTO_RUNTIME_ERR_CAPACITY_EXCEEDED || window >= GRAPH_TASK_WINDOW_MAX)
+        if (rc != PTO_RUNTIME_ERR_CAPACITY_EXCEEDED || window >= CONTEXT_REGROW_WINDOW_MAX)
             return rc;
         rc = program_scratch_reserve(ctx, window_doubled(window));
         if (rc != 0)

@@ -15,9 +15,9 @@
 
 /* Builds the graph of `entry` on `args` in the context's scratch, sized
  * for at least `task_window` tasks and doubled (up to
- * GRAPH_TASK_WINDOW_MAX) while the build runs out of room. Returns 0 and
- * sets *out, or the build's status (-1005, -1004 past the largest window,
- * -1007, or the orchestration's own -1..-999). */
+ * CONTEXT_REGROW_WINDOW_MAX) while the build runs out of room. Returns 0
+ * and sets *out, or the build's status (-1005, -1004 past the largest
+ * window, -1007, or the orchestration's own -1..-999). */
 int program_build(simpler_context *ctx, SimplerOrchEntryFn entry, const ChipStorageTaskArgs *args,
                   uint32_t task_window, const graph **out);
 
