@@ -1,0 +1,191 @@
+/* The kernel-mode entry points' bad-input table (runtime_c_api.h): a NULL
+ * context, NULL or malformed arguments, ids out of range or not resident.
+ * Each refusal returns its documented status, makes no simdev call, and
+ * leaves the context able to launch and compute the right result. */
+#include "support.h"
+
+#include "common/host_alloc.h"
+#include "kernel_fixture.h"
+
+static vadd_image image;
+
+static int setup(void **state)
+{
+    (void)state;
+    if (program_simdev_setup() != 0)
+        return -1;
+    image = vadd_image_load();
+    return image.size != 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    vadd_image_free(&image);
+    return program_simdev_teardown();
+}
+
+static simdev_counters counters(void)
+{
+    simdev_counters c;
+    assert_int_equal(simdev_get_counters(&c), SIMDEV_SUCCESS);
+    return c;
+}
+
+static void assert_no_simdev_call_since(const simdev_counters *before)
+{
+    simdev_counters now = counters();
+    assert_memory_equal(&now, before, sizeof now);
+}
+
+/* One launch on `k` computes the vadd golden: the context still works. */
+static void assert_launch_still_works(kfix *k)
+{
+    kbufs d;
+    static vadd_buffers v;
+    kbufs_alloc(&d);
+    kbufs_upload(&d, &v, 1.5f);
+    assert_int_equal(kfix_launch(k, &d, 2), 0);
+    assert_int_equal(simdev_stream_synchronize(k->stream), SIMDEV_SUCCESS);
+    assert_int_equal(kbufs_check(&d, &v, 2), 0);
+    int runtime_error = -1, teardown_error = -1;
+    assert_int_equal(simpler_kernel_mode_errors(k->ctx, &runtime_error, &teardown_error), 0);
+    assert_int_equal(runtime_error, 0);
+    assert_int_equal(teardown_error, 0);
+    kbufs_free(&d);
+}
+
+static void kernel_entries_refuse_null_context_with_invalid_argument(void **state)
+{
+    (void)state;
+    ChipStorageTaskArgs args;
+    vadd_args_make(&args, NULL, NULL, NULL, SIMPLER_ADDRESS_SPACE_DEVICE, 1, 0);
+    simdev_stream_t stream;
+    assert_int_equal(simdev_stream_create(&stream), SIMDEV_SUCCESS);
+    simdev_counters before = counters();
+    int runtime_error = 7, teardown_error = 7;
+    assert_int_equal(simpler_kernel_mode_supported(NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_init(NULL, 0, NULL, 1), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_prepare_callable(NULL, KFIX_ID, image.bytes, image.size, stream),
+                     PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_launch(NULL, KFIX_ID, &args, stream), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_errors(NULL, &runtime_error, &teardown_error),
+                     PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(runtime_error, 7);
+    assert_int_equal(teardown_error, 7);
+    assert_no_simdev_call_since(&before);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+}
+
+static void kernel_launch_bad_input_table_enqueues_nothing(void **state)
+{
+    (void)state;
+    SimplerKernelCtxControl configure = kfix_plan(&image, 2);
+    kfix k;
+    kfix_open(&k, &image, &configure);
+    kbufs d;
+    kbufs_alloc(&d);
+    ChipStorageTaskArgs good, bad;
+    vadd_args_make(&good, d.a, d.b, d.f, SIMPLER_ADDRESS_SPACE_DEVICE, 2, 0);
+    simdev_counters before = counters();
+    uint64_t host_allocs = host_alloc_count();
+
+    assert_int_equal(simpler_kernel_mode_launch(k.ctx, KFIX_ID, NULL, k.stream), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_launch(k.ctx, KFIX_ID, &good, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_launch(k.ctx, -1, &good, k.stream), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_launch(k.ctx, SIMPLER_KERNEL_MAX_CALLABLES, &good, k.stream),
+                     PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_launch(k.ctx, KFIX_ID + 1, &good, k.stream),
+                     PTO_RUNTIME_ERR_CALLABLE_NOT_RESIDENT);
+    bad = good;
+    bad.tensor_count = 2; /* disagrees with the callable's signature */
+    assert_int_equal(simpler_kernel_mode_launch(k.ctx, KFIX_ID, &bad, k.stream), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    bad = good;
+    bad.scalar_count = 129; /* over the ABI's limit */
+    assert_int_equal(simpler_kernel_mode_launch(k.ctx, KFIX_ID, &bad, k.stream), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    bad = good;
+    bad.tensors[1].ndims = 0;
+    assert_int_equal(simpler_kernel_mode_launch(k.ctx, KFIX_ID, &bad, k.stream), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+
+    assert_no_simdev_call_since(&before);
+    assert_int_equal(host_alloc_count(), host_allocs);
+    kbufs_free(&d);
+    assert_launch_still_works(&k);
+    kfix_close(&k);
+}
+
+static void kernel_prepare_bad_input_table_changes_nothing(void **state)
+{
+    (void)state;
+    SimplerKernelCtxControl configure = kfix_plan(&image, 2);
+    kfix k;
+    kfix_open(&k, &image, &configure);
+    void *corrupt = aligned_alloc(64, (image.size + 63) / 64 * 64);
+    assert_non_null(corrupt);
+    memcpy(corrupt, image.bytes, image.size);
+    ((uint8_t *)corrupt)[0] ^= 0xff; /* the magic */
+    size_t dlopens = get_host_dlopen_count(k.ctx), aicpu_dlopens = get_aicpu_dlopen_count(k.ctx);
+    simdev_counters before = counters();
+
+    assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, KFIX_ID, NULL, image.size, k.stream),
+                     PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, KFIX_ID, image.bytes, 0, k.stream),
+                     PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, KFIX_ID, image.bytes, image.size - 1, k.stream),
+                     PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, KFIX_ID, corrupt, image.size, k.stream),
+                     PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, -1, image.bytes, image.size, k.stream),
+                     PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(
+        simpler_kernel_mode_prepare_callable(k.ctx, SIMPLER_KERNEL_MAX_CALLABLES, image.bytes, image.size, k.stream),
+        PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+
+    /* No load, no device work; the resident slot keeps its generation, so
+     * the device still accepts the frozen packet's launch. */
+    assert_int_equal(get_host_dlopen_count(k.ctx), dlopens);
+    assert_int_equal(get_aicpu_dlopen_count(k.ctx), aicpu_dlopens);
+    assert_int_equal(counters().kernel_launches, before.kernel_launches);
+    assert_int_equal(counters().malloc_calls, before.malloc_calls);
+    free(corrupt);
+    assert_launch_still_works(&k);
+    kfix_close(&k);
+}
+
+static void kernel_init_bad_arguments_refused_then_init_works(void **state)
+{
+    (void)state;
+    SimplerKernelCtxControl configure = kfix_plan(&image, 2);
+    DeviceContextHandle ctx = create_device_context();
+    assert_non_null(ctx);
+    assert_int_equal(simpler_kernel_mode_ctx_control(ctx, &configure), 0);
+    CallConfig config;
+    simpler_call_config_default(&config);
+    config.struct_size = sizeof(config) + 8;
+    simdev_counters before = counters();
+
+    assert_int_equal(simpler_kernel_mode_init(ctx, -1, NULL, 1), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_init(ctx, 0, &config, 1), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(counters().stream_create_calls, before.stream_create_calls);
+    assert_int_equal(counters().event_create_calls, before.event_create_calls);
+    assert_int_equal(counters().malloc_calls, before.malloc_calls);
+    assert_int_equal(committed_device_memory_ctx(ctx), 0);
+    /* Not latched to PROGRAM either: kernel mode is still on offer. */
+    assert_int_equal(simpler_kernel_mode_supported(ctx), 1);
+
+    assert_int_equal(simpler_kernel_mode_init(ctx, 0, NULL, 1), 0);
+    assert_true(committed_device_memory_ctx(ctx) > 0);
+    assert_int_equal(finalize_device(ctx), 0);
+    destroy_device_context(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(kernel_entries_refuse_null_context_with_invalid_argument),
+        cmocka_unit_test(kernel_launch_bad_input_table_enqueues_nothing),
+        cmocka_unit_test(kernel_prepare_bad_input_table_changes_nothing),
+        cmocka_unit_test(kernel_init_bad_arguments_refused_then_init_works),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
