@@ -60,8 +60,9 @@ void kernel_release_host(simpler_context *ctx)
 /* After a launch whose enqueue failed midway the executor may be waiting
  * for a scheduler that never comes. Close may synchronize the context's
  * own streams: let the AICPU stream finish (its arena clear included),
- * then tell every core of that launch to quit, so destroying the AICore
- * stream does not wait forever. Device memory is host memory on simdev. */
+ * then tell every core of that launch to quit and let the AICore stream
+ * finish, so neither the stream's destruction waits forever nor the
+ * cores touch a released bank. Device memory is host memory on simdev. */
 static void half_chain_dismiss(simpler_context *ctx, kernel_state *ks)
 {
     const device_run_desc *d = ks->packet;
@@ -73,6 +74,9 @@ static void half_chain_dismiss(simpler_context *ctx, kernel_state *ks)
         atomic_store(&slot->state, DEVICE_SLOT_QUIT);
         device_wait_wake(&slot->state);
     }
+    /* The cores leave; their launch ends before the bank is released. */
+    if (ctx->streams[CONTEXT_STREAM_AICORE] != NULL)
+        (void)ctx->ops->stream_synchronize(ctx->ops->user, ctx->streams[CONTEXT_STREAM_AICORE]);
     ks->half_chain = 0;
 }
 

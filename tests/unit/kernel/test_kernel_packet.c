@@ -99,7 +99,7 @@ static int world_make(void **state)
     w.runtime = region(), w.definition = region(), w.scheduler = region(), w.heap = region(), w.temp = region();
     w.words = calloc(1, sizeof(*w.words));
     w.slot = calloc(1, sizeof(*w.slot));
-    w.args = aligned_alloc(64, (size_t)kernel_packet_args_bytes(IMAGE_BYTES, 0) + 64);
+    w.args = aligned_alloc(64, ((size_t)kernel_packet_args_bytes(IMAGE_BYTES, 0) + 127) / 64 * 64);
     frozen_fill(&w.words->frozen);
     w.slot->callable_id = 3, w.slot->tensor_count = 3, w.slot->scalar_count = 2, w.slot->table.generation = 5;
     desc_fill(desc_of());
