@@ -9,3 +9,14 @@ foreach(src ${KERNEL_TESTS})
     target_compile_definitions(${t} PRIVATE PROGRAM_FIXTURE_OUT="${CMAKE_BINARY_DIR}/tests/fixtures/program")
   endif()
 endforeach()
+
+# `simpler run` (kernel mode by default) on the vector example: eager
+# launch, capture, three replays with fresh inputs, all against the
+# golden; then with --trace, which must write Chrome trace JSON.
+add_test(NAME integration_kernel_cli_run COMMAND $<TARGET_FILE:simpler_cli> run --replays 3)
+set_tests_properties(integration_kernel_cli_run PROPERTIES LABELS "integration;kernel"
+  PASS_REGULAR_EXPRESSION "golden +every run matched")
+add_test(NAME integration_kernel_cli_trace
+  COMMAND sh -c "rm -f \"$1\" && \"$0\" run --replays 1 --trace \"$1\" >/dev/null && grep -q traceEvents \"$1\""
+          $<TARGET_FILE:simpler_cli> ${CMAKE_BINARY_DIR}/tests/kernel_cli_trace.json)
+set_tests_properties(integration_kernel_cli_trace PROPERTIES LABELS "integration;kernel")

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/host_alloc.h"
+#include "context/context_internal.h"
 #include "kernel_fixture.h"
 
 #define REPLAYS 8u
@@ -36,11 +37,11 @@ static int teardown(void **state)
 
 static simdev_graph_t capture_one(kfix *k, const kbufs *d, uint64_t rounds)
 {
-    simdev_graph_t graph = NULL;
+    simdev_graph_t captured = NULL;
     assert_int_equal(simdev_capture_begin(k->stream, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
     assert_int_equal(kfix_launch(k, d, rounds), 0);
-    assert_int_equal(simdev_capture_end(k->stream, &graph), SIMDEV_SUCCESS);
-    return graph;
+    assert_int_equal(simdev_capture_end(k->stream, &captured), SIMDEV_SUCCESS);
+    return captured;
 }
 
 static void kernel_eager_launch_computes_the_golden(void **state)
@@ -69,17 +70,17 @@ static void kernel_captured_launch_replays_with_fresh_inputs_in_place(void **sta
     SimplerKernelCtxControl c = kfix_plan(&image, 3);
     kfix_open(&k, &image, &c);
     kbufs_alloc(&d);
-    simdev_graph_t graph = capture_one(&k, &d, 3);
+    simdev_graph_t captured = capture_one(&k, &d, 3);
     for (uint32_t r = 0; r < REPLAYS; r++) {
         kbufs_upload(&d, &v, 10.0f * (float)r);
-        assert_int_equal(simdev_graph_launch(graph, k.stream), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_graph_launch(captured, k.stream), SIMDEV_SUCCESS);
         int sync = simdev_stream_synchronize(k.stream), runtime = 0;
         (void)simpler_kernel_mode_errors(k.ctx, &runtime, NULL);
         if (sync != 0)
             fail_msg("replay %u: stream %d, runtime error %d", r, sync, runtime);
         assert_int_equal(kbufs_check(&d, &v, 3), 0);
     }
-    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_graph_destroy(captured), SIMDEV_SUCCESS);
     kbufs_free(&d);
     kfix_close(&k);
 }
@@ -170,14 +171,14 @@ static void kernel_captured_graph_forks_and_joins_three_streams(void **state)
     SimplerKernelCtxControl c = kfix_plan(&image, 1);
     kfix_open(&k, &image, &c);
     kbufs_alloc(&d);
-    simdev_graph_t graph = capture_one(&k, &d, 1);
+    simdev_graph_t captured = capture_one(&k, &d, 1);
     /* memset + executor + scheduler + status check: four work nodes. */
-    assert_int_equal(simdev_graph_node_count(graph, &nodes), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_graph_node_count(captured, &nodes), SIMDEV_SUCCESS);
     assert_true(nodes >= 4);
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
-    assert_int_equal(simdev_graph_debug_dot(graph, path), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_graph_debug_dot(captured, path), SIMDEV_SUCCESS);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
     static char dot[1 << 16];
@@ -189,7 +190,7 @@ static void kernel_captured_graph_forks_and_joins_three_streams(void **state)
     assert_non_null(strstr(dot, "lane 0"));
     assert_non_null(strstr(dot, "lane 1"));
     assert_non_null(strstr(dot, "lane 2"));
-    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_graph_destroy(captured), SIMDEV_SUCCESS);
     kbufs_free(&d);
     kfix_close(&k);
 }
@@ -209,12 +210,19 @@ static void assert_no_forbidden_calls(const simdev_counters *before, const simde
 typedef struct bases {
     size_t committed;
     uint64_t heap, temp;
+    void *regions[ARENA_REGION_COUNT]; /* gm_heap, gm_sm, runtime pool */
+    void *trace;
 } bases;
 
 static bases bases_of(kfix *k)
 {
+    const simpler_context *ctx = k->ctx;
     bases b = {committed_device_memory_ctx(k->ctx), get_arena_bank_gm_heap_base_ctx(k->ctx, 0),
-               get_retained_temp_addr_ctx(k->ctx, 0)};
+               get_retained_temp_addr_ctx(k->ctx, 0), {NULL, NULL, NULL}, ctx->trace.base};
+    for (int r = 0; r < ARENA_REGION_COUNT; r++) {
+        b.regions[r] = arena_bank_base(&ctx->bank, r);
+        assert_non_null(b.regions[r]);
+    }
     assert_int_not_equal(b.heap, 0);
     return b;
 }
@@ -252,7 +260,7 @@ static void kernel_captured_launches_allocate_sync_query_and_create_nothing(void
 {
     static vadd_buffers v;
     simdev_counters before, after;
-    simdev_graph_t graph = NULL;
+    simdev_graph_t captured = NULL;
     kfix k;
     kbufs d;
     (void)state;
@@ -266,16 +274,16 @@ static void kernel_captured_launches_allocate_sync_query_and_create_nothing(void
     for (uint32_t i = 0; i < ZERO_ALLOC_LAUNCHES / 10; i++)
         assert_int_equal(kfix_launch(&k, &d, 2), 0);
     assert_int_equal(simdev_get_thread_counters(&after), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_capture_end(k.stream, &graph), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_capture_end(k.stream, &captured), SIMDEV_SUCCESS);
     assert_no_forbidden_calls(&before, &after);
     /* Replays: the runtime is not called at all; its capacity stays put. */
     for (uint32_t r = 0; r < 10; r++)
-        assert_int_equal(simdev_graph_launch(graph, k.stream), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_graph_launch(captured, k.stream), SIMDEV_SUCCESS);
     assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
     assert_int_equal(kbufs_check(&d, &v, 2), 0);
     bases b1 = bases_of(&k);
     assert_memory_equal(&b0, &b1, sizeof(b0));
-    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_graph_destroy(captured), SIMDEV_SUCCESS);
     kbufs_free(&d);
     kfix_close(&k);
 }
