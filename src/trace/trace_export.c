@@ -50,7 +50,7 @@ int trace_export_write(FILE *out, const trace_event *events, size_t count, int d
         rc = -1;
     if (rc != 0 || ferror(out)) {
         simpler_log(SIMPLER_LOG_ERROR, "trace export: writing the trace failed");
-        return PTO_RUNTIME_ERR_INTERNAL;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     }
     return 0;
 }
@@ -70,12 +70,12 @@ int trace_export_file(const char *path, const trace_event *events, size_t count,
     FILE *out = fopen(path, "w");
     if (out == NULL) {
         simpler_log(SIMPLER_LOG_ERROR, "trace export: cannot create %s: %s", path, strerror(errno));
-        return PTO_RUNTIME_ERR_INTERNAL;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     }
     int rc = trace_export_write(out, events, count, device_id);
     if (fclose(out) != 0 && rc == 0) {
         simpler_log(SIMPLER_LOG_ERROR, "trace export: closing %s failed", path);
-        rc = PTO_RUNTIME_ERR_INTERNAL;
+        rc = PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     }
     if (rc != 0)
         remove(path);

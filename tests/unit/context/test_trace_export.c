@@ -206,7 +206,7 @@ static void trace_export_file_to_unwritable_path_is_internal_and_leaves_no_file(
 {
     trace_event ev = {0};
     (void)state;
-    assert_int_equal(trace_export_file("/nonexistent-dir/x/trace.json", &ev, 1, 0), PTO_RUNTIME_ERR_INTERNAL);
+    assert_int_equal(trace_export_file("/nonexistent-dir/x/trace.json", &ev, 1, 0), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
 }
 
 int main(void)
