@@ -134,12 +134,17 @@ SIMDEV_API int simdev_reset_device(int device_id);
  * graph node). */
 SIMDEV_API int simdev_malloc(void **dev_ptr, size_t size);
 /* Frees a base returned by simdev_malloc on the current device. A pointer
- * that is not a live base (double free, interior, foreign) -> INVALID_PARAM. */
+ * that is not a live base (double free, interior, foreign) -> INVALID_PARAM;
+ * MEMORY_ALLOCATION when the allocator's host bookkeeping cannot grow (the
+ * block then stays allocated). */
 SIMDEV_API int simdev_free(void *dev_ptr);
 /* Synchronous copy/set, immediate (does not wait for streams). At least one
  * side of a memcpy, and the target of a memset, must lie inside one live
  * allocation of the current device, entirely; else INVALID_PARAM. Refused
- * with CAPTURE_MODE_NOT_SUPPORT under capture rules (see docs). */
+ * with CAPTURE_MODE_NOT_SUPPORT, as CUDA's interaction modes say: a thread
+ * interacting in GLOBAL mode (the default) by its own GLOBAL/THREAD_LOCAL
+ * capture or any other thread's GLOBAL capture; in THREAD_LOCAL mode only
+ * by its own; in RELAXED mode never. */
 SIMDEV_API int simdev_memcpy(void *dst, const void *src, size_t size);
 SIMDEV_API int simdev_memset(void *dev_ptr, int value, size_t size);
 /* Stream-ordered copy/set; the pointers are used when the op runs (or
@@ -222,6 +227,7 @@ SIMDEV_API int simdev_capture_thread_exchange_mode(simdev_capture_mode *mode);
  * cross-stream dependencies (independent branches run concurrently), after
  * prior work on `stream`; later work on `stream` waits for it. Launches of
  * one graph are serialized. */
+/* A capturing stream -> INVALID_PARAM (graphs do not nest into captures). */
 SIMDEV_API int simdev_graph_launch(simdev_graph_t graph, simdev_stream_t stream);
 /* Waits for the graph's pending replays, then destroys it. */
 SIMDEV_API int simdev_graph_destroy(simdev_graph_t graph);

@@ -21,12 +21,15 @@ int sd_capture_active_on(int device)
     return 0;
 }
 
-/* The measured rule: unless the calling thread interacts in RELAXED mode,
- * its own GLOBAL or THREAD_LOCAL capture, or any other thread's GLOBAL
- * capture, refuses synchronous copies. RELAXED captures refuse nothing. */
+/* The measured rule, with CUDA's interaction modes: a thread interacting
+ * in GLOBAL mode is refused synchronous copies by its own GLOBAL or
+ * THREAD_LOCAL capture and by any other thread's GLOBAL capture; one in
+ * THREAD_LOCAL mode only by its own; one in RELAXED mode never. RELAXED
+ * captures refuse nothing. */
 int sd_capture_refuses_sync_copy(void)
 {
-    if (sd_thread_capture_mode() == SIMDEV_CAPTURE_MODE_RELAXED)
+    simdev_capture_mode interaction = sd_thread_capture_mode();
+    if (interaction == SIMDEV_CAPTURE_MODE_RELAXED)
         return 0;
     pthread_t self = pthread_self();
     for (size_t i = 0; i < sd_g.sessions.count; i++) {
@@ -34,7 +37,7 @@ int sd_capture_refuses_sync_copy(void)
         int mine = pthread_equal(c->begin_thread, self);
         if (mine && c->mode != SIMDEV_CAPTURE_MODE_RELAXED)
             return 1;
-        if (!mine && c->mode == SIMDEV_CAPTURE_MODE_GLOBAL)
+        if (!mine && c->mode == SIMDEV_CAPTURE_MODE_GLOBAL && interaction == SIMDEV_CAPTURE_MODE_GLOBAL)
             return 1;
     }
     return 0;

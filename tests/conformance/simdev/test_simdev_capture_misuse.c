@@ -185,10 +185,21 @@ static void capture_global_refuses_other_thread_sync_memset(void **state)
     assert_int_equal(simdev_memset(dev, 0x11, 256), SIMDEV_SUCCESS);
     assert_int_equal(other_thread_memset_during(SIMDEV_CAPTURE_MODE_GLOBAL, SIMDEV_CAPTURE_MODE_GLOBAL, dev),
                      SIMDEV_ERROR_CAPTURE_MODE_NOT_SUPPORT);
+    fix_assert_words(dev, 64, 0x11111111u);
+    assert_int_equal(simdev_free(dev), SIMDEV_SUCCESS);
+}
+
+/* As in CUDA, a thread interacting in THREAD_LOCAL mode answers only to
+ * its own captures. */
+static void capture_global_allows_thread_local_thread_sync_memset(void **state)
+{
+    (void)state;
+    void *dev = fix_malloc(256);
+    assert_int_equal(simdev_memset(dev, 0x11, 256), SIMDEV_SUCCESS);
     assert_int_equal(other_thread_memset_during(SIMDEV_CAPTURE_MODE_GLOBAL, SIMDEV_CAPTURE_MODE_THREAD_LOCAL,
                                                 dev),
-                     SIMDEV_ERROR_CAPTURE_MODE_NOT_SUPPORT);
-    fix_assert_words(dev, 64, 0x11111111u);
+                     SIMDEV_SUCCESS);
+    fix_assert_words(dev, 64, 0x77777777u);
     assert_int_equal(simdev_free(dev), SIMDEV_SUCCESS);
 }
 
@@ -270,6 +281,7 @@ int main(void)
         FIX_TEST(capture_end_from_other_thread_allowed_in_relaxed),
         FIX_TEST(capture_global_refuses_other_thread_sync_memset),
         FIX_TEST(capture_global_allows_relaxed_thread_sync_memset),
+        FIX_TEST(capture_global_allows_thread_local_thread_sync_memset),
         FIX_TEST(capture_thread_local_allows_other_thread_sync_memset),
         FIX_TEST(capture_relaxed_allows_other_thread_sync_memset),
         FIX_TEST(capture_thread_mode_exchange_returns_previous_mode),
