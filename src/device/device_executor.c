@@ -11,22 +11,32 @@
 #include "device/device_wait.h"
 #include "device/trace_record.h"
 
-/* Waits until the slot holds something other than IDLE or DONE and
- * returns it: spin (device_wait.h), then block on the state word. */
-static uint32_t wait_for_work(device_core_slot *slot)
+static int slot_quit(uint32_t state)
+{
+    return state != DEVICE_SLOT_IDLE && state != DEVICE_SLOT_ASSIGNED && state != DEVICE_SLOT_DONE;
+}
+
+/* Waits until the scheduler posted past `done` (returns the new posted
+ * count) or told the core to quit (returns `done`): spin (device_wait.h),
+ * then block on the state word, which the scheduler changes to wake us. */
+static uint32_t wait_for_work(device_core_slot *slot, uint32_t done)
 {
     device_spin spin = DEVICE_SPIN_INIT(DEVICE_CORE_YIELD_NS);
     for (;;) {
-        uint32_t s = atomic_load_explicit(&slot->state, memory_order_acquire);
-        if (s != DEVICE_SLOT_IDLE && s != DEVICE_SLOT_DONE)
-            return s;
+        uint32_t posted = atomic_load_explicit(&slot->posted, memory_order_acquire);
+        if (posted != done)
+            return posted;
+        if (slot_quit(atomic_load_explicit(&slot->state, memory_order_acquire)))
+            return done;
         if (device_spin_step(&spin))
             continue;
-        /* Announce the sleep, then re-check: the scheduler stores the
-         * state before it reads the flag, so one of us sees the other. */
+        /* Announce the sleep, then re-check: the scheduler stores posted
+         * (then changes the state) before it reads the flag, so one of us
+         * sees the other, and a state read before its change makes the
+         * futex return at once. */
         atomic_store(&slot->sleeping, 1);
-        s = atomic_load(&slot->state);
-        if (s == DEVICE_SLOT_IDLE || s == DEVICE_SLOT_DONE)
+        uint32_t s = atomic_load(&slot->state);
+        if (atomic_load(&slot->posted) == done && !slot_quit(s))
             device_wait_block(&slot->state, s);
         atomic_store(&slot->sleeping, 0);
         spin = (device_spin)DEVICE_SPIN_INIT(DEVICE_CORE_YIELD_NS);
@@ -118,6 +128,19 @@ static void run_task(const device_run_desc *d, uint32_t core, uint32_t id)
         trace_task(d, &k, start, now_ns());
 }
 
+/* Publishes one finished task. The doorbell is only rung when the
+ * scheduler may sleep: it sets its flag and then re-scans `finished`
+ * (both sequentially consistent), so either it sees this count or we
+ * see its flag and change the word it blocks on. */
+static void publish_finished(device_core_slot *slot, device_runtime_header *rt, uint32_t done)
+{
+    atomic_store(&slot->finished, done);
+    if (atomic_load(&rt->sched_sleeping)) {
+        atomic_fetch_add(&rt->doorbell, 1);
+        device_wait_wake(&rt->doorbell);
+    }
+}
+
 void device_executor_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
     const device_run_desc *d = args;
@@ -126,14 +149,19 @@ void device_executor_kernel(uint32_t block_idx, uint32_t block_dim, const void *
         return;
     device_core_slot *slot = device_core_slot_at(d, block_idx);
     device_runtime_header *rt = device_runtime_header_at(d);
+    uint32_t done = 0;
 
-    while (wait_for_work(slot) == DEVICE_SLOT_ASSIGNED) {
-        run_task(d, block_idx, slot->task_id);
-        atomic_store_explicit(&slot->state, DEVICE_SLOT_DONE, memory_order_release);
-        /* The bump follows DONE, and the scheduler reads the doorbell
-         * before it scans, so it either sees DONE or a new doorbell. */
-        atomic_fetch_add(&rt->doorbell, 1);
-        if (atomic_load(&rt->sched_sleeping))
-            device_wait_wake(&rt->doorbell);
+    for (;;) {
+        uint32_t posted = wait_for_work(slot, done);
+        if (posted == done || posted - done > DEVICE_SLOT_RING)
+            return;
+        /* Run what was posted, in order; a QUIT between tasks wins. */
+        while (done != posted) {
+            uint32_t id = slot->ring[done % DEVICE_SLOT_RING];
+            if (id >= d->task_count || slot_quit(atomic_load_explicit(&slot->state, memory_order_acquire)))
+                return;
+            run_task(d, block_idx, id);
+            publish_finished(slot, rt, ++done);
+        }
     }
 }

@@ -6,16 +6,26 @@
  *   task state        device_task_state per task (scheduler only)
  *   handshake slots   device_core_slot per core, one cache line each
  *
- * A slot's state word moves IDLE -> ASSIGNED (scheduler, after writing
- * task_id) -> DONE (core, after the kernel returned) -> ASSIGNED or IDLE
- * (scheduler), and finally QUIT (scheduler). The chain zeroes the whole
- * arena before every execution, so every slot starts IDLE. The executor
- * treats any state other than IDLE, ASSIGNED and DONE as QUIT, so a slot
- * left in garbage can only make a core leave, never run a task.
+ * A slot holds a small ring of tasks for its core. The scheduler writes
+ * task ids into ring[posted % DEVICE_SLOT_RING] and then publishes the
+ * new `posted` count; the core runs them in order and publishes
+ * `finished` after each one. posted - finished <= DEVICE_SLOT_RING, so
+ * the scheduler only writes entries the core has finished with, and it
+ * can keep a core busy for several tasks without a round trip each.
  *
- * Stores that publish (ASSIGNED, DONE, QUIT) are release or stronger and
- * the loads that consume them acquire, so task_id, the restored image and
- * everything a kernel wrote travel with the state word. Sleeping flags
+ * The state word only says "serve the ring" (IDLE, ASSIGNED or DONE:
+ * the scheduler toggles it between IDLE and ASSIGNED to wake a sleeping
+ * core, since a futex waiter must see its word change) or "leave" (QUIT,
+ * stored by the scheduler at the end, or by the host after a half-built
+ * chain). The chain zeroes the whole arena before every execution, so
+ * every slot starts IDLE with an empty ring. The executor treats any
+ * state other than IDLE, ASSIGNED and DONE as QUIT, and a ring entry
+ * outside the task range also makes it leave, so a slot left in garbage
+ * can only make a core leave, never run a task that does not exist.
+ *
+ * Stores that publish (posted, finished, QUIT) are release or stronger
+ * and the loads that consume them acquire, so the ring entries, the
+ * restored image and everything a kernel wrote travel with the counters. Sleeping flags
  * and wake-ups are sequentially consistent (docs/device.md).
  */
 #ifndef SIMPLER_DEVICE_HANDSHAKE_H
@@ -35,7 +45,7 @@ enum {
 };
 
 typedef struct device_runtime_header {
-    _Atomic uint32_t doorbell;       /* bumped by a core after each DONE */
+    _Atomic uint32_t doorbell;       /* bumped by a core that finished a task while the scheduler may sleep */
     _Atomic uint32_t sched_sleeping; /* 1 while the scheduler may block on doorbell */
     uint32_t reserved[62];
 } device_runtime_header;
@@ -49,11 +59,17 @@ typedef struct device_task_state {
 
 enum { DEVICE_TASK_PENDING = 0, DEVICE_TASK_READY = 1, DEVICE_TASK_RUNNING = 2, DEVICE_TASK_DONE = 3 };
 
+/* Tasks a core may hold at once: enough that a core with a backlog runs
+ * several tasks per scheduler round trip; the slot stays one cache line. */
+#define DEVICE_SLOT_RING 8u
+
 typedef struct device_core_slot {
-    _Atomic uint32_t state;    /* DEVICE_SLOT_* */
+    _Atomic uint32_t state;    /* DEVICE_SLOT_*: serve the ring, or QUIT */
     _Atomic uint32_t sleeping; /* 1 while the core may block on state */
-    uint32_t task_id;          /* written before ASSIGNED */
-    uint32_t reserved[13];
+    _Atomic uint32_t posted;   /* tasks ever written to ring (scheduler) */
+    _Atomic uint32_t finished; /* tasks ever completed (core) */
+    uint32_t ring[DEVICE_SLOT_RING];
+    uint32_t reserved[4];
 } device_core_slot;
 
 _Static_assert(sizeof(device_runtime_header) == GRAPH_RUNTIME_HEADER_BYTES, "runtime header layout");

@@ -1,8 +1,9 @@
 /*
  * The AICPU scheduler: restore and validate the image, seed the ready
- * queues, hand ready tasks to idle cores of their type, consume
- * completions and release successors until every task completed, then
- * tell the cores to quit and write the status word.
+ * queues, hand ready tasks to cores of their type (up to a ring of
+ * DEVICE_SLOT_RING per core, awake cores first), consume completions in
+ * batches and release successors until every task completed, then tell
+ * the cores to quit and write the status word.
  */
 #include <string.h>
 
@@ -22,7 +23,9 @@ typedef struct sched {
     device_ready_queue *queue[GRAPH_READY_QUEUE_COUNT]; /* by core type */
     uint32_t cores;
     uint32_t completed;
-    uint8_t busy[DEVICE_CORE_MAX];
+    uint32_t in_flight;                /* posted, completion not consumed */
+    uint32_t posted[DEVICE_CORE_MAX];  /* our copy of each slot's posted */
+    uint32_t seen[DEVICE_CORE_MAX];    /* completions consumed per core */
 } sched;
 
 /* Publishes `state` in core's slot and wakes the core if it may sleep:
@@ -48,14 +51,45 @@ static void write_status(const device_run_desc *d, int32_t status)
         atomic_store_explicit((_Atomic int32_t *)(uintptr_t)d->status_addr, status, memory_order_release);
 }
 
-static void assign(sched *s, uint32_t core, uint32_t task)
+/* Makes a core that may sleep see new work: the state word is what it
+ * blocks on, so change it (IDLE <-> ASSIGNED) unless it says QUIT, then
+ * wake it. posted was stored first, and the core sets its flag before
+ * re-reading posted, so a core that sleeps misses neither. */
+static void kick(const device_run_desc *d, uint32_t core)
 {
-    device_task_state *ts = device_task_state_at(s->d, task);
-    ts->status = DEVICE_TASK_RUNNING;
-    ts->core = core;
-    device_core_slot_at(s->d, core)->task_id = task;
-    s->busy[core] = 1;
-    tell(s->d, core, DEVICE_SLOT_ASSIGNED);
+    device_core_slot *slot = device_core_slot_at(d, core);
+    if (!atomic_load(&slot->sleeping))
+        return;
+    uint32_t state = atomic_load(&slot->state);
+    while (state == DEVICE_SLOT_IDLE || state == DEVICE_SLOT_ASSIGNED || state == DEVICE_SLOT_DONE) {
+        uint32_t next = state == DEVICE_SLOT_ASSIGNED ? DEVICE_SLOT_IDLE : DEVICE_SLOT_ASSIGNED;
+        if (atomic_compare_exchange_weak(&slot->state, &state, next))
+            break;
+    }
+    device_wait_wake(&slot->state);
+}
+
+/* Fills core's ring from its type's ready queue; returns 1 if it posted. */
+static int fill(sched *s, uint32_t core)
+{
+    device_ready_queue *q = s->queue[device_core_type(s->d, core)];
+    device_core_slot *slot = device_core_slot_at(s->d, core);
+    uint32_t posted = s->posted[core];
+
+    if (device_ready_queue_empty(q) || posted - s->seen[core] >= DEVICE_SLOT_RING)
+        return 0;
+    while (!device_ready_queue_empty(q) && posted - s->seen[core] < DEVICE_SLOT_RING) {
+        uint32_t task = device_ready_queue_pop(q);
+        device_task_state *ts = device_task_state_at(s->d, task);
+        ts->status = DEVICE_TASK_RUNNING;
+        ts->core = core;
+        slot->ring[posted % DEVICE_SLOT_RING] = task;
+        posted++;
+        s->in_flight++;
+    }
+    s->posted[core] = posted;
+    atomic_store(&slot->posted, posted);
+    return 1;
 }
 
 static void seed(sched *s)
@@ -72,26 +106,26 @@ static void seed(sched *s)
     }
 }
 
+/* Hands ready tasks out: first to cores that are awake (no wake-up to
+ * pay), then, if tasks remain, to sleeping cores, which are woken. */
 static void dispatch(sched *s)
 {
-    for (uint32_t c = 0; c < s->cores; c++) {
-        device_ready_queue *q = s->queue[device_core_type(s->d, c)];
-        if (!s->busy[c] && !device_ready_queue_empty(q))
-            assign(s, c, device_ready_queue_pop(q));
-    }
+    for (uint32_t c = 0; c < s->cores; c++)
+        if (!atomic_load(&device_core_slot_at(s->d, c)->sleeping) && fill(s, c))
+            kick(s->d, c); /* it may have fallen asleep meanwhile */
+    for (uint32_t c = 0; c < s->cores; c++)
+        if (fill(s, c))
+            kick(s->d, c);
 }
 
-/* Task on `core` finished: release its successors, then give the core
- * the next ready task of its type at once when there is one. A core left
- * idle keeps DONE in its slot; busy[] says it is free. */
-static void complete(sched *s, uint32_t core)
+/* Task `id` finished: mark it and release its successors. */
+static void complete(sched *s, uint32_t id)
 {
-    uint32_t id = device_core_slot_at(s->d, core)->task_id;
     const graph_image_task *t = &s->tasks[id];
 
     device_task_state_at(s->d, id)->status = DEVICE_TASK_DONE;
     s->completed++;
-    s->busy[core] = 0;
+    s->in_flight--;
     for (uint32_t k = 0; k < t->fanout_count; k++) {
         uint32_t next = s->fanout[t->fanout_begin + k];
         device_task_state *ns = device_task_state_at(s->d, next);
@@ -100,18 +134,22 @@ static void complete(sched *s, uint32_t core)
             device_ready_queue_push(s->queue[s->tasks[next].core_type], next);
         }
     }
-    device_ready_queue *q = s->queue[device_core_type(s->d, core)];
-    if (!device_ready_queue_empty(q))
-        assign(s, core, device_ready_queue_pop(q));
 }
 
+/* Consumes every completion the cores published; returns how many. The
+ * loads are sequentially consistent: they pair with the cores' check of
+ * sched_sleeping (device_executor.c). */
 static uint32_t collect(sched *s)
 {
     uint32_t found = 0;
     for (uint32_t c = 0; c < s->cores; c++) {
+        if (s->posted[c] == s->seen[c])
+            continue;
+        uint32_t finished = atomic_load(&device_core_slot_at(s->d, c)->finished);
         device_core_slot *slot = device_core_slot_at(s->d, c);
-        if (s->busy[c] && atomic_load_explicit(&slot->state, memory_order_acquire) == DEVICE_SLOT_DONE) {
-            complete(s, c);
+        while (s->seen[c] != finished) {
+            complete(s, slot->ring[s->seen[c] % DEVICE_SLOT_RING]);
+            s->seen[c]++;
             found++;
         }
     }
@@ -119,20 +157,24 @@ static uint32_t collect(sched *s)
 }
 
 /* Returns once at least one completion was consumed. The doorbell is read
- * before the scan, and a core bumps it after DONE, so a completion the
- * scan missed changes the doorbell before we may block on it. */
+ * before the flag is set and the cores re-scanned; a core that finishes
+ * after that scan sees the flag and changes the doorbell, so the futex
+ * wait cannot miss it. */
 static void await_completions(sched *s)
 {
     device_spin spin = DEVICE_SPIN_INIT(DEVICE_SPIN_YIELD_NS);
     for (;;) {
-        uint32_t bell = atomic_load(&s->rt->doorbell);
         if (collect(s) > 0)
             return;
         if (device_spin_step(&spin))
             continue;
+        uint32_t bell = atomic_load(&s->rt->doorbell);
         atomic_store(&s->rt->sched_sleeping, 1);
-        if (atomic_load(&s->rt->doorbell) == bell)
-            device_wait_block(&s->rt->doorbell, bell);
+        if (collect(s) > 0) {
+            atomic_store(&s->rt->sched_sleeping, 0);
+            return;
+        }
+        device_wait_block(&s->rt->doorbell, bell);
         atomic_store(&s->rt->sched_sleeping, 0);
         spin = (device_spin)DEVICE_SPIN_INIT(DEVICE_SPIN_YIELD_NS);
     }
