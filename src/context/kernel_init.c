@@ -53,7 +53,10 @@ static int init_check(simpler_context *ctx, int device_id, const CallConfig *con
     int current = -1;
     if (device_id < 0 || (config != NULL && call_config_check(config) != 0))
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    if (context_is_program(ctx) || kernel_phase(ctx) != KERNEL_PHASE_NEW)
+    /* New, or Closed: the same mode latches again after finalize (the
+     * recorded CONFIGURE still applies). */
+    int phase = kernel_phase(ctx);
+    if (context_is_program(ctx) || (phase != KERNEL_PHASE_NEW && phase != KERNEL_PHASE_CLOSED))
         return PTO_RUNTIME_ERR_INVALID_STATE;
     int rc = capacity_resolve(ctx, config, cap);
     rc = rc ? rc : layout_pack(cap->runtime_arena_bytes, cap->graph_definition_bytes, cap->scheduler_state_bytes,
@@ -185,6 +188,7 @@ static int init_locked(simpler_context *ctx, int device_id, const CallConfig *co
     if (rc != 0)
         return rc;
     ctx->device_id = device_id;
+    kernel_release_host(ctx); /* a Closed life's state struct, if any */
     arena_bank_init(&ctx->bank, ctx->ops);
     rc = host_state_create(ctx, &cap);
     if (rc != 0)

@@ -178,6 +178,27 @@ static void identity_kernel_context_refuses_every_program_entry(void **state)
     kfix_close(&k);
 }
 
+static void identity_kernel_init_latches_again_after_finalize(void **state)
+{
+    static vadd_buffers v;
+    kfix k;
+    kbufs d;
+    (void)state;
+    SimplerKernelCtxControl c = small_configure(), f = kfix_freeze();
+    kfix_open(&k, &image, &c);
+    assert_int_equal(finalize_device(k.ctx), 0);
+    assert_int_equal(simpler_kernel_mode_init(k.ctx, 0, NULL, 2), 0);
+    assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, KFIX_ID, image.bytes, image.size, k.stream), 0);
+    assert_int_equal(simpler_kernel_mode_ctx_control(k.ctx, &f), 0);
+    kbufs_alloc(&d);
+    kbufs_upload(&d, &v, 3.0f);
+    assert_int_equal(kfix_launch(&k, &d, 2), 0);
+    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(kbufs_check(&d, &v, 2), 0);
+    kbufs_free(&d);
+    kfix_close(&k);
+}
+
 static void identity_init_on_another_device_refused_nothing_created(void **state)
 {
     (void)state;
@@ -212,6 +233,8 @@ static void identity_launch_before_freeze_and_after_close_refused(void **state)
     assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, 0, image.bytes, image.size, k.stream),
                      PTO_RUNTIME_ERR_INVALID_STATE);
     assert_int_equal(finalize_device(k.ctx), PTO_RUNTIME_ERR_INVALID_STATE);
+    /* Closed: program entries stay refused. */
+    assert_int_equal(simpler_init(k.ctx, 0, NULL), PTO_RUNTIME_ERR_INVALID_STATE);
     destroy_device_context(k.ctx);
     kbufs_free(&d);
     assert_int_equal(simdev_stream_destroy(k.stream), SIMDEV_SUCCESS);
@@ -567,6 +590,7 @@ int main(void)
         cmocka_unit_test(control_freeze_only_once),
         cmocka_unit_test(identity_program_context_refuses_every_kernel_entry),
         cmocka_unit_test(identity_kernel_context_refuses_every_program_entry),
+        cmocka_unit_test(identity_kernel_init_latches_again_after_finalize),
         cmocka_unit_test(identity_init_on_another_device_refused_nothing_created),
         cmocka_unit_test(identity_launch_before_freeze_and_after_close_refused),
         cmocka_unit_test(capacity_bigger_graph_refused_nothing_enqueued_context_usable),
