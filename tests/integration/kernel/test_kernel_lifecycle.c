@@ -335,6 +335,16 @@ static void wait_gate(void *user)
         usleep(200);
 }
 
+/* Runs after the test even when an assertion failed with the gate shut:
+ * the stream drains, so the failure is reported instead of the suite's
+ * teardown waiting forever for the stream. */
+static int gate_open(void **state)
+{
+    (void)state;
+    atomic_store(&gate, 1);
+    return 0;
+}
+
 static void stream_switch_refused_while_tail_pending_accepted_after(void **state)
 {
     static vadd_buffers v;
@@ -597,7 +607,7 @@ int main(void)
         cmocka_unit_test(capacity_prepare_on_capturing_stream_refused),
         cmocka_unit_test(capacity_host_tensors_beyond_retained_temp_refused),
         cmocka_unit_test(capacity_host_tensors_staged_by_value_and_copied_back),
-        cmocka_unit_test(stream_switch_refused_while_tail_pending_accepted_after),
+        cmocka_unit_test_teardown(stream_switch_refused_while_tail_pending_accepted_after, gate_open),
         cmocka_unit_test(fault_every_init_device_call_fails_in_turn_new_again),
         cmocka_unit_test(fault_every_init_host_allocation_fails_in_turn_new_again),
         cmocka_unit_test(fault_teardown_failure_keeps_closing_and_retry_closes),
