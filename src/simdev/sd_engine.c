@@ -100,7 +100,10 @@ int sd_pool_run(struct sd_pool *p, simdev_kernel_fn fn, uint32_t block_dim, cons
     else
         p->head = &l;
     p->tail = &l;
-    pthread_cond_broadcast(&p->work_cv);
+    /* Wake one idle thread per block, not all of them: each woken thread
+     * that finds no work goes back to waiting, which costs a handoff. */
+    for (uint32_t i = 0; i < block_dim && i < p->thread_count; i++)
+        pthread_cond_signal(&p->work_cv);
     while (l.done_blocks < block_dim)
         pthread_cond_wait(&p->done_cv, &p->mu);
     pthread_mutex_unlock(&p->mu);
