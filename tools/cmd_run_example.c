@@ -9,6 +9,7 @@
 
 #include "../examples/common/example_cases.h"
 #include "../examples/common/example_driver.h"
+#include "commands.h"
 #include "run_example.h"
 #include "simpler/runtime_c_api.h"
 
@@ -32,6 +33,7 @@ typedef struct run_report {
     example_check_result check; /* of bad_run, else of the last run */
     float got, want;      /* the first mismatch of bad_run */
     double first_ms, total_ms, min_ms, max_ms;
+    double *times_ms;     /* NULL, or one entry per run */
 } run_report;
 
 static double now_ms(void)
@@ -73,6 +75,8 @@ static void timing_add(run_report *rep, double ms)
     rep->min_ms = ms < rep->min_ms ? ms : rep->min_ms;
     rep->max_ms = ms > rep->max_ms ? ms : rep->max_ms;
     rep->total_ms += ms;
+    if (rep->times_ms != NULL)
+        rep->times_ms[rep->runs_done] = ms;
     rep->runs_done++;
 }
 
@@ -247,10 +251,12 @@ static void report_json(const run_report *rep)
     printf("}\n");
 }
 
-int run_example_run(const run_example_options *o)
+/* Runs the session of `o` into *rep; 0, or 2 for a usage error. The
+ * default image path is built in `path`, which the report points to. */
+static int report_make(const run_example_options *o, run_report *rep, double *times_ms,
+                       char path[RUN_EXAMPLE_PATH_MAX])
 {
     example_case c;
-    char path[RUN_EXAMPLE_PATH_MAX];
     const char *name = o->name != NULL ? o->name : EXAMPLE_DEFAULT_NAME, *image_path = o->image_path;
     if (o->mode != NULL && strcmp(o->mode, "program") != 0) {
         fprintf(stderr, "simpler run: the example runner runs --mode program only, not '%s'\n", o->mode);
@@ -260,7 +266,7 @@ int run_example_run(const run_example_options *o)
         fprintf(stderr, "simpler run: unknown example '%s' (examples: %s)\n", name, EXAMPLE_NAMES);
         return 2;
     }
-    if (image_path == NULL && image_path_default(name, path, sizeof(path)) == 0)
+    if (image_path == NULL && image_path_default(name, path, RUN_EXAMPLE_PATH_MAX) == 0)
         image_path = path;
     void *image = NULL;
     size_t size = 0;
@@ -269,16 +275,39 @@ int run_example_run(const run_example_options *o)
                 name, image_path != NULL ? image_path : "no path");
         return 2;
     }
-    run_report rep = {name, image_path, o->trace_path, o->cores, 0, o->replays > 0 ? o->replays : 1, 0, 0,
-                      NULL, -1, {0, 0, 0, 0.0}, 0.0f, 0.0f, 0.0, 0.0, 0.0, 0.0};
-    session_run(image, size, &c, &rep);
-    trace_move(&rep);
+    run_report r = {name, image_path, o->trace_path, o->cores, 0, o->replays > 0 ? o->replays : 1, 0, 0,
+                    NULL, -1, {0, 0, 0, 0.0}, 0.0f, 0.0f, 0.0, 0.0, 0.0, 0.0, times_ms};
+    *rep = r;
+    session_run(image, size, &c, rep);
+    trace_move(rep);
     free(image);
+    return 0;
+}
+
+int run_example_run(const run_example_options *o)
+{
+    run_report rep;
+    char path[RUN_EXAMPLE_PATH_MAX];
+    if (report_make(o, &rep, NULL, path) != 0)
+        return 2;
     if (o->json)
         report_json(&rep);
     else
         report_text(&rep);
     return report_ok(&rep) ? 0 : 1;
+}
+
+int run_example_measure(const run_example_options *o, double *times_ms, uint64_t *task_count)
+{
+    run_report rep;
+    char path[RUN_EXAMPLE_PATH_MAX];
+    if (report_make(o, &rep, times_ms, path) != 0)
+        return 2;
+    *task_count = rep.tasks;
+    if (report_ok(&rep))
+        return 0;
+    report_text(&rep);
+    return 1;
 }
 
 int run_example_image(const char *name, const char *image_path, const char *mode, const char *trace_path,
@@ -305,14 +334,6 @@ static void usage(FILE *out)
             EXAMPLE_NAMES, EXAMPLE_DEFAULT_NAME);
 }
 
-/* A count in 1..max, or -1. */
-static long count_parse(const char *text, long max)
-{
-    char *end = NULL;
-    long n = strtol(text, &end, 10);
-    return end != text && *end == '\0' && n >= 1 && n <= max ? n : -1;
-}
-
 /* Option `opt` with its value into *o; 0, or -1 when it is not one. */
 static int option_value(const char *opt, const char *val, run_example_options *o)
 {
@@ -323,9 +344,9 @@ static int option_value(const char *opt, const char *val, run_example_options *o
         o->image_path = val;
     else if (strcmp(opt, "--trace") == 0)
         o->trace_path = val;
-    else if (strcmp(opt, "--replays") == 0 && (n = count_parse(val, 1000000)) > 0)
+    else if (strcmp(opt, "--replays") == 0 && (n = cmd_count_parse(val, CMD_REPLAYS_MAX)) > 0)
         o->replays = (int)n;
-    else if (strcmp(opt, "--cores") == 0 && (n = count_parse(val, 65536)) > 0)
+    else if (strcmp(opt, "--cores") == 0 && (n = cmd_count_parse(val, CMD_CORES_MAX)) > 0)
         o->cores = (uint32_t)n;
     else
         return -1;

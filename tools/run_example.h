@@ -37,6 +37,13 @@ typedef struct run_example_options {
 /* run_example with every option; same statuses. */
 int run_example_run(const run_example_options *options);
 
+/* run_example_run without the summary, for `simpler bench`: times_ms
+ * (one entry per run, options->replays entries, not NULL) receives each
+ * simpler_run's wall time and *task_count the tasks of one run. Returns
+ * 0 when every run succeeded and matched the golden; 1 when one failed
+ * (the summary is printed then); 2 for a usage error. */
+int run_example_measure(const run_example_options *options, double *times_ms, uint64_t *task_count);
+
 /* run_example with an explicit image path (NULL = the default lookup). */
 int run_example_image(const char *name, const char *image_path, const char *mode, const char *trace_path,
                       int json, int replays);

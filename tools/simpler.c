@@ -8,6 +8,7 @@ static void usage(FILE *out)
 {
     fputs("usage: simpler <command> [options]\n"
           "  run      run the embedded example (default command)\n"
+          "  bench    measure an example in program and kernel mode\n"
           "  pack     pack a callable image\n"
           "  inspect  print a callable image's header, signature and children\n"
           "Use 'simpler <command> --help' for a command's options.\n",
@@ -21,6 +22,8 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "bench") == 0)
+        return cmd_bench(argc - 1, argv + 1);
     if (strcmp(cmd, "pack") == 0)
         return cmd_pack(argc - 1, argv + 1);
     if (strcmp(cmd, "inspect") == 0)
