@@ -204,37 +204,54 @@ SIMPLER_API size_t committed_device_memory_ctx(DeviceContextHandle ctx);
 
 /* ---- kernel mode (SPEC §7) ---- */
 
-/* Returns 1 when this build and context can run kernel mode, 0 when not,
- * -1005 for NULL. No effect. */
+/* Returns 1 when this build and context can run kernel mode; 0 when not,
+ * which includes a context already latched to program mode (a program
+ * context never becomes a kernel one); -1005 for NULL. No effect.
+ * Thread-safe (takes the context's lock). */
 SIMPLER_API int simpler_kernel_mode_supported(DeviceContextHandle ctx);
 
-/* CONFIGURE (before init) records the capacity tuple; FREEZE (after a kernel
- * init whose capacity is established, after a kernel-mode CONFIGURE, once)
- * moves the context to ReadyEnqueued. `control` is borrowed for the call.
- * Returns 0; -1005 for NULL, wrong abi_version or struct_size, unknown
- * action or mode, nonzero reserved, or a FREEZE with payload; -1003 for an
- * out-of-order control (a different CONFIGURE tuple, FREEZE before init or
- * twice). A refused control records nothing. */
+/* CONFIGURE (only while the context is New and holds no resources)
+ * records the capacity tuple; the same tuple again is a no-op. FREEZE
+ * (after a kernel init, while Collecting, when a CONFIGURE with mode
+ * SIMPLER_MODE_KERNEL was recorded; once) moves the context to
+ * ReadyEnqueued. `control` is borrowed for the call. Returns 0; -1005 for
+ * a NULL ctx or control, wrong abi_version or struct_size, unknown action
+ * or mode, nonzero reserved, or a FREEZE with payload; -1003 for an
+ * out-of-order control (CONFIGURE after init or with a different tuple,
+ * FREEZE before init, twice, or without a kernel-mode CONFIGURE). A
+ * refused control records nothing. Thread-safe (the context's lock). */
 SIMPLER_API int simpler_kernel_mode_ctx_control(DeviceContextHandle ctx, const SimplerKernelCtxControl *control);
 
 /* Validates every argument and capability, then latches KERNEL mode,
  * borrows the current device (must equal `device_id`), creates the
- * context's streams and events and commits the configured capacity.
- * `config` may be NULL; `context_generation` is the caller's tag for this
- * context's life. Returns 0; -1005 for invalid arguments; -1003 for a
- * device mismatch, a PROGRAM latch or a context not New; -1001 when kernel
- * mode is unsupported; -1007/-1008 when creation fails (the context is then
- * New again, or Closing with the teardown error kept if the unwind failed). */
+ * context's streams and events and commits the configured capacity (the
+ * recorded CONFIGURE, else defaults from `config`). The context must be
+ * New, or Closed after finalize_device: a Closed kernel context inits
+ * again, and its recorded CONFIGURE still applies. `config` may be NULL;
+ * `context_generation` is the caller's tag for this context's life.
+ * Returns 0 (the context is Collecting); -1005 for a NULL ctx, a negative
+ * device_id, an invalid config or a task window above the graph limit;
+ * -1003 for a device mismatch, a PROGRAM latch or a context neither New
+ * nor Closed; -1004 when the capacity does not fit (sizes or the launch
+ * packet); -1001 when kernel mode is unsupported; -1007/-1008 when
+ * creation fails (the context is then New again, or Closing with the
+ * teardown error kept if the unwind failed). Thread-safe (the context's
+ * lock). */
 SIMPLER_API int simpler_kernel_mode_init(DeviceContextHandle ctx, int device_id, const CallConfig *config,
                                          uint64_t context_generation);
 
 /* Validates and loads a callable image into slot `callable_id` (0 <= id <
- * SIMPLER_KERNEL_MAX_CALLABLES), bumping the slot generation. Outside
- * capture only: a capturing `caller_stream` (a simdev_stream_t) is refused.
- * Never synchronizes the caller stream. `callable` is borrowed for the call.
- * Returns 0; -1005 for a malformed image or id; -1003 when the context is
- * not Collecting/ReadyEnqueued or the stream is capturing; -1007 when
- * memory runs out. */
+ * SIMPLER_KERNEL_MAX_CALLABLES), bumping the slot generation, and enqueues
+ * its registration on `caller_stream` (a simdev_stream_t, not NULL).
+ * Outside capture only: a capturing stream is refused. Never synchronizes
+ * the caller stream. `callable` is borrowed for the call. Returns 0;
+ * -1005 for a NULL ctx, callable or stream, a malformed image or an id
+ * out of range; -1003 when the context is not a kernel context in
+ * Collecting or ReadyEnqueued, or the stream is capturing; -1007 when
+ * memory runs out; -1008 when querying the stream or enqueuing the
+ * registration fails. A refusal before the load leaves the slot as it
+ * was; a failed registration empties the slot (its generation stays
+ * advanced), so no launch can name it. Thread-safe (the context's lock). */
 SIMPLER_API int simpler_kernel_mode_prepare_callable(DeviceContextHandle ctx, int32_t callable_id,
                                                      const void *callable, size_t callable_size,
                                                      void *caller_stream);
@@ -243,12 +260,17 @@ SIMPLER_API int simpler_kernel_mode_prepare_callable(DeviceContextHandle ctx, in
  * simdev_stream_t) and returns; `args` is a ChipStorageTaskArgs, borrowed
  * for the call (its packet is copied). Performs no allocation, free,
  * synchronization, stream/event creation or capture query, so it may be
- * captured and replayed. Returns 0 (enqueued); -1005 for invalid args or
- * id; -1006 for an empty id; -1003 unless ReadyEnqueued (or Poisoned);
- * -1004 when the graph exceeds the frozen capacity; -1002 for a stream
- * switch while the previous launch is pending; -1008 when an enqueue fails
- * after the first (the context is then Poisoned). Execution errors surface
- * on the stream and in simpler_kernel_mode_errors. */
+ * captured and replayed. Returns 0 (enqueued); -1005 for a NULL ctx, args
+ * or stream, an id out of range, malformed args or args whose tensor or
+ * scalar count differs from the callable's; -1006 for an empty id; -1003
+ * for a context not in kernel mode or not ReadyEnqueued, which includes a
+ * Poisoned one (a sticky device fault seen at entry poisons it);
+ * -1004 when the graph exceeds the frozen capacity; -1..-999 when the
+ * orchestration fails; -1002 for a stream switch while the previous
+ * launch is pending; -1008 when an enqueue fails (when part of the chain
+ * was already enqueued the context is then Poisoned). Any refusal before
+ * the enqueue has no effect. Execution errors surface on the stream and
+ * in simpler_kernel_mode_errors. Thread-safe (the context's lock). */
 SIMPLER_API int simpler_kernel_mode_launch(DeviceContextHandle ctx, int32_t callable_id, const void *args,
                                            void *caller_stream);
 
