@@ -52,8 +52,7 @@ static int fail(run_report *rep, const char *step, int status)
     return status;
 }
 
-/* <dir of /proc/self/exe>/examples/<name>.callable into path. */
-static int image_path_default(const char *name, char *path, size_t size)
+int run_example_image_path(const char *name, char *path, size_t size)
 {
     char exe[RUN_EXAMPLE_PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -266,7 +265,7 @@ static int report_make(const run_example_options *o, run_report *rep, double *ti
         fprintf(stderr, "simpler run: unknown example '%s' (examples: %s)\n", name, EXAMPLE_NAMES);
         return 2;
     }
-    if (image_path == NULL && image_path_default(name, path, RUN_EXAMPLE_PATH_MAX) == 0)
+    if (image_path == NULL && run_example_image_path(name, path, RUN_EXAMPLE_PATH_MAX) == 0)
         image_path = path;
     void *image = NULL;
     size_t size = 0;

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "common/host_alloc.h"
+#include "run_example.h"
 
 #define SESSION_CALLABLE_ID 0
 #define SESSION_PATH_MAX 4096
@@ -18,20 +18,6 @@ double kernel_session_now_us(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int image_path(const char *name, char *path, size_t size)
-{
-    char exe[SESSION_PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n <= 0)
-        return -1;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash != NULL)
-        *slash = '\0';
-    int w = snprintf(path, size, "%s/examples/%s.callable", exe, name);
-    return w > 0 && (size_t)w < size ? 0 : -1;
 }
 
 static int step(const char *what, int rc)
@@ -93,7 +79,7 @@ int kernel_session_open(kernel_session *s, const char *name, uint32_t cores, int
 {
     char path[SESSION_PATH_MAX];
     memset(s, 0, sizeof(*s));
-    if (example_case_default(name, &s->c) != 0 || image_path(name, path, sizeof(path)) != 0 ||
+    if (example_case_default(name, &s->c) != 0 || run_example_image_path(name, path, sizeof(path)) != 0 ||
         example_image_read(path, &s->image, &s->image_size) != 0) {
         fprintf(stderr, "simpler: unknown example or unreadable image '%s' (examples: %s)\n", name,
                 EXAMPLE_NAMES);

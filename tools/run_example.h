@@ -21,6 +21,7 @@
  * error (unknown example or mode, unreadable image). */
 int run_example(const char *name, const char *mode, const char *trace_path, int json, int replays);
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Everything run_example takes, plus the image path and the core count. */
@@ -36,6 +37,11 @@ typedef struct run_example_options {
 
 /* run_example with every option; same statuses. */
 int run_example_run(const run_example_options *options);
+
+/* Writes <dir of this executable>/examples/<name>.callable into `path`
+ * (`size` bytes). Returns 0, or -1 when it does not fit or the
+ * executable's path cannot be read. Shared with the kernel session. */
+int run_example_image_path(const char *name, char *path, size_t size);
 
 /* run_example_run without the summary, for `simpler bench`: times_ms
  * (one entry per run, options->replays entries, not NULL) receives each
