@@ -22,6 +22,15 @@ void host_free(void *ptr);                     /* free; NULL is a no-op */
 uint64_t host_alloc_count(void);
 uint64_t host_free_count(void);
 
+/* Device scope: the platform seam brackets every device-runtime call with
+ * enter/leave (per thread, nestable), so allocations the device runtime
+ * makes on the caller's thread (simdev recording a captured operation, for
+ * one) are told apart from the runtime's own. host_alloc_count_runtime()
+ * is host_alloc_count() less the allocations attempted in device scope. */
+void host_alloc_device_scope_enter(void);
+int host_alloc_device_scope_leave(int rc); /* returns rc, for tail calls */
+uint64_t host_alloc_count_runtime(void);
+
 /* The nth (1-based) allocation attempted from now on fails (returns NULL);
  * 0 disarms. Only one arming at a time. */
 void host_alloc_fail_nth(uint64_t nth);

@@ -3,6 +3,12 @@
 
 #include <simpler/simdev.h>
 
+#include "common/host_alloc.h"
+
+/* Every simdev call runs in device scope, so host allocations simdev makes
+ * on the caller's thread are not counted as the runtime's own. */
+#define DEVICE_CALL(call) (host_alloc_device_scope_enter(), host_alloc_device_scope_leave(call))
+
 _Static_assert(PLATFORM_ALLOC_ALIGN == SIMDEV_ALLOC_ALIGN, "platform alignment is simdev's");
 _Static_assert((int)PLATFORM_ENGINE_AICPU == (int)SIMDEV_ENGINE_AICPU, "engine numbering is simdev's");
 _Static_assert((int)PLATFORM_ENGINE_AICORE == (int)SIMDEV_ENGINE_AICORE, "engine numbering is simdev's");
@@ -25,37 +31,37 @@ static simdev_event_t sd_event(platform_event *event)
 static int sd_mem_alloc(void *user, void **dev_ptr, size_t size)
 {
     (void)user;
-    return simdev_malloc(dev_ptr, size);
+    return DEVICE_CALL(simdev_malloc(dev_ptr, size));
 }
 
 static int sd_mem_free(void *user, void *dev_ptr)
 {
     (void)user;
-    return simdev_free(dev_ptr);
+    return DEVICE_CALL(simdev_free(dev_ptr));
 }
 
 static int sd_memcpy_sync(void *user, void *dst, const void *src, size_t size)
 {
     (void)user;
-    return simdev_memcpy(dst, src, size);
+    return DEVICE_CALL(simdev_memcpy(dst, src, size));
 }
 
 static int sd_memset_sync(void *user, void *dev_ptr, int value, size_t size)
 {
     (void)user;
-    return simdev_memset(dev_ptr, value, size);
+    return DEVICE_CALL(simdev_memset(dev_ptr, value, size));
 }
 
 static int sd_memcpy_async(void *user, void *dst, const void *src, size_t size, platform_stream *stream)
 {
     (void)user;
-    return simdev_memcpy_async(dst, src, size, sd_stream(stream));
+    return DEVICE_CALL(simdev_memcpy_async(dst, src, size, sd_stream(stream)));
 }
 
 static int sd_memset_async(void *user, void *dev_ptr, int value, size_t size, platform_stream *stream)
 {
     (void)user;
-    return simdev_memset_async(dev_ptr, value, size, sd_stream(stream));
+    return DEVICE_CALL(simdev_memset_async(dev_ptr, value, size, sd_stream(stream)));
 }
 
 static int sd_stream_create(void *user, platform_stream **stream)
@@ -66,7 +72,7 @@ static int sd_stream_create(void *user, platform_stream **stream)
     (void)user;
     if (stream == NULL)
         return SIMDEV_ERROR_INVALID_PARAM;
-    rc = simdev_stream_create(&created);
+    rc = DEVICE_CALL(simdev_stream_create(&created));
     if (rc == SIMDEV_SUCCESS)
         *stream = (platform_stream *)(void *)created;
     return rc;
@@ -75,25 +81,25 @@ static int sd_stream_create(void *user, platform_stream **stream)
 static int sd_stream_destroy(void *user, platform_stream *stream)
 {
     (void)user;
-    return simdev_stream_destroy(sd_stream(stream));
+    return DEVICE_CALL(simdev_stream_destroy(sd_stream(stream)));
 }
 
 static int sd_stream_synchronize(void *user, platform_stream *stream)
 {
     (void)user;
-    return simdev_stream_synchronize(sd_stream(stream));
+    return DEVICE_CALL(simdev_stream_synchronize(sd_stream(stream)));
 }
 
 static int sd_stream_query(void *user, platform_stream *stream)
 {
     (void)user;
-    return simdev_stream_query(sd_stream(stream));
+    return DEVICE_CALL(simdev_stream_query(sd_stream(stream)));
 }
 
 static int sd_stream_wait_event(void *user, platform_stream *stream, platform_event *event)
 {
     (void)user;
-    return simdev_stream_wait_event(sd_stream(stream), sd_event(event));
+    return DEVICE_CALL(simdev_stream_wait_event(sd_stream(stream), sd_event(event)));
 }
 
 static int sd_event_create(void *user, platform_event **event)
@@ -104,7 +110,7 @@ static int sd_event_create(void *user, platform_event **event)
     (void)user;
     if (event == NULL)
         return SIMDEV_ERROR_INVALID_PARAM;
-    rc = simdev_event_create(&created);
+    rc = DEVICE_CALL(simdev_event_create(&created));
     if (rc == SIMDEV_SUCCESS)
         *event = (platform_event *)(void *)created;
     return rc;
@@ -113,25 +119,25 @@ static int sd_event_create(void *user, platform_event **event)
 static int sd_event_destroy(void *user, platform_event *event)
 {
     (void)user;
-    return simdev_event_destroy(sd_event(event));
+    return DEVICE_CALL(simdev_event_destroy(sd_event(event)));
 }
 
 static int sd_event_record(void *user, platform_event *event, platform_stream *stream)
 {
     (void)user;
-    return simdev_event_record(sd_event(event), sd_stream(stream));
+    return DEVICE_CALL(simdev_event_record(sd_event(event), sd_stream(stream)));
 }
 
 static int sd_event_synchronize(void *user, platform_event *event)
 {
     (void)user;
-    return simdev_event_synchronize(sd_event(event));
+    return DEVICE_CALL(simdev_event_synchronize(sd_event(event)));
 }
 
 static int sd_event_query(void *user, platform_event *event)
 {
     (void)user;
-    return simdev_event_query(sd_event(event));
+    return DEVICE_CALL(simdev_event_query(sd_event(event)));
 }
 
 static int sd_launch_kernel(void *user, platform_stream *stream, int engine, platform_kernel_fn fn,
@@ -140,13 +146,13 @@ static int sd_launch_kernel(void *user, platform_stream *stream, int engine, pla
     (void)user;
     if (engine != PLATFORM_ENGINE_AICPU && engine != PLATFORM_ENGINE_AICORE)
         return SIMDEV_ERROR_INVALID_PARAM;
-    return simdev_launch_kernel(sd_stream(stream), (simdev_engine)engine, fn, block_dim, args, args_size);
+    return DEVICE_CALL(simdev_launch_kernel(sd_stream(stream), (simdev_engine)engine, fn, block_dim, args, args_size));
 }
 
 static int sd_launch_host_func(void *user, platform_stream *stream, void (*fn)(void *), void *user_data)
 {
     (void)user;
-    return simdev_launch_host_func(sd_stream(stream), fn, user_data);
+    return DEVICE_CALL(simdev_launch_host_func(sd_stream(stream), fn, user_data));
 }
 
 static int sd_capture_get_info(void *user, platform_stream *stream, int *status)
@@ -157,7 +163,7 @@ static int sd_capture_get_info(void *user, platform_stream *stream, int *status)
     (void)user;
     if (status == NULL)
         return SIMDEV_ERROR_INVALID_PARAM;
-    rc = simdev_capture_get_info(sd_stream(stream), &got, NULL);
+    rc = DEVICE_CALL(simdev_capture_get_info(sd_stream(stream), &got, NULL));
     if (rc == SIMDEV_SUCCESS)
         *status = (int)got;
     return rc;
@@ -166,25 +172,25 @@ static int sd_capture_get_info(void *user, platform_stream *stream, int *status)
 static int sd_set_device(void *user, int device_id)
 {
     (void)user;
-    return simdev_set_device(device_id);
+    return DEVICE_CALL(simdev_set_device(device_id));
 }
 
 static int sd_get_device(void *user, int *device_id)
 {
     (void)user;
-    return simdev_get_device(device_id);
+    return DEVICE_CALL(simdev_get_device(device_id));
 }
 
 static int sd_reset_device(void *user, int device_id)
 {
     (void)user;
-    return simdev_reset_device(device_id);
+    return DEVICE_CALL(simdev_reset_device(device_id));
 }
 
 static int sd_device_synchronize(void *user)
 {
     (void)user;
-    return simdev_device_synchronize();
+    return DEVICE_CALL(simdev_device_synchronize());
 }
 
 static int sd_device_info(void *user, platform_device_info *out)
@@ -195,7 +201,7 @@ static int sd_device_info(void *user, platform_device_info *out)
     (void)user;
     if (out == NULL)
         return SIMDEV_ERROR_INVALID_PARAM;
-    rc = simdev_get_config(&config);
+    rc = DEVICE_CALL(simdev_get_config(&config));
     if (rc != SIMDEV_SUCCESS)
         return rc;
     out->aic_cores = config.aic_cores;
