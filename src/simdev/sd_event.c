@@ -144,19 +144,28 @@ int simdev_stream_wait_event(simdev_stream_t stream, simdev_event_t event)
     return rc;
 }
 
-int simdev_event_synchronize(simdev_event_t event)
+/* Counts a call of `cls`, takes sd_g.lock and checks that `event` is a
+ * live event of the current device whose latest record is in no capture.
+ * Returns 0 with the lock held, or the refusal with the lock released. */
+static int event_enter_uncaptured(simdev_event_t event, simdev_call_class cls)
 {
-    int rc = sd_call(SIMDEV_CALL_SYNCHRONIZE);
+    int rc = sd_call(cls);
     if (rc != 0)
         return rc;
     if ((rc = sd_lock_started()) != 0)
         return rc;
     if ((rc = sd_event_check(event)) == 0 && event->cap != NULL)
         rc = SIMDEV_ERROR_EVENT_CAPTURED;
-    if (rc != 0) {
+    if (rc != 0)
         sd_unlock();
+    return rc;
+}
+
+int simdev_event_synchronize(simdev_event_t event)
+{
+    int rc = event_enter_uncaptured(event, SIMDEV_CALL_SYNCHRONIZE);
+    if (rc != 0)
         return rc;
-    }
     pthread_mutex_lock(&sd_g.ev_mu);
     uint64_t target = event->record_seq;
     event->refs++;
@@ -170,18 +179,12 @@ int simdev_event_synchronize(simdev_event_t event)
 
 int simdev_event_query(simdev_event_t event)
 {
-    int rc = sd_call(SIMDEV_CALL_QUERY);
+    int rc = event_enter_uncaptured(event, SIMDEV_CALL_QUERY);
     if (rc != 0)
         return rc;
-    if ((rc = sd_lock_started()) != 0)
-        return rc;
-    if ((rc = sd_event_check(event)) == 0 && event->cap != NULL)
-        rc = SIMDEV_ERROR_EVENT_CAPTURED;
-    if (rc == 0) {
-        pthread_mutex_lock(&sd_g.ev_mu);
-        rc = event->completed_seq >= event->record_seq ? 0 : SIMDEV_ERROR_NOT_READY;
-        pthread_mutex_unlock(&sd_g.ev_mu);
-    }
+    pthread_mutex_lock(&sd_g.ev_mu);
+    rc = event->completed_seq >= event->record_seq ? 0 : SIMDEV_ERROR_NOT_READY;
+    pthread_mutex_unlock(&sd_g.ev_mu);
     sd_unlock();
     return rc;
 }

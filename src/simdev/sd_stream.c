@@ -161,19 +161,28 @@ void sd_stream_free(struct simdev_stream *s)
     host_free(s);
 }
 
-int simdev_stream_destroy(simdev_stream_t stream)
+/* Counts a call of `cls`, takes sd_g.lock and checks that `stream` is a
+ * live stream of the current device in no capture. Returns 0 with the lock
+ * held, or the refusal with the lock released. */
+static int stream_enter_uncaptured(simdev_stream_t stream, simdev_call_class cls)
 {
-    int rc = sd_call(SIMDEV_CALL_STREAM_DESTROY);
+    int rc = sd_call(cls);
     if (rc != 0)
         return rc;
     if ((rc = sd_lock_started()) != 0)
         return rc;
     if ((rc = sd_stream_check(stream)) == 0 && stream->cap != NULL)
         rc = SIMDEV_ERROR_STREAM_CAPTURED;
-    if (rc != 0) {
+    if (rc != 0)
         sd_unlock();
+    return rc;
+}
+
+int simdev_stream_destroy(simdev_stream_t stream)
+{
+    int rc = stream_enter_uncaptured(stream, SIMDEV_CALL_STREAM_DESTROY);
+    if (rc != 0)
         return rc;
-    }
     /* Unlisted first: no new work can reach it once the lock drops. */
     sd_vec_remove(&sd_g.streams, stream);
     stream->dead = 1;
@@ -204,34 +213,18 @@ static int stream_sync(struct simdev_stream *s)
 
 int simdev_stream_synchronize(simdev_stream_t stream)
 {
-    int rc = sd_call(SIMDEV_CALL_SYNCHRONIZE);
-    if (rc != 0)
-        return rc;
-    if ((rc = sd_lock_started()) != 0)
-        return rc;
-    if ((rc = sd_stream_check(stream)) == 0 && stream->cap != NULL)
-        rc = SIMDEV_ERROR_STREAM_CAPTURED;
-    if (rc != 0) {
-        sd_unlock();
-        return rc;
-    }
-    return stream_sync(stream);
+    int rc = stream_enter_uncaptured(stream, SIMDEV_CALL_SYNCHRONIZE);
+    return rc != 0 ? rc : stream_sync(stream);
 }
 
 int simdev_stream_query(simdev_stream_t stream)
 {
-    int rc = sd_call(SIMDEV_CALL_QUERY);
+    int rc = stream_enter_uncaptured(stream, SIMDEV_CALL_QUERY);
     if (rc != 0)
         return rc;
-    if ((rc = sd_lock_started()) != 0)
-        return rc;
-    if ((rc = sd_stream_check(stream)) == 0 && stream->cap != NULL)
-        rc = SIMDEV_ERROR_STREAM_CAPTURED;
-    if (rc == 0) {
-        pthread_mutex_lock(&stream->mu);
-        rc = stream->fault != 0 ? stream->fault : stream->tail < stream->head ? SIMDEV_ERROR_NOT_READY : 0;
-        pthread_mutex_unlock(&stream->mu);
-    }
+    pthread_mutex_lock(&stream->mu);
+    rc = stream->fault != 0 ? stream->fault : stream->tail < stream->head ? SIMDEV_ERROR_NOT_READY : 0;
+    pthread_mutex_unlock(&stream->mu);
     sd_unlock();
     return rc;
 }
