@@ -13,27 +13,10 @@
 #include "common/host_alloc.h"
 #include "context/context_internal.h"
 #include "kernel_fixture.h"
+#include "../program/image_fixture.h"
 
 #define REPLAYS 8u
 #define ZERO_ALLOC_LAUNCHES 1000u
-
-static vadd_image image;
-
-static int setup(void **state)
-{
-    (void)state;
-    if (program_simdev_setup() != 0)
-        return -1;
-    image = vadd_image_load();
-    return image.size != 0 ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    vadd_image_free(&image);
-    return program_simdev_teardown();
-}
 
 static simdev_graph_t capture_one(kfix *k, const kbufs *d, uint64_t rounds)
 {
@@ -306,5 +289,5 @@ int main(void)
         cmocka_unit_test(kernel_eager_launches_allocate_sync_query_and_create_nothing),
         cmocka_unit_test(kernel_captured_launches_allocate_sync_query_and_create_nothing),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
 }

@@ -12,27 +12,10 @@
 #include "context/context.h"
 #include "context/kernel_state.h"
 #include "kernel_fixture.h"
+#include "../program/image_fixture.h"
 #include "platform/platform_counter.h"
 
 #define SWEEP_LIMIT 200u
-
-static vadd_image image;
-
-static int setup(void **state)
-{
-    (void)state;
-    if (program_simdev_setup() != 0)
-        return -1;
-    image = vadd_image_load();
-    return image.size != 0 ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    vadd_image_free(&image);
-    return program_simdev_teardown();
-}
 
 static SimplerKernelCtxControl small_configure(void)
 {
@@ -615,5 +598,5 @@ int main(void)
         cmocka_unit_test(fault_device_error_poisons_and_close_still_works),
         cmocka_unit_test(fault_stale_generation_refused_by_device_before_anything_written),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
 }

@@ -6,24 +6,7 @@
 
 #include "common/host_alloc.h"
 #include "kernel_fixture.h"
-
-static vadd_image image;
-
-static int setup(void **state)
-{
-    (void)state;
-    if (program_simdev_setup() != 0)
-        return -1;
-    image = vadd_image_load();
-    return image.size != 0 ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    vadd_image_free(&image);
-    return program_simdev_teardown();
-}
+#include "../program/image_fixture.h"
 
 static simdev_counters counters(void)
 {
@@ -187,5 +170,5 @@ int main(void)
         cmocka_unit_test(kernel_prepare_bad_input_table_changes_nothing),
         cmocka_unit_test(kernel_init_bad_arguments_refused_then_init_works),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
 }

@@ -9,27 +9,10 @@
 #include "context/context.h"
 #include "platform/platform_counter.h"
 #include "program_fixture.h"
+#include "image_fixture.h"
 
 /* Far more than any sweep needs; a sweep that reaches it is a bug. */
 #define SWEEP_LIMIT 400u
-
-static vadd_image image;
-
-static int setup(void **state)
-{
-    (void)state;
-    if (program_simdev_setup() != 0)
-        return -1;
-    image = vadd_image_load();
-    return image.size != 0 ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    vadd_image_free(&image);
-    return program_simdev_teardown();
-}
 
 static uint64_t live_allocations(void)
 {
@@ -257,5 +240,5 @@ int main(void)
         cmocka_unit_test(program_run_device_failure_keeps_the_device_code),
         cmocka_unit_test(program_finalize_failure_is_retried_to_completion),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
 }

@@ -7,24 +7,7 @@
 #include "context/context.h"
 #include "device/device_kernel_table.h"
 #include "program_fixture.h"
-
-static vadd_image image;
-
-static int setup(void **state)
-{
-    (void)state;
-    if (program_simdev_setup() != 0)
-        return -1;
-    image = vadd_image_load();
-    return image.size != 0 ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    vadd_image_free(&image);
-    return program_simdev_teardown();
-}
+#include "image_fixture.h"
 
 static uint64_t live_allocations(int device)
 {
@@ -302,5 +285,5 @@ int main(void)
         cmocka_unit_test(program_destroy_finalizes_an_initialized_context),
         cmocka_unit_test(program_prewarm_commits_capacity_before_any_run),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
 }

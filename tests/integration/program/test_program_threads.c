@@ -6,26 +6,9 @@
 #include <pthread.h>
 
 #include "program_fixture.h"
+#include "image_fixture.h"
 
 #define THREAD_RUNS 8
-
-static vadd_image image;
-
-static int setup(void **state)
-{
-    (void)state;
-    if (program_simdev_setup() != 0)
-        return -1;
-    image = vadd_image_load();
-    return image.size != 0 ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    vadd_image_free(&image);
-    return program_simdev_teardown();
-}
 
 typedef struct worker {
     DeviceContextHandle ctx;
@@ -103,5 +86,5 @@ int main(void)
         cmocka_unit_test(program_contexts_on_two_devices_run_concurrently),
         cmocka_unit_test(program_one_context_shared_by_two_threads_is_serialized),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
 }

@@ -9,29 +9,12 @@
 #include <pthread.h>
 
 #include "../../integration/kernel/kernel_fixture.h"
+#include "../../integration/program/image_fixture.h"
 #include "stress_scale.h"
 
 #define REPLAYS STRESS_COUNT(1000)
 #define EAGER_CALLS STRESS_COUNT(400)
 #define ROUNDS_MAX 7u
-
-static vadd_image image;
-
-static int setup(void **state)
-{
-    (void)state;
-    if (program_simdev_setup() != 0)
-        return -1;
-    image = vadd_image_load();
-    return image.size != 0 ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    vadd_image_free(&image);
-    return program_simdev_teardown();
-}
 
 /* One context, its buffers and its graph of one launch of `rounds`. */
 typedef struct lane {
@@ -159,5 +142,5 @@ int main(void)
         cmocka_unit_test(kernel_two_contexts_replayed_from_two_threads_match_every_result),
         cmocka_unit_test(kernel_many_unsynchronized_eager_launches_each_leave_their_own_result),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
 }
