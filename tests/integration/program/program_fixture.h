@@ -10,6 +10,8 @@
 #include <simpler/runtime_c_api.h>
 #include <simpler/simdev.h>
 
+#include "file_image.h"
+
 #define VADD_N 256u          /* elements of a, b, f */
 #define VADD_MODE_MISSING 1  /* scalar 1: add a task without a kernel */
 
@@ -39,17 +41,8 @@ static inline int program_simdev_teardown(void)
 
 static inline vadd_image vadd_image_load(void)
 {
-    vadd_image img = {NULL, 0};
-    FILE *f = fopen(PROGRAM_FIXTURE_OUT "/vadd.callable", "rb");
-    if (f == NULL)
-        return img;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    img.bytes = aligned_alloc(64, ((size_t)size + 63) / 64 * 64);
-    if (img.bytes != NULL && fread(img.bytes, 1, (size_t)size, f) == (size_t)size)
-        img.size = (size_t)size;
-    fclose(f);
+    vadd_image img;
+    img.bytes = file_image_read(PROGRAM_FIXTURE_OUT "/vadd.callable", &img.size);
     return img;
 }
 

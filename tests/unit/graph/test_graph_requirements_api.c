@@ -1,7 +1,6 @@
 /* simpler_graph_requirements over a real image (fixtures.cmake): numbers,
  * statuses, "out only on success", and an allocation failure sweep. */
-#include <stdio.h>
-
+#include "file_image.h"
 #include "graph_test_util.h"
 
 #include "common/host_alloc.h"
@@ -13,16 +12,8 @@ static size_t image_size;
 static int load_image(void **state)
 {
     (void)state;
-    FILE *f = fopen(GRAPH_FIXTURE_OUT "/diamond.callable", "rb");
-    if (f == NULL)
-        return -1;
-    fseek(f, 0, SEEK_END);
-    image_size = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    image = aligned_alloc(64, (image_size + 63) / 64 * 64);
-    size_t got = image != NULL ? fread(image, 1, image_size, f) : 0;
-    fclose(f);
-    return got == image_size ? 0 : -1;
+    image = file_image_read(GRAPH_FIXTURE_OUT "/diamond.callable", &image_size);
+    return image != NULL ? 0 : -1;
 }
 
 static int free_image(void **state)

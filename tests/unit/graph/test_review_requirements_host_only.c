@@ -5,11 +5,11 @@
  * <build>/examples/vector.callable. */
 #include "support.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/host_alloc.h"
+#include "file_image.h"
 #include "simpler/runtime_c_api.h"
 #include "simpler/simdev.h"
 
@@ -21,16 +21,8 @@ static size_t image_size;
 static int setup(void **state)
 {
     (void)state;
-    FILE *f = fopen(SIMPLER_BINARY_DIR "/examples/vector.callable", "rb");
-    if (f == NULL)
-        return -1;
-    fseek(f, 0, SEEK_END);
-    image_size = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    image = aligned_alloc(64, (image_size + 63) / 64 * 64);
-    size_t got = image != NULL ? fread(image, 1, image_size, f) : 0;
-    fclose(f);
-    return got == image_size ? 0 : -1;
+    image = file_image_read(SIMPLER_BINARY_DIR "/examples/vector.callable", &image_size);
+    return image != NULL ? 0 : -1;
 }
 
 static int teardown(void **state)
