@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixture_tensor.h"
 #include "support.h"
 
 #include "device/device_chain.h"
@@ -370,38 +371,9 @@ static inline void dt_assert_order(const graph *g)
 
 /* ---- call arguments ---- */
 
-static inline ChipTensor dt_tensor(uint64_t addr, uint32_t n, uint8_t space)
-{
-    ChipTensor t;
-    memset(&t, 0, sizeof(t));
-    t.buffer_addr = addr;
-    t.buffer_bytes = (uint64_t)n * 4;
-    t.ndims = 1;
-    t.dtype = SIMPLER_DTYPE_FLOAT32;
-    t.address_space = space;
-    t.shapes[0] = n;
-    t.strides[0] = 1;
-    return t;
-}
-
-static inline ChipTensor dt_slice(const ChipTensor *t, uint64_t first, uint32_t n)
-{
-    ChipTensor v = *t;
-    v.start_offset = first;
-    v.shapes[0] = n;
-    return v;
-}
-
-static inline ChipStorageTaskArgs *dt_args_new(void)
-{
-    ChipStorageTaskArgs *a = calloc(1, sizeof(*a));
-    assert_non_null(a);
-    return a;
-}
-
 static inline void dt_args_add(ChipStorageTaskArgs *a, const void *dev, uint32_t n, uint8_t space)
 {
-    a->tensors[a->tensor_count++] = dt_tensor((uintptr_t)dev, n, space);
+    a->tensors[a->tensor_count++] = fixture_tensor((uintptr_t)dev, n, space);
 }
 
 #endif

@@ -250,7 +250,7 @@ static ChipStorageTaskArgs *square_args(void **x, void **y)
 {
     *x = dt_dev_alloc(N * 4);
     *y = dt_dev_alloc(N * 4);
-    ChipStorageTaskArgs *args = dt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     dt_args_add(args, *x, N, SIMPLER_ADDRESS_SPACE_DEVICE);
     dt_args_add(args, *y, N, SIMPLER_ADDRESS_SPACE_DEVICE);
     return args;

@@ -30,7 +30,7 @@ static int orch_fan(SimplerOrch *orch, const ChipStorageTaskArgs *args)
     simpler_orch_add_scalar(orch, 1);
     simpler_orch_submit(orch, K_ADD_SCALAR, SIMPLER_CORE_TYPE_AIV);
     for (uint32_t i = 0; i < n; i++) {
-        ChipTensor ai = dt_slice(&a, i, 1), bi = dt_slice(&b, i, 1);
+        ChipTensor ai = fixture_tensor_slice(&a, i, 1), bi = fixture_tensor_slice(&b, i, 1);
         simpler_orch_args_begin(orch);
         simpler_orch_add_input(orch, &ai);
         simpler_orch_add_output(orch, &bi);
@@ -85,7 +85,7 @@ static int orch_layers(SimplerOrch *orch, const ChipStorageTaskArgs *args)
         const ChipTensor *prev = l == 0 ? &args->tensors[0] : &layer[l - 1];
         const ChipTensor *next = l + 1 == W ? &args->tensors[1] : &layer[l];
         for (uint32_t j = 0; j < W; j++) {
-            ChipTensor x = dt_slice(prev, j, 1), y = dt_slice(prev, (j + 1) % W, 1), o = dt_slice(next, j, 1);
+            ChipTensor x = fixture_tensor_slice(prev, j, 1), y = fixture_tensor_slice(prev, (j + 1) % W, 1), o = fixture_tensor_slice(next, j, 1);
             simpler_orch_args_begin(orch);
             simpler_orch_add_input(orch, &x);
             simpler_orch_add_input(orch, &y);
@@ -156,10 +156,10 @@ static int orch_random(SimplerOrch *orch, const ChipStorageTaskArgs *args)
     for (uint32_t i = 0; i < n; i++) {
         simpler_orch_args_begin(orch);
         for (uint32_t k = 0; i > 0 && k < lcg(&rng) % 4; k++) {
-            ChipTensor in = dt_slice(&t, lcg(&rng) % i, 1);
+            ChipTensor in = fixture_tensor_slice(&t, lcg(&rng) % i, 1);
             simpler_orch_add_input(orch, &in);
         }
-        ChipTensor out = dt_slice(&t, i, 1);
+        ChipTensor out = fixture_tensor_slice(&t, i, 1);
         simpler_orch_add_output(orch, &out);
         if (lcg(&rng) % 3 == 0)
             simpler_orch_submit(orch, K_NOOP_AIC, SIMPLER_CORE_TYPE_AIC);
@@ -179,7 +179,7 @@ static void device_chain_of_inout_tasks_runs_in_order(void **state)
         host[i] = (float)i;
     void *x = dt_dev_alloc(N * 4);
     dt_upload_floats(x, host, N);
-    ChipStorageTaskArgs *args = dt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     dt_args_add(args, x, N, SIMPLER_ADDRESS_SPACE_DEVICE);
 
     assert_int_equal(dt_run(f, orch_chain, args), DEVICE_STATUS_OK);
@@ -199,7 +199,7 @@ static void device_fan_out_and_in_computes_every_slice(void **state)
         host[i] = (float)(i % 7);
     void *x = dt_dev_alloc(400), *o = dt_dev_alloc(400);
     dt_upload_floats(x, host, 100);
-    ChipStorageTaskArgs *args = dt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     dt_args_add(args, x, 100, SIMPLER_ADDRESS_SPACE_DEVICE);
     dt_args_add(args, o, 100, SIMPLER_ADDRESS_SPACE_DEVICE);
 
@@ -225,7 +225,7 @@ static void device_diamond_computes_42_everywhere(void **state)
     void *da = dt_dev_alloc(N * 4), *db = dt_dev_alloc(N * 4), *dout = dt_dev_alloc(N * 4);
     dt_upload_floats(da, a, N);
     dt_upload_floats(db, b, N);
-    ChipStorageTaskArgs *args = dt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     dt_args_add(args, da, N, SIMPLER_ADDRESS_SPACE_DEVICE);
     dt_args_add(args, db, N, SIMPLER_ADDRESS_SPACE_DEVICE);
     dt_args_add(args, dout, N, SIMPLER_ADDRESS_SPACE_DEVICE);
@@ -252,7 +252,7 @@ static void device_layered_graph_matches_host_reference(void **state)
     }
     void *x = dt_dev_alloc(W * 4), *o = dt_dev_alloc(W * 4);
     dt_upload_floats(x, in, W);
-    ChipStorageTaskArgs *args = dt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     dt_args_add(args, x, W, SIMPLER_ADDRESS_SPACE_DEVICE);
     dt_args_add(args, o, W, SIMPLER_ADDRESS_SPACE_DEVICE);
 
@@ -268,7 +268,7 @@ static void device_layered_graph_matches_host_reference(void **state)
 static void device_tasks_run_only_on_cores_of_their_type(void **state)
 {
     dt_fixture *f = *state;
-    ChipStorageTaskArgs *args = dt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
 
     assert_int_equal(dt_run(f, orch_typed, args), DEVICE_STATUS_OK);
     /* dt_enter counts a call whose core type or core index (AIC cores
@@ -282,7 +282,7 @@ static void device_resolves_device_heap_and_staged_addresses(void **state)
     dt_fixture *f = *state;
     float host_in[16] = {0};
     void *x = dt_dev_alloc(64);
-    ChipStorageTaskArgs *args = dt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     dt_args_add(args, x, 16, SIMPLER_ADDRESS_SPACE_DEVICE);
     dt_args_add(args, host_in, 16, SIMPLER_ADDRESS_SPACE_HOST);
 
@@ -302,7 +302,7 @@ static void device_staged_input_is_read_from_retained_temp(void **state)
     for (uint32_t i = 0; i < N; i++)
         host_in[i] = (float)i;
     void *o = dt_dev_alloc(N * 4);
-    ChipStorageTaskArgs *args = dt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     dt_args_add(args, host_in, N, SIMPLER_ADDRESS_SPACE_HOST);
     dt_args_add(args, o, N, SIMPLER_ADDRESS_SPACE_DEVICE);
 
@@ -321,7 +321,7 @@ static void device_staged_input_is_read_from_retained_temp(void **state)
 static void device_trace_records_one_entry_per_task(void **state)
 {
     dt_fixture *f = *state;
-    ChipStorageTaskArgs *args = dt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     dt_build(f, orch_typed, args);
     f->desc.trace_base = (uintptr_t)f->trace;
     f->desc.trace_bytes = device_trace_bytes(DT_TRACE_RECORDS);
@@ -356,7 +356,7 @@ static void device_trace_records_one_entry_per_task(void **state)
 static void device_trace_past_capacity_counts_dropped_records(void **state)
 {
     dt_fixture *f = *state;
-    ChipStorageTaskArgs *args = dt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     dt_build(f, orch_typed, args);
     f->desc.trace_base = (uintptr_t)f->trace;
     f->desc.trace_bytes = device_trace_bytes(10);
@@ -381,7 +381,7 @@ static void device_program_mode_image_in_definition_region_runs(void **state)
         a[i] = 2.0f;
     void *da = dt_dev_alloc(N * 4), *dout = dt_dev_alloc(N * 4);
     dt_upload_floats(da, a, N);
-    ChipStorageTaskArgs *args = dt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     dt_args_add(args, da, N, SIMPLER_ADDRESS_SPACE_DEVICE);
     dt_args_add(args, da, N, SIMPLER_ADDRESS_SPACE_DEVICE);
     dt_args_add(args, dout, N, SIMPLER_ADDRESS_SPACE_DEVICE);
@@ -406,7 +406,7 @@ static void device_runs_the_same_graph_again_on_the_same_streams(void **state)
     void *x = dt_dev_alloc(N * 4);
     memset(host, 0, sizeof(host));
     dt_upload_floats(x, host, N);
-    ChipStorageTaskArgs *args = dt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     dt_args_add(args, x, N, SIMPLER_ADDRESS_SPACE_DEVICE);
     dt_build(f, orch_chain, args);
     for (int run = 0; run < 5; run++)
@@ -422,7 +422,7 @@ static void device_runs_the_same_graph_again_on_the_same_streams(void **state)
 static void device_random_dags_respect_every_dependency(void **state)
 {
     dt_fixture *f = *state;
-    ChipStorageTaskArgs *args = dt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     args->scalar_count = 1;
     for (uint64_t seed = 1; seed <= 8; seed++) {
         args->scalars[0] = seed;

@@ -54,7 +54,7 @@ static void refusal_init(refusal *r)
     r->out = dt_dev_alloc(N * 4);
     dt_upload_floats(r->x, host, N);
     assert_int_equal(simdev_memset(r->out, DT_CANARY, N * 4), SIMDEV_SUCCESS);
-    r->args = dt_args_new();
+    r->args = fixture_args_new();
     dt_args_add(r->args, r->x, N, SIMPLER_ADDRESS_SPACE_DEVICE);
     dt_args_add(r->args, r->out, N, SIMPLER_ADDRESS_SPACE_DEVICE);
 }
@@ -165,7 +165,7 @@ static void scheduler_refuses_temp_capacity_too_small(void **state)
     refusal r;
     refusal_init(&r);
     float host[N] = {0};
-    r.args->tensors[0] = dt_tensor((uintptr_t)host, N, SIMPLER_ADDRESS_SPACE_HOST);
+    r.args->tensors[0] = fixture_tensor((uintptr_t)host, N, SIMPLER_ADDRESS_SPACE_HOST);
     dt_build(f, orch_two, r.args);
     assert_int_equal(f->g->temp_bytes, 1024);
     f->desc.temp_bytes = 512;

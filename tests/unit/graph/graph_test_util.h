@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixture_tensor.h"
 #include "support.h"
 
 #include "graph/graph_build.h"
@@ -13,41 +14,10 @@
 #include "graph/graph_status.h"
 #include "simpler/orchestration.h"
 
-/* A dense 1-D float32 tensor of `n` elements at `addr` in `space`. */
-static inline ChipTensor gt_tensor(uint64_t addr, uint32_t n, uint8_t space)
-{
-    ChipTensor t;
-    memset(&t, 0, sizeof(t));
-    t.buffer_addr = addr;
-    t.buffer_bytes = (uint64_t)n * 4;
-    t.ndims = 1;
-    t.dtype = SIMPLER_DTYPE_FLOAT32;
-    t.address_space = space;
-    t.shapes[0] = n;
-    t.strides[0] = 1;
-    return t;
-}
-
-/* The view [first, first + n) elements of `t`. */
-static inline ChipTensor gt_slice(const ChipTensor *t, uint64_t first, uint32_t n)
-{
-    ChipTensor v = *t;
-    v.start_offset = first;
-    v.shapes[0] = n;
-    return v;
-}
-
-static inline ChipStorageTaskArgs *gt_args_new(void)
-{
-    ChipStorageTaskArgs *a = calloc(1, sizeof(*a));
-    assert_non_null(a);
-    return a;
-}
-
-/* Appends gt_tensor(addr, n, space) to the call's tensors. */
+/* Appends fixture_tensor(addr, n, space) to the call's tensors. */
 static inline void gt_args_add_tensor(ChipStorageTaskArgs *a, uint64_t addr, uint32_t n, uint8_t space)
 {
-    a->tensors[a->tensor_count++] = gt_tensor(addr, n, space);
+    a->tensors[a->tensor_count++] = fixture_tensor(addr, n, space);
 }
 
 static inline void gt_args_add_scalar(ChipStorageTaskArgs *a, uint64_t v)
@@ -119,7 +89,7 @@ static inline int orch_diamond(SimplerOrch *orch, const ChipStorageTaskArgs *arg
 
 static inline ChipStorageTaskArgs *diamond_args(uint8_t space_a, uint8_t space_out)
 {
-    ChipStorageTaskArgs *args = gt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     gt_args_add_tensor(args, DEV_A, 16, space_a);
     gt_args_add_tensor(args, DEV_OUT, 16, space_out);
     return args;

@@ -30,7 +30,7 @@ static void graph_build_chain_has_one_edge_per_link(void **state)
 {
     (void)state;
     graph_scratch *s = gt_scratch(64);
-    ChipStorageTaskArgs *args = gt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     const graph *g = NULL;
     gt_args_add_tensor(args, DEV_A, 8, SIMPLER_ADDRESS_SPACE_DEVICE);
     gt_args_add_scalar(args, 5);
@@ -82,7 +82,7 @@ static void graph_build_stages_host_tensors_at_1024_aligned_offsets(void **state
 {
     (void)state;
     graph_scratch *s = gt_scratch(16);
-    ChipStorageTaskArgs *args = gt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     const graph *g = NULL;
     gt_args_add_tensor(args, 0x7000, 100, SIMPLER_ADDRESS_SPACE_HOST);
     gt_args_add_tensor(args, 0x9000, 600, SIMPLER_ADDRESS_SPACE_HOST);
@@ -111,7 +111,7 @@ static void graph_build_stages_host_tensors_at_1024_aligned_offsets(void **state
  * the staged copy. */
 static int orch_host_subbuffer(SimplerOrch *orch, const ChipStorageTaskArgs *args)
 {
-    ChipTensor v = gt_tensor(args->tensors[1].buffer_addr + 64, 8, SIMPLER_ADDRESS_SPACE_HOST);
+    ChipTensor v = fixture_tensor(args->tensors[1].buffer_addr + 64, 8, SIMPLER_ADDRESS_SPACE_HOST);
     simpler_orch_args_begin(orch);
     simpler_orch_add_inout(orch, &v);
     return simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
@@ -121,7 +121,7 @@ static void graph_build_host_subview_maps_into_its_staged_copy(void **state)
 {
     (void)state;
     graph_scratch *s = gt_scratch(4);
-    ChipStorageTaskArgs *args = gt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     const graph *g = NULL;
     gt_args_add_tensor(args, 0x1000, 300, SIMPLER_ADDRESS_SPACE_HOST);
     gt_args_add_tensor(args, 0x5000, 64, SIMPLER_ADDRESS_SPACE_HOST);
@@ -158,7 +158,7 @@ static void graph_build_no_dep_argument_makes_no_edge(void **state)
 {
     (void)state;
     graph_scratch *s = gt_scratch(4);
-    ChipStorageTaskArgs *args = gt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     const graph *g = NULL;
     assert_int_equal(graph_build_run(s, orch_no_dep, args, &g), 0);
     assert_int_equal(gt_preds(g, 1), 0);
@@ -174,7 +174,7 @@ static void graph_build_run_allocates_nothing(void **state)
 {
     (void)state;
     graph_scratch *s = gt_scratch(64);
-    ChipStorageTaskArgs *args = gt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     gt_args_add_tensor(args, DEV_A, 8, SIMPLER_ADDRESS_SPACE_DEVICE);
     gt_args_add_scalar(args, 60);
     uint64_t before = host_alloc_count();
@@ -188,7 +188,7 @@ static void graph_build_task_window_exceeded_is_capacity_exceeded(void **state)
 {
     (void)state;
     graph_scratch *s = gt_scratch(4);
-    ChipStorageTaskArgs *args = gt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     const graph *g = NULL;
     gt_args_add_tensor(args, DEV_A, 8, SIMPLER_ADDRESS_SPACE_DEVICE);
     gt_args_add_scalar(args, 4);
@@ -248,7 +248,7 @@ static void graph_build_calls_after_a_failure_return_the_first_status(void **sta
     (void)state;
     graph_limits limits;
     graph_scratch *s = NULL;
-    ChipStorageTaskArgs *args = gt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     assert_int_equal(graph_limits_for_window(8, 0, 0, &limits), 0);
     assert_int_equal(graph_scratch_create(&limits, &s), 0);
     assert_int_equal(graph_build_run(s, orch_after_failure, args, NULL), GRAPH_ERR_CAPACITY_EXCEEDED);
@@ -277,7 +277,7 @@ static int orch_misuse(SimplerOrch *orch, const ChipStorageTaskArgs *args)
 {
     uint32_t shape = 4;
     ChipTensor c, dev = args->tensors[0];
-    ChipTensor stray = gt_tensor(0x123000, 4, SIMPLER_ADDRESS_SPACE_HOST);
+    ChipTensor stray = fixture_tensor(0x123000, 4, SIMPLER_ADDRESS_SPACE_HOST);
     simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &shape, &c);
     switch (args->scalars[0]) {
     case 0: /* add before args_begin */
@@ -335,7 +335,7 @@ static void graph_build_misuse_returns_documented_status(void **state)
         GRAPH_ERR_INVALID_STATE,    -5,
     };
     graph_scratch *s = gt_scratch(4);
-    ChipStorageTaskArgs *args = gt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     gt_args_add_tensor(args, DEV_A, 8, SIMPLER_ADDRESS_SPACE_DEVICE);
     gt_args_add_scalar(args, 0);
     for (uint64_t i = 0; i < sizeof(expected) / sizeof(expected[0]); i++) {

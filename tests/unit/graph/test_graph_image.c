@@ -202,7 +202,7 @@ static void graph_image_of_empty_graph_is_header_only_and_valid(void **state)
 {
     (void)state;
     graph_scratch *s = gt_scratch(1);
-    ChipStorageTaskArgs *args = gt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     const graph *g = NULL;
     size_t size;
     assert_int_equal(graph_build_run(s, orch_empty, args, &g), 0);

@@ -58,7 +58,7 @@ static void graph_requirements_scale_with_task_count(void **state)
 {
     (void)state;
     graph_scratch *s = gt_scratch(256);
-    ChipStorageTaskArgs *args = gt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     const graph *g = NULL;
     graph_requirements r;
     gt_args_add_scalar(args, 100);

@@ -25,7 +25,7 @@ static int free_image(void **state)
 
 static ChipStorageTaskArgs *fixture_args(uint64_t mode, uint8_t space_a)
 {
-    ChipStorageTaskArgs *args = gt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     gt_args_add_tensor(args, DEV_A, 16, space_a);
     gt_args_add_tensor(args, DEV_OUT, 16, SIMPLER_ADDRESS_SPACE_DEVICE);
     gt_args_add_scalar(args, mode);

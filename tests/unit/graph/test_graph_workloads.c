@@ -37,7 +37,7 @@ static int orch_w2(SimplerOrch *orch, const ChipStorageTaskArgs *args)
     simpler_orch_add_output(orch, &x);
     simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
     for (uint32_t i = 0; i < W_TASKS; i++) {
-        ChipTensor xi = gt_slice(&x, i, 1), yi = gt_slice(y, i, 1);
+        ChipTensor xi = fixture_tensor_slice(&x, i, 1), yi = fixture_tensor_slice(y, i, 1);
         simpler_orch_args_begin(orch);
         simpler_orch_add_input(orch, &xi);
         simpler_orch_add_output_existing(orch, &yi);
@@ -54,8 +54,8 @@ static int orch_w3(SimplerOrch *orch, const ChipStorageTaskArgs *args)
     for (uint32_t l = 0; l < W3_LAYERS; l++) {
         for (uint32_t j = 0; j < W3_WIDTH; j++) {
             uint32_t lo = j > 0 ? j - 1 : 0, hi = j + 1 < W3_WIDTH ? j + 1 : j;
-            ChipTensor in = gt_slice(&args->tensors[l], lo, hi - lo + 1);
-            ChipTensor out = gt_slice(&args->tensors[l + 1], j, 1);
+            ChipTensor in = fixture_tensor_slice(&args->tensors[l], lo, hi - lo + 1);
+            ChipTensor out = fixture_tensor_slice(&args->tensors[l + 1], j, 1);
             simpler_orch_args_begin(orch);
             simpler_orch_add_input(orch, &in);
             simpler_orch_add_output_existing(orch, &out);
@@ -79,7 +79,7 @@ static const graph *build_checked(graph_scratch *s, SimplerOrchEntryFn entry, co
 static void graph_w1_chain_of_10000_has_9999_edges(void **state)
 {
     graph_scratch *s = *state;
-    ChipStorageTaskArgs *args = gt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     gt_args_add_tensor(args, DEV_A, 16, SIMPLER_ADDRESS_SPACE_DEVICE);
     const graph *g = build_checked(s, orch_w1, args);
     assert_int_equal(g->task_count, W_TASKS);
@@ -95,7 +95,7 @@ static void graph_w1_chain_of_10000_has_9999_edges(void **state)
 static void graph_w2_fan_out_and_in_has_20000_edges(void **state)
 {
     graph_scratch *s = *state;
-    ChipStorageTaskArgs *args = gt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     gt_args_add_tensor(args, DEV_A, 16, SIMPLER_ADDRESS_SPACE_DEVICE);
     gt_args_add_tensor(args, DEV_OUT, W_TASKS, SIMPLER_ADDRESS_SPACE_DEVICE);
     gt_args_add_tensor(args, 0x900000u, 16, SIMPLER_ADDRESS_SPACE_DEVICE);
@@ -112,7 +112,7 @@ static void graph_w2_fan_out_and_in_has_20000_edges(void **state)
 static void graph_w3_layers_have_three_edges_per_inner_task(void **state)
 {
     graph_scratch *s = *state;
-    ChipStorageTaskArgs *args = gt_args_new();
+    ChipStorageTaskArgs *args = fixture_args_new();
     for (uint32_t l = 0; l <= W3_LAYERS; l++)
         gt_args_add_tensor(args, 0x1000000u + (uint64_t)l * 0x10000u, W3_WIDTH, SIMPLER_ADDRESS_SPACE_DEVICE);
     const graph *g = build_checked(s, orch_w3, args);
