@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diamond_orch.h"
 #include "fixture_tensor.h"
 #include "support.h"
 
@@ -57,34 +58,11 @@ static inline uint64_t gt_preds(const graph *g, uint32_t i)
 #define DEV_A 0x100000u
 #define DEV_OUT 0x200000u
 
-/* diamond: c = f(a); d = g(c); e = h(c); out = k(d, e, 7). Ten args:
- * a c | c d | c e | d e out 7. */
+/* The diamond of diamond_orch.h with task e on AIC and task out on AIV.
+ * Ten args: a c | c d | c e | d e out 7. */
 static inline int orch_diamond(SimplerOrch *orch, const ChipStorageTaskArgs *args)
 {
-    const ChipTensor *a = &args->tensors[0], *out = &args->tensors[1];
-    uint32_t shape = a->shapes[0];
-    ChipTensor c, d, e;
-    simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &shape, &c);
-    simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &shape, &d);
-    simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &shape, &e);
-    simpler_orch_args_begin(orch);
-    simpler_orch_add_input(orch, a);
-    simpler_orch_add_output(orch, &c);
-    simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
-    simpler_orch_args_begin(orch);
-    simpler_orch_add_input(orch, &c);
-    simpler_orch_add_output(orch, &d);
-    simpler_orch_submit(orch, 1, SIMPLER_CORE_TYPE_AIV);
-    simpler_orch_args_begin(orch);
-    simpler_orch_add_input(orch, &c);
-    simpler_orch_add_output(orch, &e);
-    simpler_orch_submit(orch, 1, SIMPLER_CORE_TYPE_AIC);
-    simpler_orch_args_begin(orch);
-    simpler_orch_add_input(orch, &d);
-    simpler_orch_add_input(orch, &e);
-    simpler_orch_add_output_existing(orch, out);
-    simpler_orch_add_scalar(orch, 7);
-    return simpler_orch_submit(orch, 2, SIMPLER_CORE_TYPE_AIV);
+    return diamond_orch_submit(orch, args, SIMPLER_CORE_TYPE_AIC, SIMPLER_CORE_TYPE_AIV);
 }
 
 static inline ChipStorageTaskArgs *diamond_args(uint8_t space_a, uint8_t space_out)
