@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "simdev_abi_pins.h"
 #include "support.h"
 
 #include "simpler/callable.h"
@@ -177,41 +178,9 @@ static void abi_callable_descriptors_are_pinned(void **state)
 static void abi_simdev_structs_are_pinned(void **state)
 {
     (void)state;
-    assert_int_equal(sizeof(simdev_config), 64);
-    PIN(simdev_config, struct_size, 0);
-    PIN(simdev_config, device_count, 4);
-    PIN(simdev_config, hbm_bytes, 8);
-    PIN(simdev_config, aic_cores, 16);
-    PIN(simdev_config, aiv_cores, 20);
-    PIN(simdev_config, aicpu_threads, 24);
-    PIN(simdev_config, debug_fill, 28);
-    PIN(simdev_config, reserved, 32);
-    assert_int_equal(sizeof(simdev_mem_info), 32);
-    PIN(simdev_mem_info, hbm_bytes, 0);
-    PIN(simdev_mem_info, committed_bytes, 8);
-    PIN(simdev_mem_info, high_water_bytes, 16);
-    PIN(simdev_mem_info, live_allocations, 24);
-    assert_int_equal(sizeof(simdev_counters), 20 * 8);
-    PIN(simdev_counters, malloc_calls, 0);
-    PIN(simdev_counters, free_calls, 8);
-    PIN(simdev_counters, memcpy_sync_calls, 16);
-    PIN(simdev_counters, memcpy_async_calls, 24);
-    PIN(simdev_counters, memset_calls, 32);
-    PIN(simdev_counters, synchronize_calls, 40);
-    PIN(simdev_counters, query_calls, 48);
-    PIN(simdev_counters, capture_query_calls, 56);
-    PIN(simdev_counters, stream_create_calls, 64);
-    PIN(simdev_counters, event_create_calls, 72);
-    PIN(simdev_counters, kernel_launches, 80);
-    PIN(simdev_counters, graph_launches, 88);
-    PIN(simdev_counters, event_record_calls, 96);
-    PIN(simdev_counters, event_wait_calls, 104);
-    PIN(simdev_counters, host_func_calls, 112);
-    PIN(simdev_counters, stream_destroy_calls, 120);
-    PIN(simdev_counters, event_destroy_calls, 128);
-    PIN(simdev_counters, capture_begin_calls, 136);
-    PIN(simdev_counters, capture_end_calls, 144);
-    PIN(simdev_counters, graph_destroy_calls, 152);
+    simdev_abi_config_assert_pinned();
+    simdev_abi_mem_info_assert_pinned();
+    simdev_abi_counters_assert_pinned();
 }
 
 static void abi_status_values_are_pinned(void **state)
@@ -227,23 +196,7 @@ static void abi_status_values_are_pinned(void **state)
     assert_int_equal(PTO_RUNTIME_ERR_CALLABLE_NOT_RESIDENT, -1006);
     assert_int_equal(PTO_RUNTIME_ERR_OUT_OF_MEMORY, -1007);
     assert_int_equal(PTO_RUNTIME_ERR_DEVICE, -1008);
-    assert_int_equal(SIMDEV_SUCCESS, 0);
-    assert_int_equal(SIMDEV_ERROR_INVALID_PARAM, 107000);
-    assert_int_equal(SIMDEV_ERROR_INVALID_DEVICE, 107001);
-    assert_int_equal(SIMDEV_ERROR_INVALID_HANDLE, 107002);
-    assert_int_equal(SIMDEV_ERROR_CAPTURE_DEPENDENCY, 107024);
-    assert_int_equal(SIMDEV_ERROR_STREAM_UNJOINED, 107025);
-    assert_int_equal(SIMDEV_ERROR_STREAM_CAPTURED, 107027);
-    assert_int_equal(SIMDEV_ERROR_EVENT_CAPTURED, 107028);
-    assert_int_equal(SIMDEV_ERROR_CAPTURE_MODE_NOT_SUPPORT, 107030);
-    assert_int_equal(SIMDEV_ERROR_STREAM_CAPTURE_CONFLICT, 107032);
-    assert_int_equal(SIMDEV_ERROR_STREAM_CAPTURE_UNMATCHED, 107036);
-    assert_int_equal(SIMDEV_ERROR_STREAM_CAPTURE_WRONG_THREAD, 107038);
-    assert_int_equal(SIMDEV_ERROR_REPEAT_INITIALIZE, 100002);
-    assert_int_equal(SIMDEV_ERROR_NOT_READY, 207000);
-    assert_int_equal(SIMDEV_ERROR_MEMORY_ALLOCATION, 207001);
-    assert_int_equal(SIMDEV_ERROR_KERNEL_FAULT, 507000);
-    assert_int_equal(SIMDEV_ERROR_STREAM_CAPTURE_INVALIDATED, 507903);
+    simdev_abi_status_assert_pinned();
 }
 
 static void abi_limits_are_pinned(void **state)
