@@ -369,6 +369,25 @@ static inline void dt_assert_order(const graph *g)
     assert_int_equal(atomic_load(&dt_type_mismatch), 0);
 }
 
+/* y = (x + 1) * (x + 1) over x = tensors[0] and y = tensors[1]: x + 1
+ * on AIV into a heap intermediate of x's shape, then squared on AIC. */
+static inline int dt_orch_square(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    uint32_t n = args->tensors[0].shapes[0];
+    ChipTensor h;
+    simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &n, &h);
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_input(orch, &args->tensors[0]);
+    simpler_orch_add_output(orch, &h);
+    simpler_orch_add_scalar(orch, 1);
+    simpler_orch_submit(orch, K_ADD_SCALAR, SIMPLER_CORE_TYPE_AIV);
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_input(orch, &h);
+    simpler_orch_add_input(orch, &h);
+    simpler_orch_add_output_existing(orch, &args->tensors[1]);
+    return simpler_orch_submit(orch, K_MUL, SIMPLER_CORE_TYPE_AIC);
+}
+
 /* ---- call arguments ---- */
 
 static inline void dt_args_add(ChipStorageTaskArgs *a, const void *dev, uint32_t n, uint8_t space)

@@ -228,24 +228,6 @@ static void chain_launch_variant_runs_the_given_scheduler_on_the_given_bytes(voi
 
 #define N 32u
 
-/* y = (x + 1) * (x + 1). */
-static int orch_square(SimplerOrch *orch, const ChipStorageTaskArgs *args)
-{
-    uint32_t n = N;
-    ChipTensor h;
-    simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &n, &h);
-    simpler_orch_args_begin(orch);
-    simpler_orch_add_input(orch, &args->tensors[0]);
-    simpler_orch_add_output(orch, &h);
-    simpler_orch_add_scalar(orch, 1);
-    simpler_orch_submit(orch, K_ADD_SCALAR, SIMPLER_CORE_TYPE_AIV);
-    simpler_orch_args_begin(orch);
-    simpler_orch_add_input(orch, &h);
-    simpler_orch_add_input(orch, &h);
-    simpler_orch_add_output_existing(orch, &args->tensors[1]);
-    return simpler_orch_submit(orch, K_MUL, SIMPLER_CORE_TYPE_AIC);
-}
-
 static ChipStorageTaskArgs *square_args(void **x, void **y)
 {
     *x = dt_dev_alloc(N * 4);
@@ -281,7 +263,7 @@ static void chain_enqueue_allocates_synchronizes_and_queries_nothing(void **stat
     void *x, *y;
     ChipStorageTaskArgs *args = square_args(&x, &y);
     upload_seed(x, 3.0f);
-    dt_build(f, orch_square, args);
+    dt_build(f, dt_orch_square, args);
 
     simdev_counters before, after;
     assert_int_equal(simdev_get_thread_counters(&before), SIMDEV_SUCCESS);
@@ -317,7 +299,7 @@ static void chain_captured_on_caller_stream_replays_with_fresh_inputs(void **sta
     size_t nodes = 0;
     void *x, *y;
     ChipStorageTaskArgs *args = square_args(&x, &y);
-    dt_build(f, orch_square, args);
+    dt_build(f, dt_orch_square, args);
 
     assert_int_equal(simdev_capture_begin(caller, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
     assert_int_equal(dt_enqueue(f), 0);

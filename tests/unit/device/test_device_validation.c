@@ -5,27 +5,9 @@
 
 #define N 32u
 
-/* out = (x + 1) through a heap intermediate, then * itself on AIC. */
-static int orch_two(SimplerOrch *orch, const ChipStorageTaskArgs *args)
-{
-    uint32_t n = N;
-    ChipTensor h;
-    simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &n, &h);
-    simpler_orch_args_begin(orch);
-    simpler_orch_add_input(orch, &args->tensors[0]);
-    simpler_orch_add_output(orch, &h);
-    simpler_orch_add_scalar(orch, 1);
-    simpler_orch_submit(orch, K_ADD_SCALAR, SIMPLER_CORE_TYPE_AIV);
-    simpler_orch_args_begin(orch);
-    simpler_orch_add_input(orch, &h);
-    simpler_orch_add_input(orch, &h);
-    simpler_orch_add_output_existing(orch, &args->tensors[1]);
-    return simpler_orch_submit(orch, K_MUL, SIMPLER_CORE_TYPE_AIC);
-}
-
 static int orch_absent(SimplerOrch *orch, const ChipStorageTaskArgs *args)
 {
-    orch_two(orch, args);
+    dt_orch_square(orch, args);
     simpler_orch_args_begin(orch);
     simpler_orch_add_input(orch, &args->tensors[1]);
     return simpler_orch_submit(orch, K_ABSENT, SIMPLER_CORE_TYPE_AIV);
@@ -33,7 +15,7 @@ static int orch_absent(SimplerOrch *orch, const ChipStorageTaskArgs *args)
 
 static int orch_wrong_type(SimplerOrch *orch, const ChipStorageTaskArgs *args)
 {
-    orch_two(orch, args);
+    dt_orch_square(orch, args);
     simpler_orch_args_begin(orch);
     simpler_orch_add_input(orch, &args->tensors[1]);
     /* K_NOOP_AIV is an AIV kernel. */
@@ -79,7 +61,7 @@ static void scheduler_refuses_corrupt_image(void **state)
     dt_fixture *f = *state;
     refusal r;
     refusal_init(&r);
-    dt_build(f, orch_two, r.args);
+    dt_build(f, dt_orch_square, r.args);
     /* Task 1's only predecessor becomes itself: a cycle. */
     graph_image_header *h = f->image;
     uint32_t *fanin = (uint32_t *)((uint8_t *)f->image + h->fanin_offset);
@@ -92,7 +74,7 @@ static void scheduler_refuses_bad_magic(void **state)
     dt_fixture *f = *state;
     refusal r;
     refusal_init(&r);
-    dt_build(f, orch_two, r.args);
+    dt_build(f, dt_orch_square, r.args);
     ((graph_image_header *)f->image)->magic ^= 1;
     expect_refusal(f, &r, DEVICE_ERR_IMAGE_INVALID);
 }
@@ -120,7 +102,7 @@ static void scheduler_refuses_task_without_a_core_of_its_type(void **state)
     dt_fixture *f = *state;
     refusal r;
     refusal_init(&r);
-    dt_build(f, orch_two, r.args);
+    dt_build(f, dt_orch_square, r.args);
     f->desc.aic_count = 0;
     expect_refusal(f, &r, DEVICE_ERR_NO_CORE);
 }
@@ -130,7 +112,7 @@ static void scheduler_refuses_heap_capacity_too_small(void **state)
     dt_fixture *f = *state;
     refusal r;
     refusal_init(&r);
-    dt_build(f, orch_two, r.args);
+    dt_build(f, dt_orch_square, r.args);
     assert_int_equal(f->g->heap_bytes, 1024);
     f->desc.heap_bytes = 1023;
     expect_refusal(f, &r, DEVICE_ERR_CAPACITY);
@@ -141,7 +123,7 @@ static void scheduler_refuses_scheduler_state_too_small(void **state)
     dt_fixture *f = *state;
     refusal r;
     refusal_init(&r);
-    dt_build(f, orch_two, r.args);
+    dt_build(f, dt_orch_square, r.args);
     f->desc.scheduler_bytes = graph_scheduler_state_bytes(2) - 1;
     expect_refusal(f, &r, DEVICE_ERR_CAPACITY);
 }
@@ -151,7 +133,7 @@ static void scheduler_refuses_image_larger_than_definition_region(void **state)
     dt_fixture *f = *state;
     refusal r;
     refusal_init(&r);
-    dt_build(f, orch_two, r.args);
+    dt_build(f, dt_orch_square, r.args);
     assert_int_equal(simdev_memset(f->definition, 0x11, 1024), SIMDEV_SUCCESS);
     f->desc.definition_bytes = f->image_bytes - 8;
     expect_refusal(f, &r, DEVICE_ERR_CAPACITY);
@@ -166,7 +148,7 @@ static void scheduler_refuses_temp_capacity_too_small(void **state)
     refusal_init(&r);
     float host[N] = {0};
     r.args->tensors[0] = fixture_tensor((uintptr_t)host, N, SIMPLER_ADDRESS_SPACE_HOST);
-    dt_build(f, orch_two, r.args);
+    dt_build(f, dt_orch_square, r.args);
     assert_int_equal(f->g->temp_bytes, 1024);
     f->desc.temp_bytes = 512;
     expect_refusal(f, &r, DEVICE_ERR_CAPACITY);
@@ -177,7 +159,7 @@ static void scheduler_refuses_stale_generation(void **state)
     dt_fixture *f = *state;
     refusal r;
     refusal_init(&r);
-    dt_build(f, orch_two, r.args);
+    dt_build(f, dt_orch_square, r.args);
     f->desc.generation = dt_table.generation - 1;
     expect_refusal(f, &r, DEVICE_ERR_GENERATION);
 }
@@ -187,7 +169,7 @@ static void scheduler_refuses_task_count_unlike_the_image(void **state)
     dt_fixture *f = *state;
     refusal r;
     refusal_init(&r);
-    dt_build(f, orch_two, r.args);
+    dt_build(f, dt_orch_square, r.args);
     f->desc.task_count = 3;
     expect_refusal(f, &r, DEVICE_ERR_PACKET_INVALID);
 }
@@ -213,7 +195,7 @@ static void scheduler_replay_restores_image_over_a_clobbered_definition(void **s
     refusal r;
     float out[N];
     refusal_init(&r);
-    dt_build(f, orch_two, r.args);
+    dt_build(f, dt_orch_square, r.args);
     assert_int_equal(dt_enqueue(f), 0);
     assert_int_equal(dt_sync(f), 0);
     /* Mutable device state from an earlier execution must not matter. */
