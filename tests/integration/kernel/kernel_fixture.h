@@ -108,4 +108,24 @@ static inline int kfix_launch(kfix *k, const kbufs *d, uint64_t rounds)
     return simpler_kernel_mode_launch(k->ctx, KFIX_ID, &args, k->stream);
 }
 
+/* One eager launch of `rounds` over `d`, synchronized: the device output
+ * matches the golden for the inputs last uploaded from `v`. */
+static inline void kfix_assert_golden(kfix *k, const kbufs *d, vadd_buffers *v, uint64_t rounds)
+{
+    assert_int_equal(kfix_launch(k, d, rounds), 0);
+    assert_int_equal(simdev_stream_synchronize(k->stream), SIMDEV_SUCCESS);
+    assert_int_equal(kbufs_check(d, v, rounds), 0);
+}
+
+/* The graph of one launch of `rounds` over `d`, captured in GLOBAL mode
+ * on the context's stream; the caller destroys it. */
+static inline simdev_graph_t kfix_capture(kfix *k, const kbufs *d, uint64_t rounds)
+{
+    simdev_graph_t captured = NULL;
+    assert_int_equal(simdev_capture_begin(k->stream, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    assert_int_equal(kfix_launch(k, d, rounds), 0);
+    assert_int_equal(simdev_capture_end(k->stream, &captured), SIMDEV_SUCCESS);
+    return captured;
+}
+
 #endif

@@ -18,15 +18,6 @@
 #define REPLAYS 8u
 #define ZERO_ALLOC_LAUNCHES 1000u
 
-static simdev_graph_t capture_one(kfix *k, const kbufs *d, uint64_t rounds)
-{
-    simdev_graph_t captured = NULL;
-    assert_int_equal(simdev_capture_begin(k->stream, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
-    assert_int_equal(kfix_launch(k, d, rounds), 0);
-    assert_int_equal(simdev_capture_end(k->stream, &captured), SIMDEV_SUCCESS);
-    return captured;
-}
-
 static void kernel_eager_launch_computes_the_golden(void **state)
 {
     static vadd_buffers v;
@@ -37,9 +28,7 @@ static void kernel_eager_launch_computes_the_golden(void **state)
     kfix_open(&k, &image, &c);
     kbufs_alloc(&d);
     kbufs_upload(&d, &v, 1.0f);
-    assert_int_equal(kfix_launch(&k, &d, 4), 0);
-    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
-    assert_int_equal(kbufs_check(&d, &v, 4), 0);
+    kfix_assert_golden(&k, &d, &v, 4);
     kbufs_free(&d);
     kfix_close(&k);
 }
@@ -53,7 +42,7 @@ static void kernel_captured_launch_replays_with_fresh_inputs_in_place(void **sta
     SimplerKernelCtxControl c = kfix_plan(&image, 3);
     kfix_open(&k, &image, &c);
     kbufs_alloc(&d);
-    simdev_graph_t captured = capture_one(&k, &d, 3);
+    simdev_graph_t captured = kfix_capture(&k, &d, 3);
     for (uint32_t r = 0; r < REPLAYS; r++) {
         kbufs_upload(&d, &v, 10.0f * (float)r);
         assert_int_equal(simdev_graph_launch(captured, k.stream), SIMDEV_SUCCESS);
@@ -78,8 +67,8 @@ static void kernel_two_captured_graphs_replay_alternately_without_cross_talk(voi
     kfix_open(&k, &image, &c);
     kbufs_alloc(&d1);
     kbufs_alloc(&d2);
-    simdev_graph_t g1 = capture_one(&k, &d1, 1);
-    simdev_graph_t g2 = capture_one(&k, &d2, 5);
+    simdev_graph_t g1 = kfix_capture(&k, &d1, 1);
+    simdev_graph_t g2 = kfix_capture(&k, &d2, 5);
     for (uint32_t r = 0; r < REPLAYS; r++) {
         kbufs_upload(&d1, &v1, (float)r);
         kbufs_upload(&d2, &v2, 100.0f + (float)r);
@@ -154,7 +143,7 @@ static void kernel_captured_graph_forks_and_joins_three_streams(void **state)
     SimplerKernelCtxControl c = kfix_plan(&image, 1);
     kfix_open(&k, &image, &c);
     kbufs_alloc(&d);
-    simdev_graph_t captured = capture_one(&k, &d, 1);
+    simdev_graph_t captured = kfix_capture(&k, &d, 1);
     /* memset + executor + scheduler + status check: four work nodes. */
     assert_int_equal(simdev_graph_node_count(captured, &nodes), SIMDEV_SUCCESS);
     assert_true(nodes >= 4);

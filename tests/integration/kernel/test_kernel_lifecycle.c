@@ -175,9 +175,7 @@ static void identity_kernel_init_latches_again_after_finalize(void **state)
     assert_int_equal(simpler_kernel_mode_ctx_control(k.ctx, &f), 0);
     kbufs_alloc(&d);
     kbufs_upload(&d, &v, 3.0f);
-    assert_int_equal(kfix_launch(&k, &d, 2), 0);
-    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
-    assert_int_equal(kbufs_check(&d, &v, 2), 0);
+    kfix_assert_golden(&k, &d, &v, 2);
     kbufs_free(&d);
     kfix_close(&k);
 }
@@ -244,9 +242,7 @@ static void capacity_bigger_graph_refused_nothing_enqueued_context_usable(void *
     assert_int_equal(simpler_kernel_mode_errors(k.ctx, &runtime, &teardown_err), 0);
     assert_int_equal(runtime, 0);
     assert_int_equal(teardown_err, 0);
-    assert_int_equal(kfix_launch(&k, &d, 2), 0);
-    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
-    assert_int_equal(kbufs_check(&d, &v, 2), 0);
+    kfix_assert_golden(&k, &d, &v, 2);
     kbufs_free(&d);
     kfix_close(&k);
 }
@@ -551,9 +547,7 @@ static void fault_stale_generation_refused_by_device_before_anything_written(voi
     SimplerKernelCtxControl c = small_configure();
     kfix_open(&k, &image, &c);
     kbufs_alloc(&d);
-    assert_int_equal(simdev_capture_begin(k.stream, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
-    assert_int_equal(kfix_launch(&k, &d, 1), 0);
-    assert_int_equal(simdev_capture_end(k.stream, &captured), SIMDEV_SUCCESS);
+    captured = kfix_capture(&k, &d, 1);
     /* Re-preparing the id bumps its generation: the captured packet is stale. */
     assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, KFIX_ID, image.bytes, image.size, k.stream), 0);
     kbufs_upload(&d, &v, 1.0f);
