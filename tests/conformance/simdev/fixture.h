@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "simdev_setup.h"
 #include "support.h"
 #include "simpler/simdev.h"
 
@@ -60,16 +61,7 @@ static inline int fix_setup(void **state)
 {
     (void)state;
     fix_stream_count = 0;
-    simdev_config config;
-    if (simdev_config_default(&config) != SIMDEV_SUCCESS)
-        return -1;
-    config.device_count = FIX_DEVICES;
-    config.hbm_bytes = FIX_HBM_BYTES;
-    config.aic_cores = FIX_AIC_CORES;
-    config.aiv_cores = FIX_AIV_CORES;
-    config.aicpu_threads = FIX_AICPU_THREADS;
-    config.debug_fill = 1;
-    return simdev_configure(&config) == SIMDEV_SUCCESS ? 0 : -1;
+    return simdev_setup_configure(FIX_DEVICES, FIX_HBM_BYTES, FIX_AIC_CORES, FIX_AIV_CORES, FIX_AICPU_THREADS);
 }
 
 

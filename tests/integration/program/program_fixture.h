@@ -11,6 +11,7 @@
 #include <simpler/simdev.h>
 
 #include "file_image.h"
+#include "simdev_setup.h"
 
 #define VADD_N 256u          /* elements of a, b, f */
 #define VADD_MODE_MISSING 1  /* scalar 1: add a task without a kernel */
@@ -22,15 +23,7 @@ typedef struct vadd_image {
 
 static inline int program_simdev_setup(void)
 {
-    simdev_config config;
-    if (simdev_config_default(&config) != SIMDEV_SUCCESS)
-        return -1;
-    config.device_count = 2;
-    config.hbm_bytes = (uint64_t)32 << 20;
-    config.aic_cores = 1;
-    config.aiv_cores = 2;
-    config.aicpu_threads = 2;
-    return simdev_configure(&config) == SIMDEV_SUCCESS ? 0 : -1;
+    return simdev_setup_configure(2, (uint64_t)32 << 20, 1, 2, 2);
 }
 
 static inline int program_simdev_teardown(void)

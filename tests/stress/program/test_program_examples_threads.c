@@ -4,6 +4,7 @@
  * contexts opened, run and finalized in a loop, one per device at a time
  * (finalize resets the device). Every run is checked against its golden.
  * Workers never call cmocka; they count failures for the test thread. */
+#include "simdev_setup.h"
 #include "support.h"
 
 #include <pthread.h>
@@ -35,15 +36,7 @@ static int setup(void **state)
 {
     static const char *const names[2] = {"vector", "add_scalar"};
     (void)state;
-    simdev_config config;
-    if (simdev_config_default(&config) != SIMDEV_SUCCESS)
-        return -1;
-    config.device_count = 2;
-    config.hbm_bytes = (uint64_t)64 << 20;
-    config.aic_cores = 1;
-    config.aiv_cores = 2;
-    config.aicpu_threads = 2;
-    if (simdev_configure(&config) != SIMDEV_SUCCESS)
+    if (simdev_setup_configure(2, (uint64_t)64 << 20, 1, 2, 2) != 0)
         return -1;
     for (int i = 0; i < 2; i++) {
         char path[1024];

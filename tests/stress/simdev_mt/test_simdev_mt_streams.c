@@ -5,6 +5,7 @@
  * and the test thread asserts the counts and every final word. */
 #define _POSIX_C_SOURCE 200809L
 
+#include "simdev_setup.h"
 #include "support.h"
 
 #include <pthread.h>
@@ -23,15 +24,7 @@
 static int setup(void **state)
 {
     (void)state;
-    simdev_config config;
-    if (simdev_config_default(&config) != SIMDEV_SUCCESS)
-        return -1;
-    config.device_count = 2;
-    config.hbm_bytes = (uint64_t)32 << 20;
-    config.aic_cores = 1;
-    config.aiv_cores = 3;
-    config.aicpu_threads = 2;
-    return simdev_configure(&config) == SIMDEV_SUCCESS ? 0 : -1;
+    return simdev_setup_configure(2, (uint64_t)32 << 20, 1, 3, 2);
 }
 
 static int teardown(void **state)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fixture_tensor.h"
+#include "simdev_setup.h"
 #include "support.h"
 
 #include "device/device_chain.h"
@@ -219,16 +220,7 @@ static inline void dt_assert_device_bytes(const void *p, size_t bytes, uint8_t v
 
 static inline int dt_setup(void **state)
 {
-    simdev_config config;
-    if (simdev_config_default(&config) != SIMDEV_SUCCESS)
-        return -1;
-    config.device_count = 1;
-    config.hbm_bytes = (uint64_t)64 << 20;
-    config.aic_cores = DT_AIC;
-    config.aiv_cores = DT_AIV;
-    config.aicpu_threads = 2;
-    config.debug_fill = 1;
-    if (simdev_configure(&config) != SIMDEV_SUCCESS)
+    if (simdev_setup_configure(1, (uint64_t)64 << 20, DT_AIC, DT_AIV, 2) != 0)
         return -1;
 
     dt_fixture *f = calloc(1, sizeof(*f));

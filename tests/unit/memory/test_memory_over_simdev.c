@@ -1,6 +1,7 @@
 /* The arena bank and the retained temp buffer over the real simdev table:
  * simdev's counters and memory accounting confirm what the fake-allocator
  * suites assert. */
+#include "simdev_setup.h"
 #include "support.h"
 
 #include <simpler/simdev.h>
@@ -12,16 +13,8 @@
 
 static int setup(void **state)
 {
-    simdev_config config;
     (void)state;
-    if (simdev_config_default(&config) != SIMDEV_SUCCESS)
-        return -1;
-    config.device_count = 1;
-    config.hbm_bytes = (uint64_t)8 << 20;
-    config.aic_cores = 1;
-    config.aiv_cores = 1;
-    config.aicpu_threads = 1;
-    return simdev_configure(&config) == SIMDEV_SUCCESS ? 0 : -1;
+    return simdev_setup_configure(1, (uint64_t)8 << 20, 1, 1, 1);
 }
 
 static int teardown(void **state)

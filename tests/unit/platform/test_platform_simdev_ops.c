@@ -1,5 +1,6 @@
 /* The default platform table forwards to simdev: results, codes and
  * simdev's own counters all show the call went through. */
+#include "simdev_setup.h"
 #include "support.h"
 
 #include <stdatomic.h>
@@ -11,16 +12,8 @@
 
 static int setup(void **state)
 {
-    simdev_config config;
     (void)state;
-    if (simdev_config_default(&config) != SIMDEV_SUCCESS)
-        return -1;
-    config.device_count = 2;
-    config.hbm_bytes = (uint64_t)16 << 20;
-    config.aic_cores = 1;
-    config.aiv_cores = 2;
-    config.aicpu_threads = 1;
-    return simdev_configure(&config) == SIMDEV_SUCCESS ? 0 : -1;
+    return simdev_setup_configure(2, (uint64_t)16 << 20, 1, 2, 1);
 }
 
 static int teardown(void **state)
