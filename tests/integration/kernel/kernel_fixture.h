@@ -93,6 +93,13 @@ static inline void kfix_open(kfix *k, const vadd_image *img, const SimplerKernel
     assert_int_equal(simpler_kernel_mode_ctx_control(k->ctx, &freeze), 0);
 }
 
+/* kfix_open with the CONFIGURE kfix_plan gives for `rounds_max`. */
+static inline void kfix_open_plan(kfix *k, const vadd_image *img, uint64_t rounds_max)
+{
+    SimplerKernelCtxControl c = kfix_plan(img, rounds_max);
+    kfix_open(k, img, &c);
+}
+
 static inline void kfix_close(kfix *k)
 {
     assert_int_equal(simdev_stream_synchronize(k->stream), SIMDEV_SUCCESS);

@@ -24,8 +24,7 @@ static void kernel_eager_launch_computes_the_golden(void **state)
     kfix k;
     kbufs d;
     (void)state;
-    SimplerKernelCtxControl c = kfix_plan(&image, 4);
-    kfix_open(&k, &image, &c);
+    kfix_open_plan(&k, &image, 4);
     kbufs_alloc(&d);
     kbufs_upload(&d, &v, 1.0f);
     kfix_assert_golden(&k, &d, &v, 4);
@@ -39,8 +38,7 @@ static void kernel_captured_launch_replays_with_fresh_inputs_in_place(void **sta
     kfix k;
     kbufs d;
     (void)state;
-    SimplerKernelCtxControl c = kfix_plan(&image, 3);
-    kfix_open(&k, &image, &c);
+    kfix_open_plan(&k, &image, 3);
     kbufs_alloc(&d);
     simdev_graph_t captured = kfix_capture(&k, &d, 3);
     for (uint32_t r = 0; r < REPLAYS; r++) {
@@ -63,8 +61,7 @@ static void kernel_two_captured_graphs_replay_alternately_without_cross_talk(voi
     kfix k;
     kbufs d1, d2;
     (void)state;
-    SimplerKernelCtxControl c = kfix_plan(&image, 5);
-    kfix_open(&k, &image, &c);
+    kfix_open_plan(&k, &image, 5);
     kbufs_alloc(&d1);
     kbufs_alloc(&d2);
     simdev_graph_t g1 = kfix_capture(&k, &d1, 1);
@@ -92,8 +89,7 @@ static void kernel_unsynchronized_eager_launches_do_not_cross_talk(void **state)
     kbufs d[CALLS];
     kfix k;
     (void)state;
-    SimplerKernelCtxControl c = kfix_plan(&image, CALLS);
-    kfix_open(&k, &image, &c);
+    kfix_open_plan(&k, &image, CALLS);
     for (int i = 0; i < CALLS; i++) {
         kbufs_alloc(&d[i]);
         kbufs_upload(&d[i], &v[i], 3.0f * (float)i);
@@ -115,8 +111,7 @@ static void kernel_args_overwritten_after_launch_do_not_change_the_result(void *
     kfix k;
     kbufs d, other;
     (void)state;
-    SimplerKernelCtxControl c = kfix_plan(&image, 7);
-    kfix_open(&k, &image, &c);
+    kfix_open_plan(&k, &image, 7);
     kbufs_alloc(&d);
     kbufs_alloc(&other);
     kbufs_upload(&d, &v, 2.0f);
@@ -140,8 +135,7 @@ static void kernel_captured_graph_forks_and_joins_three_streams(void **state)
     size_t nodes = 0;
     char path[] = "/tmp/simpler_kernel_dot_XXXXXX";
     (void)state;
-    SimplerKernelCtxControl c = kfix_plan(&image, 1);
-    kfix_open(&k, &image, &c);
+    kfix_open_plan(&k, &image, 1);
     kbufs_alloc(&d);
     simdev_graph_t captured = kfix_capture(&k, &d, 1);
     /* memset + executor + scheduler + status check: four work nodes. */
@@ -206,8 +200,7 @@ static void kernel_eager_launches_allocate_sync_query_and_create_nothing(void **
     kfix k;
     kbufs d;
     (void)state;
-    SimplerKernelCtxControl c = kfix_plan(&image, 2);
-    kfix_open(&k, &image, &c);
+    kfix_open_plan(&k, &image, 2);
     kbufs_alloc(&d);
     kbufs_upload(&d, &v, 5.0f);
     bases b0 = bases_of(&k);
@@ -236,8 +229,7 @@ static void kernel_captured_launches_allocate_sync_query_and_create_nothing(void
     kfix k;
     kbufs d;
     (void)state;
-    SimplerKernelCtxControl c = kfix_plan(&image, 2);
-    kfix_open(&k, &image, &c);
+    kfix_open_plan(&k, &image, 2);
     kbufs_alloc(&d);
     kbufs_upload(&d, &v, 6.0f);
     bases b0 = bases_of(&k);

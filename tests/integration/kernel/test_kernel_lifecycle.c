@@ -16,10 +16,12 @@
 #include "platform/platform_counter.h"
 
 #define SWEEP_LIMIT 200u
+/* The graph size small_configure plans for. */
+#define SMALL_ROUNDS_MAX 2u
 
 static SimplerKernelCtxControl small_configure(void)
 {
-    return kfix_plan(&image, 2);
+    return kfix_plan(&image, SMALL_ROUNDS_MAX);
 }
 
 /* ---- context control ---- */
@@ -69,9 +71,8 @@ static void control_configure_after_init_refused(void **state)
 {
     kfix k;
     (void)state;
-    SimplerKernelCtxControl c = small_configure();
-    kfix_open(&k, &image, &c);
-    assert_int_equal(simpler_kernel_mode_ctx_control(k.ctx, &c), PTO_RUNTIME_ERR_INVALID_STATE);
+    kfix_open_plan(&k, &image, SMALL_ROUNDS_MAX);
+    assert_int_equal(simpler_kernel_mode_ctx_control(k.ctx, &k.configure), PTO_RUNTIME_ERR_INVALID_STATE);
     kfix_close(&k);
 }
 
@@ -149,8 +150,7 @@ static void identity_kernel_context_refuses_every_program_entry(void **state)
     ChipStorageTaskArgs args;
     kfix k;
     (void)state;
-    SimplerKernelCtxControl c = small_configure();
-    kfix_open(&k, &image, &c);
+    kfix_open_plan(&k, &image, SMALL_ROUNDS_MAX);
     vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 1, 0);
     assert_int_equal(simpler_kernel_mode_supported(k.ctx), 1);
     assert_int_equal(simpler_init(k.ctx, 0, NULL), PTO_RUNTIME_ERR_INVALID_STATE);
@@ -230,8 +230,7 @@ static void capacity_bigger_graph_refused_nothing_enqueued_context_usable(void *
     kfix k;
     kbufs d;
     (void)state;
-    SimplerKernelCtxControl c = small_configure();
-    kfix_open(&k, &image, &c);
+    kfix_open_plan(&k, &image, SMALL_ROUNDS_MAX);
     kbufs_alloc(&d);
     kbufs_upload(&d, &v, 4.0f);
     assert_int_equal(simdev_get_thread_counters(&before), SIMDEV_SUCCESS);
@@ -252,8 +251,7 @@ static void capacity_prepare_on_capturing_stream_refused(void **state)
     kfix k;
     simdev_graph_t captured = NULL;
     (void)state;
-    SimplerKernelCtxControl c = small_configure();
-    kfix_open(&k, &image, &c);
+    kfix_open_plan(&k, &image, SMALL_ROUNDS_MAX);
     size_t opens = get_host_dlopen_count(k.ctx);
     assert_int_equal(simdev_capture_begin(k.stream, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
     assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, 4, image.bytes, image.size, k.stream),
@@ -332,8 +330,7 @@ static void stream_switch_refused_while_tail_pending_accepted_after(void **state
     kfix k;
     kbufs d;
     (void)state;
-    SimplerKernelCtxControl c = small_configure();
-    kfix_open(&k, &image, &c);
+    kfix_open_plan(&k, &image, SMALL_ROUNDS_MAX);
     kbufs_alloc(&d);
     kbufs_upload(&d, &v, 8.0f);
     assert_int_equal(simdev_stream_create(&other), SIMDEV_SUCCESS);
@@ -517,8 +514,7 @@ static void fault_device_error_poisons_and_close_still_works(void **state)
     kfix k;
     kbufs d;
     (void)state;
-    SimplerKernelCtxControl c = kfix_plan(&image, 3);
-    kfix_open(&k, &image, &c);
+    kfix_open_plan(&k, &image, 3);
     kbufs_alloc(&d);
     kbufs_upload(&d, &v, 1.0f);
     /* Mode 1 adds a task whose func_id has no kernel: the device refuses. */
@@ -544,8 +540,7 @@ static void fault_stale_generation_refused_by_device_before_anything_written(voi
     kfix k;
     kbufs d;
     (void)state;
-    SimplerKernelCtxControl c = small_configure();
-    kfix_open(&k, &image, &c);
+    kfix_open_plan(&k, &image, SMALL_ROUNDS_MAX);
     kbufs_alloc(&d);
     captured = kfix_capture(&k, &d, 1);
     /* Re-preparing the id bumps its generation: the captured packet is stale. */

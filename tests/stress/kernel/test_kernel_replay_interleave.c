@@ -116,8 +116,7 @@ static void kernel_many_unsynchronized_eager_launches_each_leave_their_own_resul
     static kbufs d[EAGER_CALLS];
     kfix k;
     (void)state;
-    SimplerKernelCtxControl c = kfix_plan(&image, ROUNDS_MAX);
-    kfix_open(&k, &image, &c);
+    kfix_open_plan(&k, &image, ROUNDS_MAX);
     for (uint32_t i = 0; i < EAGER_CALLS; i++) {
         kbufs_alloc(&d[i]);
         kbufs_upload(&d[i], &v[i], 3.0f * (float)i);
