@@ -47,6 +47,17 @@ static void launch_check(simdev_stream_t stream, struct three *t, const uint32_t
                      SIMDEV_SUCCESS);
 }
 
+/* Begins a capture on origin and forks left into it: left fills b=2 and
+ * records join_left, which origin does not wait for yet. */
+static void three_capture_left_fork(struct three *t)
+{
+    assert_int_equal(simdev_capture_begin(t->origin, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_record(t->fork, t->origin), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_wait_event(t->left, t->fork), SIMDEV_SUCCESS);
+    fix_launch_fill(t->left, t->b, WORDS, 2);
+    assert_int_equal(simdev_event_record(t->join_left, t->left), SIMDEV_SUCCESS);
+}
+
 /* origin: fill a=1, fork; left: check a==1, fill b=2; right: check a==1,
  * fill c=3; join both; origin: check b==2 and c==3. Seven nodes. */
 static void three_capture_diamond(struct three *t)
@@ -134,11 +145,7 @@ static void capture_fork_join_record_before_last_side_node_is_unjoined(void **st
     (void)state;
     struct three t;
     three_init(&t);
-    assert_int_equal(simdev_capture_begin(t.origin, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_event_record(t.fork, t.origin), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_stream_wait_event(t.left, t.fork), SIMDEV_SUCCESS);
-    fix_launch_fill(t.left, t.b, WORDS, 2);
-    assert_int_equal(simdev_event_record(t.join_left, t.left), SIMDEV_SUCCESS);
+    three_capture_left_fork(&t);
     fix_launch_fill(t.left, t.b, WORDS, 4);
     assert_int_equal(simdev_stream_wait_event(t.origin, t.join_left), SIMDEV_SUCCESS);
     simdev_graph_t graph = NULL;
@@ -156,11 +163,7 @@ static void capture_forked_stream_counts_as_capturing(void **state)
     (void)state;
     struct three t;
     three_init(&t);
-    assert_int_equal(simdev_capture_begin(t.origin, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_event_record(t.fork, t.origin), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_stream_wait_event(t.left, t.fork), SIMDEV_SUCCESS);
-    fix_launch_fill(t.left, t.b, WORDS, 2);
-    assert_int_equal(simdev_event_record(t.join_left, t.left), SIMDEV_SUCCESS);
+    three_capture_left_fork(&t);
     assert_int_equal(simdev_stream_synchronize(t.left), SIMDEV_ERROR_STREAM_CAPTURED);
     assert_int_equal(simdev_stream_query(t.left), SIMDEV_ERROR_STREAM_CAPTURED);
     assert_int_equal(simdev_event_query(t.join_left), SIMDEV_ERROR_EVENT_CAPTURED);
