@@ -11,14 +11,7 @@
 
 static int child_desc_check(const SimplerCallableChildDesc *c, uint8_t *seen)
 {
-    if (c->func_id < 0 || c->func_id >= SIMPLER_CALLABLE_FUNC_ID_LIMIT)
-        return INVALID;
-    if (seen[c->func_id / 8] & (1u << (c->func_id % 8)))
-        return INVALID;
-    seen[c->func_id / 8] |= (uint8_t)(1u << (c->func_id % 8));
-    if (c->core_type != SIMPLER_CORE_TYPE_AIC && c->core_type != SIMPLER_CORE_TYPE_AIV)
-        return INVALID;
-    if (c->reserved0 != 0 || c->signature_count > SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE)
+    if (callable_child_identity_check(c->func_id, c->core_type, c->reserved0, c->signature_count, seen) != 0)
         return INVALID;
     if (c->signature_count != 0 && c->signature == NULL)
         return INVALID;

@@ -65,6 +65,13 @@ int callable_signature_scan(const uint8_t *signature, uint32_t count, uint32_t *
  * the end of `field` (SIMPLER_CALLABLE_ENTRY_NAME_BYTES bytes). */
 int callable_entry_name_valid(const char *field);
 
+/* A child's identity fields: func_id in range and not yet in `seen` (a
+ * SIMPLER_CALLABLE_FUNC_ID_LIMIT-bit set, marked on success), a known core
+ * type, reserved zero, signature count within the child limit. Returns 0
+ * or -1005; `seen` changes only on success. */
+int callable_child_identity_check(int32_t func_id, uint32_t core_type, uint32_t reserved0,
+                                  uint32_t signature_count, uint8_t *seen);
+
 /* Rounds `offset` up to SIMPLER_CALLABLE_ALIGN; returns 0 on overflow
  * (never a valid result, since the header occupies offset 0). */
 uint64_t callable_align_up(uint64_t offset);

@@ -72,14 +72,7 @@ static int binary_check(const uint8_t *base, size_t size, uint64_t prev_end, uin
 
 static int child_fields_check(const SimplerCallableChild *c, uint8_t *seen)
 {
-    if (c->func_id < 0 || c->func_id >= SIMPLER_CALLABLE_FUNC_ID_LIMIT)
-        return INVALID;
-    if (seen[c->func_id / 8] & (1u << (c->func_id % 8)))
-        return INVALID;
-    seen[c->func_id / 8] |= (uint8_t)(1u << (c->func_id % 8));
-    if (c->core_type != SIMPLER_CORE_TYPE_AIC && c->core_type != SIMPLER_CORE_TYPE_AIV)
-        return INVALID;
-    if (c->reserved0 != 0 || c->signature_count > SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE)
+    if (callable_child_identity_check(c->func_id, c->core_type, c->reserved0, c->signature_count, seen) != 0)
         return INVALID;
     uint32_t tensors, scalars;
     if (callable_signature_scan(c->signature, c->signature_count, &tensors, &scalars) != 0)

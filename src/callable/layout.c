@@ -50,6 +50,22 @@ int callable_entry_name_valid(const char *field)
     return 1;
 }
 
+int callable_child_identity_check(int32_t func_id, uint32_t core_type, uint32_t reserved0,
+                                  uint32_t signature_count, uint8_t *seen)
+{
+    if (func_id < 0 || func_id >= SIMPLER_CALLABLE_FUNC_ID_LIMIT)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    uint8_t bit = (uint8_t)(1u << (func_id % 8));
+    if (seen[func_id / 8] & bit)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (core_type != SIMPLER_CORE_TYPE_AIC && core_type != SIMPLER_CORE_TYPE_AIV)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (reserved0 != 0 || signature_count > SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    seen[func_id / 8] |= bit;
+    return 0;
+}
+
 uint64_t callable_align_up(uint64_t offset)
 {
     const uint64_t mask = SIMPLER_CALLABLE_ALIGN - 1;
