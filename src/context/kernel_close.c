@@ -7,7 +7,7 @@
 #include "context/context_streams.h"
 #include "context/kernel_state.h"
 #include "device/device_handshake.h"
-#include "device/device_wait.h"
+#include "device/device_slot.h"
 
 int kernel_release_device(simpler_context *ctx)
 {
@@ -69,11 +69,7 @@ static void half_chain_dismiss(simpler_context *ctx, kernel_state *ks)
     if (!ks->half_chain || d == NULL || ks->status == NULL || ctx->streams[CONTEXT_STREAM_AICPU] == NULL)
         return;
     (void)ctx->ops->stream_synchronize(ctx->ops->user, ctx->streams[CONTEXT_STREAM_AICPU]);
-    for (uint32_t core = 0; core < d->aic_count + d->aiv_count; core++) {
-        device_core_slot *slot = device_core_slot_at(d, core);
-        atomic_store(&slot->state, DEVICE_SLOT_QUIT);
-        device_wait_wake(&slot->state);
-    }
+    device_slots_quit(d);
     /* The cores leave; their launch ends before the bank is released. */
     if (ctx->streams[CONTEXT_STREAM_AICORE] != NULL)
         (void)ctx->ops->stream_synchronize(ctx->ops->user, ctx->streams[CONTEXT_STREAM_AICORE]);

@@ -1,6 +1,5 @@
 /* The device half of a program-mode run: the run descriptor, the chain on
  * the context's own streams, the wait and the status word. */
-#include <stdatomic.h>
 #include <string.h>
 
 #include "common/log.h"
@@ -10,7 +9,7 @@
 #include "context/program_run.h"
 #include "device/device_chain.h"
 #include "device/device_handshake.h"
-#include "device/device_wait.h"
+#include "device/device_slot.h"
 #include "platform/platform_launch_ops.h"
 
 /* Written into the status word before a run: positive, so no device
@@ -98,11 +97,7 @@ static int sync_stream(simpler_context *ctx, int which)
 static void chain_abort(simpler_context *ctx, const device_run_desc *desc)
 {
     (void)sync_stream(ctx, CONTEXT_STREAM_AICPU);
-    for (uint32_t core = 0; core < desc->aic_count + desc->aiv_count; core++) {
-        device_core_slot *slot = device_core_slot_at(desc, core);
-        atomic_store(&slot->state, DEVICE_SLOT_QUIT);
-        device_wait_wake(&slot->state);
-    }
+    device_slots_quit(desc);
     (void)sync_stream(ctx, CONTEXT_STREAM_AICORE);
     (void)sync_stream(ctx, CONTEXT_STREAM_CALLER);
 }

@@ -8,40 +8,9 @@
 
 #include "device/device_handshake.h"
 #include "device/device_kernels.h"
+#include "device/device_slot.h"
 #include "device/device_wait.h"
 #include "device/trace_record.h"
-
-static int slot_quit(uint32_t state)
-{
-    return state != DEVICE_SLOT_IDLE && state != DEVICE_SLOT_ASSIGNED && state != DEVICE_SLOT_DONE;
-}
-
-/* Waits until the scheduler posted past `done` (returns the new posted
- * count) or told the core to quit (returns `done`): spin (device_wait.h),
- * then block on the state word, which the scheduler changes to wake us. */
-static uint32_t wait_for_work(device_core_slot *slot, uint32_t done)
-{
-    device_spin spin = DEVICE_SPIN_INIT(DEVICE_CORE_YIELD_NS);
-    for (;;) {
-        uint32_t posted = atomic_load_explicit(&slot->posted, memory_order_acquire);
-        if (posted != done)
-            return posted;
-        if (slot_quit(atomic_load_explicit(&slot->state, memory_order_acquire)))
-            return done;
-        if (device_spin_step(&spin))
-            continue;
-        /* Announce the sleep, then re-check: the scheduler stores posted
-         * (then changes the state) before it reads the flag, so one of us
-         * sees the other, and a state read before its change makes the
-         * futex return at once. */
-        atomic_store(&slot->sleeping, 1);
-        uint32_t s = atomic_load(&slot->state);
-        if (atomic_load(&slot->posted) == done && !slot_quit(s))
-            device_wait_block(&slot->state, s);
-        atomic_store(&slot->sleeping, 0);
-        spin = (device_spin)DEVICE_SPIN_INIT(DEVICE_CORE_YIELD_NS);
-    }
-}
 
 static uint64_t now_ns(void)
 {
@@ -152,13 +121,13 @@ void device_executor_kernel(uint32_t block_idx, uint32_t block_dim, const void *
     uint32_t done = 0;
 
     for (;;) {
-        uint32_t posted = wait_for_work(slot, done);
+        uint32_t posted = device_slot_wait(slot, done);
         if (posted == done || posted - done > DEVICE_SLOT_RING)
             return;
         /* Run what was posted, in order; a QUIT between tasks wins. */
         while (done != posted) {
             uint32_t id = slot->ring[done % DEVICE_SLOT_RING];
-            if (id >= d->task_count || slot_quit(atomic_load_explicit(&slot->state, memory_order_acquire)))
+            if (id >= d->task_count || device_slot_quitting(slot))
                 return;
             run_task(d, block_idx, id);
             publish_finished(slot, rt, ++done);

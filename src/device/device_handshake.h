@@ -13,15 +13,14 @@
  * the scheduler only writes entries the core has finished with, and it
  * can keep a core busy for several tasks without a round trip each.
  *
- * The state word only says "serve the ring" (IDLE, ASSIGNED or DONE:
- * the scheduler toggles it between IDLE and ASSIGNED to wake a sleeping
- * core, since a futex waiter must see its word change) or "leave" (QUIT,
- * stored by the scheduler at the end, or by the host after a half-built
- * chain). The chain zeroes the whole arena before every execution, so
- * every slot starts IDLE with an empty ring. The executor treats any
- * state other than IDLE, ASSIGNED and DONE as QUIT, and a ring entry
- * outside the task range also makes it leave, so a slot left in garbage
- * can only make a core leave, never run a task that does not exist.
+ * The state word says "serve the ring" (IDLE) or "leave" (QUIT, stored
+ * by the scheduler at the end, or by the host after a half-built chain);
+ * a core asleep blocks on `bell`, which only grows (device_slot.h). The
+ * chain zeroes the whole arena before every execution, so every slot
+ * starts IDLE with an empty ring. The executor treats any state other
+ * than IDLE as QUIT, and a ring entry outside the task range also makes
+ * it leave, so a slot left in garbage can only make a core leave, never
+ * run a task that does not exist.
  *
  * Stores that publish (posted, finished, QUIT) are release or stronger
  * and the loads that consume them acquire, so the ring entries, the
@@ -38,10 +37,8 @@
 #include "graph/requirements.h"
 
 enum {
-    DEVICE_SLOT_IDLE = 0,
-    DEVICE_SLOT_ASSIGNED = 1,
-    DEVICE_SLOT_DONE = 2,
-    DEVICE_SLOT_QUIT = 3
+    DEVICE_SLOT_IDLE = 0, /* serve the ring */
+    DEVICE_SLOT_QUIT = 3  /* leave (so does any other value) */
 };
 
 typedef struct device_runtime_header {
@@ -65,11 +62,12 @@ enum { DEVICE_TASK_PENDING = 0, DEVICE_TASK_READY = 1, DEVICE_TASK_RUNNING = 2, 
 
 typedef struct device_core_slot {
     _Atomic uint32_t state;    /* DEVICE_SLOT_*: serve the ring, or QUIT */
-    _Atomic uint32_t sleeping; /* 1 while the core may block on state */
+    _Atomic uint32_t sleeping; /* 1 while the core may block on bell */
     _Atomic uint32_t posted;   /* tasks ever written to ring (scheduler) */
     _Atomic uint32_t finished; /* tasks ever completed (core) */
     uint32_t ring[DEVICE_SLOT_RING];
-    uint32_t reserved[4];
+    _Atomic uint32_t bell;     /* bumped to wake the core; only grows */
+    uint32_t reserved[3];
 } device_core_slot;
 
 _Static_assert(sizeof(device_runtime_header) == GRAPH_RUNTIME_HEADER_BYTES, "runtime header layout");

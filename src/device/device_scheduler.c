@@ -10,6 +10,7 @@
 #include "device/device_handshake.h"
 #include "device/device_kernels.h"
 #include "device/device_ready_queue.h"
+#include "device/device_slot.h"
 #include "device/device_status.h"
 #include "device/device_validate.h"
 #include "device/device_wait.h"
@@ -28,56 +29,22 @@ typedef struct sched {
     uint32_t seen[DEVICE_CORE_MAX];    /* completions consumed per core */
 } sched;
 
-/* Publishes `state` in core's slot and wakes the core if it may sleep:
- * the store comes before the flag load (both sequentially consistent),
- * and the core sets its flag before re-reading the state. */
-static void tell(const device_run_desc *d, uint32_t core, uint32_t state)
-{
-    device_core_slot *slot = device_core_slot_at(d, core);
-    atomic_store(&slot->state, state);
-    if (atomic_load(&slot->sleeping))
-        device_wait_wake(&slot->state);
-}
-
-static void quit_cores(const device_run_desc *d)
-{
-    for (uint32_t c = 0; c < d->aic_count + d->aiv_count; c++)
-        tell(d, c, DEVICE_SLOT_QUIT);
-}
-
 static void write_status(const device_run_desc *d, int32_t status)
 {
     if (d->status_addr != 0)
         atomic_store_explicit((_Atomic int32_t *)(uintptr_t)d->status_addr, status, memory_order_release);
 }
 
-/* Makes a core that may sleep see new work: the state word is what it
- * blocks on, so change it (IDLE <-> ASSIGNED) unless it says QUIT, then
- * wake it. posted was stored first, and the core sets its flag before
- * re-reading posted, so a core that sleeps misses neither. */
-static void kick(const device_run_desc *d, uint32_t core)
-{
-    device_core_slot *slot = device_core_slot_at(d, core);
-    if (!atomic_load(&slot->sleeping))
-        return;
-    uint32_t state = atomic_load(&slot->state);
-    while (state == DEVICE_SLOT_IDLE || state == DEVICE_SLOT_ASSIGNED || state == DEVICE_SLOT_DONE) {
-        uint32_t next = state == DEVICE_SLOT_ASSIGNED ? DEVICE_SLOT_IDLE : DEVICE_SLOT_ASSIGNED;
-        if (atomic_compare_exchange_weak(&slot->state, &state, next))
-            break;
-    }
-    device_wait_wake(&slot->state);
-}
-
-/* Fills core's ring from its type's ready queue; returns 1 if it posted. */
-static int fill(sched *s, uint32_t core)
+/* Fills core's ring from its type's ready queue and wakes the core if it
+ * may sleep. */
+static void fill(sched *s, uint32_t core)
 {
     device_ready_queue *q = s->queue[device_core_type(s->d, core)];
     device_core_slot *slot = device_core_slot_at(s->d, core);
     uint32_t posted = s->posted[core];
 
     if (device_ready_queue_empty(q) || posted - s->seen[core] >= DEVICE_SLOT_RING)
-        return 0;
+        return;
     while (!device_ready_queue_empty(q) && posted - s->seen[core] < DEVICE_SLOT_RING) {
         uint32_t task = device_ready_queue_pop(q);
         device_task_state *ts = device_task_state_at(s->d, task);
@@ -88,8 +55,7 @@ static int fill(sched *s, uint32_t core)
         s->in_flight++;
     }
     s->posted[core] = posted;
-    atomic_store(&slot->posted, posted);
-    return 1;
+    device_slot_post(slot, posted);
 }
 
 static void seed(sched *s)
@@ -111,11 +77,10 @@ static void seed(sched *s)
 static void dispatch(sched *s)
 {
     for (uint32_t c = 0; c < s->cores; c++)
-        if (!atomic_load(&device_core_slot_at(s->d, c)->sleeping) && fill(s, c))
-            kick(s->d, c); /* it may have fallen asleep meanwhile */
+        if (!atomic_load(&device_core_slot_at(s->d, c)->sleeping))
+            fill(s, c);
     for (uint32_t c = 0; c < s->cores; c++)
-        if (fill(s, c))
-            kick(s->d, c);
+        fill(s, c);
 }
 
 /* Task `id` finished: mark it and release its successors. */
@@ -219,7 +184,7 @@ static void refuse(const device_run_desc *d, int status, int slots_usable)
     if (d->report_fault != NULL)
         d->report_fault(PLATFORM_KERNEL_FAULT_CODE);
     if (slots_usable)
-        quit_cores(d);
+        device_slots_quit(d);
 }
 
 void device_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
@@ -248,5 +213,5 @@ void device_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void 
         reset_trace(d);
     run_graph(d);
     write_status(d, DEVICE_STATUS_OK);
-    quit_cores(d);
+    device_slots_quit(d);
 }

@@ -33,8 +33,16 @@ int device_spin_step(device_spin *spin)
     return 1;
 }
 
+#ifdef SIMPLER_VERIFY
+void (*device_wait_before_block)(_Atomic uint32_t *word, uint32_t expected);
+#endif
+
 void device_wait_block(_Atomic uint32_t *word, uint32_t expected)
 {
+#ifdef SIMPLER_VERIFY
+    if (device_wait_before_block != NULL)
+        device_wait_before_block(word, expected);
+#endif
     /* EAGAIN (the word already changed) and EINTR both mean: re-check. */
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
 }

@@ -53,6 +53,12 @@ int device_spin_step(device_spin *spin);
 /* Blocks while *word == expected; may return early (spuriously or on a
  * wake); callers re-check their condition. */
 void device_wait_block(_Atomic uint32_t *word, uint32_t expected);
+#ifdef SIMPLER_VERIFY
+/* Tests only: when set, called just before every futex wait, so a test
+ * can make a waker act between a waiter's last check and its wait. */
+extern void (*device_wait_before_block)(_Atomic uint32_t *word, uint32_t expected);
+#endif
+
 /* Wakes every thread blocked on `word`. */
 void device_wait_wake(_Atomic uint32_t *word);
 

@@ -8,7 +8,7 @@
 #include "device/device_kernels.h"
 #include "device/device_status.h"
 #include "device/device_validate.h"
-#include "device/device_wait.h"
+#include "device/device_slot.h"
 
 /* Mixes `bytes` at `p` into `h`, eight bytes at a time. */
 static uint64_t mix(uint64_t h, const void *p, uint64_t bytes)
@@ -132,17 +132,6 @@ static void status_publish(_Atomic int32_t *run, _Atomic int32_t *sticky, int32_
         (void)atomic_compare_exchange_strong(sticky, &none, status);
 }
 
-/* Every core of a refused execution is told to quit, so the executor's
- * launch ends. The descriptor placed the slots (device_validate_desc). */
-static void cores_quit(const device_run_desc *d)
-{
-    for (uint32_t c = 0; c < d->aic_count + d->aiv_count; c++) {
-        device_core_slot *slot = device_core_slot_at(d, c);
-        atomic_store(&slot->state, DEVICE_SLOT_QUIT);
-        device_wait_wake(&slot->state);
-    }
-}
-
 void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
     const device_run_desc *d = args;
@@ -156,7 +145,7 @@ void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, cons
     kernel_status_words *w = (kernel_status_words *)(uintptr_t)p->status_addr;
     if (rc != 0) {
         status_publish(&w->run, &w->sticky, rc);
-        cores_quit(d);
+        device_slots_quit(d); /* the executor's launch ends; the slots were placed */
         return;
     }
     /* Restore the immutable packet into the working regions before every

@@ -1,0 +1,58 @@
+/* The scheduler <-> core handshake on one slot (device_slot.h). */
+#include "device/device_slot.h"
+
+#include "device/device_wait.h"
+
+static void ring_bell(device_core_slot *slot)
+{
+    atomic_fetch_add(&slot->bell, 1);
+    device_wait_wake(&slot->bell);
+}
+
+void device_slot_post(device_core_slot *slot, uint32_t posted)
+{
+    /* posted before the flag (both seq_cst): the core sets its flag
+     * before re-reading posted, so one of us sees the other. */
+    atomic_store(&slot->posted, posted);
+    if (atomic_load(&slot->sleeping))
+        ring_bell(slot);
+}
+
+void device_slot_quit(device_core_slot *slot)
+{
+    atomic_store(&slot->state, DEVICE_SLOT_QUIT);
+    ring_bell(slot);
+}
+
+void device_slots_quit(const device_run_desc *d)
+{
+    for (uint32_t c = 0; c < d->aic_count + d->aiv_count; c++)
+        device_slot_quit(device_core_slot_at(d, c));
+}
+
+int device_slot_quitting(device_core_slot *slot)
+{
+    return atomic_load_explicit(&slot->state, memory_order_acquire) != DEVICE_SLOT_IDLE;
+}
+
+uint32_t device_slot_wait(device_core_slot *slot, uint32_t done)
+{
+    device_spin spin = DEVICE_SPIN_INIT(DEVICE_CORE_YIELD_NS);
+    for (;;) {
+        uint32_t posted = atomic_load_explicit(&slot->posted, memory_order_acquire);
+        if (posted != done)
+            return posted;
+        if (device_slot_quitting(slot))
+            return done;
+        if (device_spin_step(&spin))
+            continue;
+        /* bell first, then the flag, then the re-check: any news stored
+         * after the re-check comes with a bell past `bell`. */
+        uint32_t bell = atomic_load(&slot->bell);
+        atomic_store(&slot->sleeping, 1);
+        if (atomic_load(&slot->posted) == done && atomic_load(&slot->state) == DEVICE_SLOT_IDLE)
+            device_wait_block(&slot->bell, bell);
+        atomic_store(&slot->sleeping, 0);
+        spin = (device_spin)DEVICE_SPIN_INIT(DEVICE_CORE_YIELD_NS);
+    }
+}

@@ -1,0 +1,43 @@
+/*
+ * device_slot — the handshake between the scheduler and one core, on
+ * that core's slot (device_handshake.h).
+ *
+ * The scheduler posts tasks (device_slot_post) and, at the end, tells the
+ * core to leave (device_slot_quit; the host's half-chain dismissals use
+ * it too). The core waits for either (device_slot_wait): a bounded spin,
+ * then a futex sleep on the slot's `bell`.
+ *
+ * `bell` only ever grows: a core reads it, announces its sleep, re-checks
+ * posted and state, and blocks while bell still holds what it read. A
+ * waker stores its news first, then (if the core may sleep) bumps bell
+ * and wakes. A bumped bell never returns to a value a core could have
+ * read, so a wake-up that lands between the core's re-check and its
+ * futex wait still makes the wait return (a word toggled back and forth
+ * would not: two wake-ups in that window would restore the value read).
+ */
+#ifndef SIMPLER_DEVICE_SLOT_H
+#define SIMPLER_DEVICE_SLOT_H
+
+#include <stdint.h>
+
+#include "device/device_handshake.h"
+
+/* Scheduler: publishes ring entries up to `posted` (written before) and
+ * wakes the core if it may be asleep. */
+void device_slot_post(device_core_slot *slot, uint32_t posted);
+
+/* Tells the core to leave and wakes it. */
+void device_slot_quit(device_core_slot *slot);
+
+/* Whether the core was told to leave: any state but serve (IDLE) is
+ * read as QUIT, so a garbage slot can only make a core leave. */
+int device_slot_quitting(device_core_slot *slot);
+
+/* Core: returns the posted count once it differs from `done`, or `done`
+ * if the core must leave. */
+uint32_t device_slot_wait(device_core_slot *slot, uint32_t done);
+
+/* Tells every core of the execution described by `d` to leave. */
+void device_slots_quit(const device_run_desc *d);
+
+#endif

@@ -1,0 +1,223 @@
+/*
+ * The scheduler <-> core handshake on one slot (device_slot.h), with the
+ * waker acting at the worst moment: after the core's last check and
+ * before its futex wait (device_wait_before_block, a test-only hook).
+ * A lost wake-up shows as a core that never returns; the test then fails
+ * after a timeout instead of hanging.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <string.h>
+#include <time.h>
+
+#include "support.h"
+
+#include "device/device_slot.h"
+#include "device/device_wait.h"
+
+#define WAIT_LIMIT_S 10
+
+/* What the hook does when the core is about to block the first time. */
+typedef void (*window_fn)(device_core_slot *slot);
+
+static struct {
+    device_core_slot slot __attribute__((aligned(64)));
+    uint32_t done;         /* the core's finished count */
+    uint32_t result;       /* what device_slot_wait returned */
+    window_fn in_window;   /* run by the hook on the core thread's first block */
+    _Atomic int blocks;    /* futex waits the core entered */
+    sem_t about_to_block;  /* posted by the hook (first block) */
+    sem_t go_on;           /* the hook waits for it (first block) */
+    sem_t returned;        /* the core returned */
+} t;
+
+static void hook(_Atomic uint32_t *word, uint32_t expected)
+{
+    (void)word;
+    (void)expected;
+    if (atomic_fetch_add(&t.blocks, 1) != 0)
+        return;
+    if (t.in_window != NULL)
+        t.in_window(&t.slot);
+    sem_post(&t.about_to_block);
+    sem_wait(&t.go_on);
+}
+
+static void *core_thread(void *arg)
+{
+    (void)arg;
+    t.result = device_slot_wait(&t.slot, t.done);
+    sem_post(&t.returned);
+    return NULL;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    memset(&t.slot, 0, sizeof(t.slot));
+    t.done = 0;
+    t.result = UINT32_MAX;
+    t.in_window = NULL;
+    atomic_store(&t.blocks, 0);
+    sem_init(&t.about_to_block, 0, 0);
+    sem_init(&t.go_on, 0, 0);
+    sem_init(&t.returned, 0, 0);
+    device_wait_before_block = hook;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    device_wait_before_block = NULL;
+    sem_destroy(&t.about_to_block);
+    sem_destroy(&t.go_on);
+    sem_destroy(&t.returned);
+    return 0;
+}
+
+/* 0 once the core returned, -1 after the time limit. */
+static int core_returned(void)
+{
+    struct timespec limit;
+    clock_gettime(CLOCK_REALTIME, &limit);
+    limit.tv_sec += WAIT_LIMIT_S;
+    while (sem_timedwait(&t.returned, &limit) != 0)
+        if (errno != EINTR)
+            return -1;
+    return 0;
+}
+
+/* Starts the core, lets it reach its futex wait (the hook ran
+ * `in_window` first), and returns once it may be blocked. */
+static pthread_t core_start_and_block(window_fn in_window)
+{
+    pthread_t th;
+    t.in_window = in_window;
+    assert_int_equal(pthread_create(&th, NULL, core_thread, NULL), 0);
+    assert_int_equal(sem_wait(&t.about_to_block), 0);
+    sem_post(&t.go_on);
+    return th;
+}
+
+static void core_join(pthread_t th)
+{
+    if (core_returned() != 0)
+        fail_msg("the core stayed asleep: a wake-up was lost");
+    assert_int_equal(pthread_join(th, NULL), 0);
+}
+
+static void post_two(device_core_slot *slot)
+{
+    slot->ring[0] = 7;
+    device_slot_post(slot, 1);
+    slot->ring[1] = 8;
+    device_slot_post(slot, 2);
+}
+
+static void post_one(device_core_slot *slot)
+{
+    device_slot_post(slot, 1);
+}
+
+static void quit(device_core_slot *slot)
+{
+    device_slot_quit(slot);
+}
+
+static void slot_wait_returns_work_already_posted(void **state)
+{
+    (void)state;
+    t.slot.posted = 3;
+    t.done = 1;
+    assert_int_equal(device_slot_wait(&t.slot, t.done), 3);
+    assert_int_equal(atomic_load(&t.blocks), 0);
+}
+
+static void slot_post_wakes_a_core_asleep(void **state)
+{
+    (void)state;
+    pthread_t th = core_start_and_block(NULL);
+    struct timespec nap = {0, 20 * 1000 * 1000};
+    nanosleep(&nap, NULL); /* the core is in its futex wait by now */
+    device_slot_post(&t.slot, 1);
+    core_join(th);
+    assert_int_equal(t.result, 1);
+}
+
+/* The case a toggled wake word loses: two posts between the core's
+ * re-check and its wait restore the value it read. */
+static void slot_two_posts_before_the_wait_still_wake(void **state)
+{
+    (void)state;
+    pthread_t th = core_start_and_block(post_two);
+    core_join(th);
+    assert_int_equal(t.result, 2);
+    assert_int_equal(t.slot.ring[1], 8);
+}
+
+static void slot_one_post_before_the_wait_wakes(void **state)
+{
+    (void)state;
+    pthread_t th = core_start_and_block(post_one);
+    core_join(th);
+    assert_int_equal(t.result, 1);
+}
+
+static void slot_quit_before_the_wait_wakes(void **state)
+{
+    (void)state;
+    pthread_t th = core_start_and_block(quit);
+    core_join(th);
+    assert_int_equal(t.result, 0);
+    assert_true(device_slot_quitting(&t.slot));
+}
+
+static void slot_quit_wakes_a_core_asleep(void **state)
+{
+    (void)state;
+    t.done = 5;
+    t.slot.posted = 5;
+    pthread_t th = core_start_and_block(NULL);
+    struct timespec nap = {0, 20 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    device_slot_quit(&t.slot);
+    core_join(th);
+    assert_int_equal(t.result, 5);
+}
+
+static void slot_garbage_state_reads_as_quit(void **state)
+{
+    (void)state;
+    atomic_store(&t.slot.state, 0xdeadbeefu);
+    assert_true(device_slot_quitting(&t.slot));
+    assert_int_equal(device_slot_wait(&t.slot, 0), 0);
+    atomic_store(&t.slot.state, DEVICE_SLOT_IDLE);
+    assert_false(device_slot_quitting(&t.slot));
+}
+
+/* A post while the core is awake rings no bell (no syscall). */
+static void slot_post_to_an_awake_core_leaves_the_bell(void **state)
+{
+    (void)state;
+    device_slot_post(&t.slot, 4);
+    assert_int_equal(atomic_load(&t.slot.bell), 0);
+    assert_int_equal(atomic_load(&t.slot.posted), 4);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(slot_wait_returns_work_already_posted, setup, teardown),
+        cmocka_unit_test_setup_teardown(slot_post_wakes_a_core_asleep, setup, teardown),
+        cmocka_unit_test_setup_teardown(slot_two_posts_before_the_wait_still_wake, setup, teardown),
+        cmocka_unit_test_setup_teardown(slot_one_post_before_the_wait_wakes, setup, teardown),
+        cmocka_unit_test_setup_teardown(slot_quit_before_the_wait_wakes, setup, teardown),
+        cmocka_unit_test_setup_teardown(slot_quit_wakes_a_core_asleep, setup, teardown),
+        cmocka_unit_test_setup_teardown(slot_garbage_state_reads_as_quit, setup, teardown),
+        cmocka_unit_test_setup_teardown(slot_post_to_an_awake_core_leaves_the_bell, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
