@@ -6,12 +6,16 @@
  *   task state        device_task_state per task (scheduler only)
  *   handshake slots   device_core_slot per core, one cache line each
  *
- * A slot holds a small ring of tasks for its core. The scheduler writes
- * task ids into ring[posted % DEVICE_SLOT_RING] and then publishes the
- * new `posted` count; the core runs them in order and publishes
- * `finished` after each one. posted - finished <= DEVICE_SLOT_RING, so
- * the scheduler only writes entries the core has finished with, and it
- * can keep a core busy for several tasks without a round trip each.
+ * A slot holds a ring of tasks for its core. The scheduler writes task
+ * ids into ring[posted % DEVICE_SLOT_RING] and then publishes the new
+ * `posted` count; the core runs them in order and publishes `finished`
+ * after each one. posted - finished <= DEVICE_SLOT_RING, so the
+ * scheduler only writes entries the core has finished with, and it can
+ * keep a core busy for many tasks without a round trip each. What the
+ * core writes often (finished), what it writes around a sleep (sleeping)
+ * and what the scheduler writes (state, posted, bell, ring) sit on
+ * different cache lines, so no side's stores take a line the other is
+ * polling.
  *
  * The state word says "serve the ring" (IDLE) or "leave" (QUIT, stored
  * by the scheduler at the end, or by the host after a half-built chain);
@@ -56,18 +60,22 @@ typedef struct device_task_state {
 
 enum { DEVICE_TASK_PENDING = 0, DEVICE_TASK_READY = 1, DEVICE_TASK_RUNNING = 2, DEVICE_TASK_DONE = 3 };
 
-/* Tasks a core may hold at once: enough that a core with a backlog runs
- * several tasks per scheduler round trip; the slot stays one cache line. */
-#define DEVICE_SLOT_RING 8u
+/* Tasks a core may hold at once (the scheduler adapts how many it
+ * posts, up to this): 64 ids, four cache lines; seven lines a slot. */
+#define DEVICE_SLOT_RING 64u
 
 typedef struct device_core_slot {
-    _Atomic uint32_t state;    /* DEVICE_SLOT_*: serve the ring, or QUIT */
+    /* written by the core: after every task, and before and after a sleep */
+    _Atomic uint32_t finished; /* tasks ever completed */
+    uint32_t reserved0[15];
     _Atomic uint32_t sleeping; /* 1 while the core may block on bell */
-    _Atomic uint32_t posted;   /* tasks ever written to ring (scheduler) */
-    _Atomic uint32_t finished; /* tasks ever completed (core) */
-    uint32_t ring[DEVICE_SLOT_RING];
+    uint32_t reserved1[15];
+    /* written by the scheduler (and QUIT by the host) */
+    _Atomic uint32_t state;    /* DEVICE_SLOT_*: serve the ring, or QUIT */
+    _Atomic uint32_t posted;   /* tasks ever written to ring */
     _Atomic uint32_t bell;     /* bumped to wake the core; only grows */
-    uint32_t reserved[3];
+    uint32_t reserved2[13];
+    uint32_t ring[DEVICE_SLOT_RING];
 } device_core_slot;
 
 _Static_assert(sizeof(device_runtime_header) == GRAPH_RUNTIME_HEADER_BYTES, "runtime header layout");

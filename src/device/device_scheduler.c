@@ -1,9 +1,19 @@
 /*
  * The AICPU scheduler: restore and validate the image, seed the ready
- * queues, hand ready tasks to cores of their type (up to a ring of
- * DEVICE_SLOT_RING per core, awake cores first), consume completions in
+ * queues, hand ready tasks to cores of their type, consume completions in
  * batches and release successors until every task completed, then tell
  * the cores to quit and write the status word.
+ *
+ * How many tasks a core holds, and which cores get them, adapts to how
+ * long the tasks take (docs/device.md, "Dispatch policy"):
+ *   - a core holds up to `depth` posted tasks; depth starts at 1, doubles
+ *     (up to DEVICE_SLOT_RING) whenever a core is found with its ring run
+ *     dry, and halves when a wait stalls while a core holds a queue;
+ *   - cores are filled in order, one up to depth before the next; a
+ *     sleeping core is woken only when no core of its type is awake, or
+ *     after stalls (no completion for a whole spin with tasks waiting)
+ *     brought depth to 1: tasks that long are worth a wake-up, short
+ *     ones are not.
  */
 #include <string.h>
 
@@ -25,6 +35,8 @@ typedef struct sched {
     uint32_t cores;
     uint32_t completed;
     uint32_t in_flight;                /* posted, completion not consumed */
+    uint32_t depth;                    /* tasks a core may hold: 1 .. DEVICE_SLOT_RING */
+    int stalled;                       /* no completion since the last stall */
     uint32_t posted[DEVICE_CORE_MAX];  /* our copy of each slot's posted */
     uint32_t seen[DEVICE_CORE_MAX];    /* completions consumed per core */
 } sched;
@@ -35,17 +47,17 @@ static void write_status(const device_run_desc *d, int32_t status)
         atomic_store_explicit((_Atomic int32_t *)(uintptr_t)d->status_addr, status, memory_order_release);
 }
 
-/* Fills core's ring from its type's ready queue and wakes the core if it
- * may sleep. */
+/* Fills core's ring from its type's ready queue, up to `depth` tasks
+ * held, and wakes the core if it may sleep. */
 static void fill(sched *s, uint32_t core)
 {
     device_ready_queue *q = s->queue[device_core_type(s->d, core)];
     device_core_slot *slot = device_core_slot_at(s->d, core);
     uint32_t posted = s->posted[core];
 
-    if (device_ready_queue_empty(q) || posted - s->seen[core] >= DEVICE_SLOT_RING)
+    if (device_ready_queue_empty(q) || posted - s->seen[core] >= s->depth)
         return;
-    while (!device_ready_queue_empty(q) && posted - s->seen[core] < DEVICE_SLOT_RING) {
+    while (!device_ready_queue_empty(q) && posted - s->seen[core] < s->depth) {
         uint32_t task = device_ready_queue_pop(q);
         device_task_state *ts = device_task_state_at(s->d, task);
         ts->status = DEVICE_TASK_RUNNING;
@@ -72,15 +84,34 @@ static void seed(sched *s)
     }
 }
 
-/* Hands ready tasks out: first to cores that are awake (no wake-up to
- * pay), then, if tasks remain, to sleeping cores, which are woken. */
+static int core_asleep(const sched *s, uint32_t core)
+{
+    return atomic_load_explicit(&device_core_slot_at(s->d, core)->sleeping, memory_order_relaxed) != 0;
+}
+
+/* Hands ready tasks out, in core order, each core up to `depth` before
+ * the next gets any, so short tasks gather on few cores and the rest
+ * fall asleep. A sleeping core costs a wake-up (tens of microseconds on
+ * a VM): one is woken only when no core of its type is awake, or once
+ * stalls have brought depth down to 1 (tasks long enough that more
+ * cores pay for their wake-ups). */
 static void dispatch(sched *s)
 {
+    uint32_t awake[GRAPH_READY_QUEUE_COUNT] = {0, 0};
     for (uint32_t c = 0; c < s->cores; c++)
-        if (!atomic_load(&device_core_slot_at(s->d, c)->sleeping))
-            fill(s, c);
-    for (uint32_t c = 0; c < s->cores; c++)
+        if (!core_asleep(s, c))
+            awake[device_core_type(s->d, c)]++;
+    for (uint32_t c = 0; c < s->cores; c++) {
+        uint32_t type = device_core_type(s->d, c);
+        if (device_ready_queue_empty(s->queue[type]))
+            continue;
+        if (core_asleep(s, c)) {
+            if (awake[type] != 0 && !(s->stalled && s->depth == 1))
+                continue;
+            awake[type]++;
+        }
         fill(s, c);
+    }
 }
 
 /* Task `id` finished: mark it and release its successors. */
@@ -110,33 +141,69 @@ static uint32_t collect(sched *s)
     for (uint32_t c = 0; c < s->cores; c++) {
         if (s->posted[c] == s->seen[c])
             continue;
-        uint32_t finished = atomic_load(&device_core_slot_at(s->d, c)->finished);
         device_core_slot *slot = device_core_slot_at(s->d, c);
+        uint32_t finished = atomic_load(&slot->finished);
+        if (finished == s->seen[c])
+            continue;
         while (s->seen[c] != finished) {
             complete(s, slot->ring[s->seen[c] % DEVICE_SLOT_RING]);
             s->seen[c]++;
             found++;
         }
+        /* Ran dry before we came back: it could have held more. */
+        if (finished == s->posted[c] && s->depth < DEVICE_SLOT_RING)
+            s->depth *= 2;
     }
     return found;
 }
 
-/* Returns once at least one completion was consumed. The doorbell is read
- * before the flag is set and the cores re-scanned; a core that finishes
- * after that scan sees the flag and changes the doorbell, so the futex
- * wait cannot miss it. */
+static int backlog(const sched *s)
+{
+    return !device_ready_queue_empty(s->queue[SIMPLER_CORE_TYPE_AIC]) ||
+           !device_ready_queue_empty(s->queue[SIMPLER_CORE_TYPE_AIV]);
+}
+
+/* A whole spin passed without a completion: the tasks running are long.
+ * Queues behind them wait, so hand out less per core from now on; and
+ * tell dispatch that waking sleeping cores pays. */
+static void stall(sched *s)
+{
+    s->stalled = 1;
+    for (uint32_t c = 0; c < s->cores; c++) {
+        if (s->posted[c] - s->seen[c] >= 2 && s->depth > 1) {
+            s->depth /= 2;
+            break;
+        }
+    }
+}
+
+/* Returns once at least one completion was consumed, or at a stall (the
+ * pause phase of the spin passed; once per completion) that leaves ready
+ * tasks for dispatch to hand out. The doorbell is read before the flag
+ * is set and the cores re-scanned; a core that finishes after that scan
+ * sees the flag and changes the doorbell, so the futex wait cannot miss
+ * it. */
 static void await_completions(sched *s)
 {
     device_spin spin = DEVICE_SPIN_INIT(DEVICE_SPIN_YIELD_NS);
     for (;;) {
-        if (collect(s) > 0)
+        if (collect(s) > 0) {
+            s->stalled = 0;
             return;
-        if (device_spin_step(&spin))
+        }
+        if (device_spin_step(&spin)) {
+            if (!s->stalled && spin.polls >= DEVICE_SPIN_POLLS) {
+                stall(s);
+                if (backlog(s))
+                    return;
+            }
             continue;
+        }
         uint32_t bell = atomic_load(&s->rt->doorbell);
         atomic_store(&s->rt->sched_sleeping, 1);
         if (collect(s) > 0) {
             atomic_store(&s->rt->sched_sleeping, 0);
+            s->stalled = 0;
             return;
         }
         device_wait_block(&s->rt->doorbell, bell);
@@ -155,6 +222,7 @@ static void run_graph(const device_run_desc *d)
         .fanout = (const uint32_t *)(image + h->fanout_offset),
         .rt = device_runtime_header_at(d),
         .cores = d->aic_count + d->aiv_count,
+        .depth = 1,
     };
 
     seed(&s);

@@ -8,7 +8,7 @@
  * runtime arena (device-mutated state of one execution):
  *   [0, 256)                      runtime header (status word, counters)
  *   [256, 256 + 16 * tasks)       task state: fan-in remaining, status, core, reserved (u32 each)
- *   then 64 slots x 64 bytes      AICore handshake slots, one cache line each
+ *   then 64 slots x 448 bytes     AICore handshake slots (device_handshake.h)
  * scheduler state (ready queues, one per core type):
  *   2 x (64-byte queue header + 4 bytes x slots), slots = next_pow2(max(tasks, 64))
  * graph heap: the intermediates (1024-aligned each); graph definition:
@@ -24,7 +24,7 @@
 
 #define GRAPH_RUNTIME_HEADER_BYTES 256u
 #define GRAPH_TASK_STATE_BYTES 16u
-#define GRAPH_CORE_SLOT_BYTES 64u
+#define GRAPH_CORE_SLOT_BYTES 448u
 /* One handshake slot per AICore thread a device can have. */
 #define GRAPH_CORE_SLOT_MAX 64u
 #define GRAPH_READY_QUEUE_COUNT 2u /* AIC, AIV */

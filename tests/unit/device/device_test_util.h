@@ -10,9 +10,15 @@
 #ifndef SIMPLER_TEST_DEVICE_UTIL_H
 #define SIMPLER_TEST_DEVICE_UTIL_H
 
+/* nanosleep (K_SLOW); every suite includes this header first. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fixture_tensor.h"
 #include "simdev_setup.h"
@@ -47,6 +53,7 @@ enum {
     K_NOOP_AIC = 5,
     K_INC = 6,        /* AIV: inout x += 1 */
     K_PROBE = 7,      /* AIV: records its tensors' addresses */
+    K_SLOW = 8,       /* AIV: inout x[0] += 1 after sleeping s0 microseconds */
     K_ABSENT = 9      /* never in the table */
 };
 
@@ -57,6 +64,7 @@ static _Atomic uint32_t dt_end[DT_WINDOW];   /* dt_seq when task i ended, +1 */
 static _Atomic uint32_t dt_runs;             /* kernel calls */
 static _Atomic uint32_t dt_type_mismatch;    /* calls on a core of the wrong type */
 static _Atomic uint64_t dt_probe[4];         /* K_PROBE's tensor addresses */
+static _Atomic uint64_t dt_core_mask;        /* bit c: a task ran on core c */
 static device_kernel_table dt_table;
 
 typedef struct dt_fixture {
@@ -90,6 +98,8 @@ static inline void dt_enter(const SimplerKernelArgs *a, uint32_t expected)
         atomic_fetch_add(&dt_type_mismatch, 1);
     if (a->task_id < DT_WINDOW)
         atomic_store(&dt_start[a->task_id], atomic_fetch_add(&dt_seq, 1) + 1);
+    if (a->core_id < 64)
+        atomic_fetch_or(&dt_core_mask, 1ull << a->core_id);
     atomic_fetch_add(&dt_runs, 1);
 }
 
@@ -158,6 +168,15 @@ static inline void k_probe(const SimplerKernelArgs *a)
     dt_leave(a);
 }
 
+static inline void k_slow(const SimplerKernelArgs *a)
+{
+    dt_enter(a, SIMPLER_CORE_TYPE_AIV);
+    struct timespec nap = {0, (long)a->scalars[0] * 1000};
+    nanosleep(&nap, NULL);
+    dt_elems(&a->tensors[0])[0] += 1.0f;
+    dt_leave(a);
+}
+
 static inline void dt_table_init(void)
 {
     memset(&dt_table, 0, sizeof(dt_table));
@@ -169,6 +188,7 @@ static inline void dt_table_init(void)
     dt_table.entries[K_NOOP_AIC] = (device_kernel_entry){k_noop_aic, SIMPLER_CORE_TYPE_AIC, 0};
     dt_table.entries[K_INC] = (device_kernel_entry){k_inc, SIMPLER_CORE_TYPE_AIV, 0};
     dt_table.entries[K_PROBE] = (device_kernel_entry){k_probe, SIMPLER_CORE_TYPE_AIV, 0};
+    dt_table.entries[K_SLOW] = (device_kernel_entry){k_slow, SIMPLER_CORE_TYPE_AIV, 0};
 }
 
 static inline void dt_observations_reset(void)
@@ -176,6 +196,7 @@ static inline void dt_observations_reset(void)
     atomic_store(&dt_seq, 0);
     atomic_store(&dt_runs, 0);
     atomic_store(&dt_type_mismatch, 0);
+    atomic_store(&dt_core_mask, 0);
     for (uint32_t i = 0; i < DT_WINDOW; i++) {
         atomic_store(&dt_start[i], 0);
         atomic_store(&dt_end[i], 0);

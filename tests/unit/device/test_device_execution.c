@@ -72,6 +72,25 @@ static int orch_diamond(SimplerOrch *orch, const ChipStorageTaskArgs *args)
     return simpler_orch_submit(orch, K_MUL, SIMPLER_CORE_TYPE_AIC);
 }
 
+/* A 30 ms gate, then 12 independent 5 ms tasks after it, each on its
+ * own slice: while the gate runs, the idle cores fall asleep. */
+static int orch_gate_then_long_tasks(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    ChipTensor all = fixture_tensor_slice(&args->tensors[0], 0, 12);
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_inout(orch, &all);
+    simpler_orch_add_scalar(orch, 30000);
+    simpler_orch_submit(orch, K_SLOW, SIMPLER_CORE_TYPE_AIV);
+    for (uint32_t i = 0; i < 12; i++) {
+        ChipTensor xi = fixture_tensor_slice(&args->tensors[0], i, 1);
+        simpler_orch_args_begin(orch);
+        simpler_orch_add_inout(orch, &xi);
+        simpler_orch_add_scalar(orch, 5000);
+        simpler_orch_submit(orch, K_SLOW, SIMPLER_CORE_TYPE_AIV);
+    }
+    return 0;
+}
+
 /* W3-shaped, 10 layers x 10 tasks: task (l, j) adds slices j and j+1
  * (mod 10) of layer l-1; the last layer writes the caller's output. */
 #define W 10u
@@ -277,6 +296,28 @@ static void device_tasks_run_only_on_cores_of_their_type(void **state)
     free(args);
 }
 
+/* Short tasks gather on few cores, but tasks long enough to stall the
+ * scheduler's spin are spread: sleeping cores are woken for them. */
+static void device_long_tasks_wake_sleeping_cores(void **state)
+{
+    dt_fixture *f = *state;
+    float host[12] = {0}, out[12];
+    void *x = dt_dev_alloc(sizeof(host));
+    dt_upload_floats(x, host, 12);
+    ChipStorageTaskArgs *args = fixture_args_new();
+    dt_args_add(args, x, 12, SIMPLER_ADDRESS_SPACE_DEVICE);
+
+    assert_int_equal(dt_run(f, orch_gate_then_long_tasks, args), DEVICE_STATUS_OK);
+    dt_assert_order(f->g);
+    dt_download_floats(out, x, 12);
+    assert_true(out[0] == 2.0f);
+    for (uint32_t i = 1; i < 12; i++)
+        assert_true(out[i] == 1.0f);
+    uint64_t aiv = atomic_load(&dt_core_mask) >> DT_AIC;
+    assert_true(__builtin_popcountll(aiv) >= 2);
+    free(args);
+}
+
 static void device_resolves_device_heap_and_staged_addresses(void **state)
 {
     dt_fixture *f = *state;
@@ -443,6 +484,7 @@ int main(void)
         DT_TEST(device_diamond_computes_42_everywhere),
         DT_TEST(device_layered_graph_matches_host_reference),
         DT_TEST(device_tasks_run_only_on_cores_of_their_type),
+        DT_TEST(device_long_tasks_wake_sleeping_cores),
         DT_TEST(device_resolves_device_heap_and_staged_addresses),
         DT_TEST(device_staged_input_is_read_from_retained_temp),
         DT_TEST(device_trace_records_one_entry_per_task),

@@ -16,7 +16,7 @@ static void graph_requirements_of_diamond_match_hand_computed(void **state)
     assert_int_equal(r.task_count, 4);
     assert_int_equal(r.gm_heap_bytes, 3 * 1024);           /* c, d, e: 64 bytes each, 1024-aligned */
     assert_int_equal(r.graph_definition_bytes, 96 + 4 * 32 + 10 * 80 + 2 * 4 * 4);
-    assert_int_equal(r.runtime_arena_bytes, 256 + 4 * 16 + 64 * 64);
+    assert_int_equal(r.runtime_arena_bytes, 256 + 4 * 16 + 64 * 448);
     assert_int_equal(r.scheduler_state_bytes, 2 * (64 + 4 * 64));
     assert_int_equal(r.retained_temp_bytes, 0);
     graph_scratch_destroy(s);
@@ -66,7 +66,7 @@ static void graph_requirements_scale_with_task_count(void **state)
     assert_int_equal(graph_requirements_of(g, &r), 0);
     assert_int_equal(r.task_count, 100);
     assert_int_equal(r.gm_heap_bytes, 101 * 2048);
-    assert_int_equal(r.runtime_arena_bytes, 256 + 100 * 16 + 64 * 64);
+    assert_int_equal(r.runtime_arena_bytes, 256 + 100 * 16 + 64 * 448);
     assert_int_equal(r.scheduler_state_bytes, 2 * (64 + 4 * 128)); /* 128 = next_pow2(100) */
     assert_int_equal(r.graph_definition_bytes, 96 + 100 * 32 + 200 * 80 + 2 * 99 * 4);
     graph_scratch_destroy(s);
@@ -78,7 +78,7 @@ static void graph_requirement_formulas_match_their_layout(void **state)
     (void)state;
     assert_int_equal(graph_runtime_task_state_offset(0), 256);
     assert_int_equal(graph_runtime_core_slot_offset(10, 0), 256 + 160);
-    assert_int_equal(graph_runtime_arena_bytes(0), 256 + 64 * 64);
+    assert_int_equal(graph_runtime_arena_bytes(0), 256 + 64 * 448);
     assert_int_equal(graph_ready_queue_slots(0), 64);
     assert_int_equal(graph_ready_queue_slots(64), 64);
     assert_int_equal(graph_ready_queue_slots(65), 128);
