@@ -102,13 +102,23 @@ typedef struct {
     uint32_t aiv_cores;
     uint32_t aicpu_threads;  /* AICPU pool threads, >= 1 */
     uint32_t debug_fill;     /* nonzero: fill fresh allocations 0xA5, freed ones 0xDD */
-    uint64_t reserved[4];    /* must be zero */
+    uint32_t engine_affinity; /* 1: AICPU and AICore pool threads on disjoint CPU sets; 0: no placement */
+    uint32_t reserved0;      /* must be zero */
+    uint64_t reserved[3];    /* must be zero */
 } simdev_config;
 
 /* Defaults: 2 devices, 256 MiB HBM each, 2 AIC + 4 AIV cores, 3 AICPU
- * threads, debug fill on; each may be overridden by the environment
- * (SIMDEV_DEVICE_COUNT, SIMDEV_HBM_BYTES, SIMDEV_AIC_CORES, SIMDEV_AIV_CORES,
- * SIMDEV_AICPU_THREADS) when simdev starts without simdev_configure. */
+ * threads, debug fill on, engine affinity on; each may be overridden by
+ * the environment (SIMDEV_DEVICE_COUNT, SIMDEV_HBM_BYTES, SIMDEV_AIC_CORES,
+ * SIMDEV_AIV_CORES, SIMDEV_AICPU_THREADS, SIMDEV_ENGINE_AFFINITY) when
+ * simdev starts without simdev_configure.
+ *
+ * Engine affinity: the AICPU and the AICores are separate processors on
+ * the device, so with affinity on simdev splits the CPUs the process may
+ * use (at start) in two: the first max(1, n * aicpu / (aicpu + aicore))
+ * for every device's AICPU pool threads, the rest for the AICore pool
+ * threads. With fewer than 2 CPUs, or a placement the system refuses,
+ * threads run wherever the OS puts them. */
 SIMDEV_API int simdev_config_default(simdev_config *config);
 /* Before first use (or after simdev_finalize); afterwards REPEAT_INITIALIZE.
  * Invalid fields -> INVALID_PARAM. */

@@ -7,7 +7,13 @@
  * rely on it), and the rest run as threads free up, in waves. The launch
  * lives on the caller's stack: sd_pool_run returns when its last block
  * finished, so the pool needs no allocation per launch.
+ *
+ * Placement (simdev_config.engine_affinity): each pool thread restricts
+ * itself to its pool's CPU set when it starts.
  */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
 #include <string.h>
 
 #include "simdev/sd_internal.h"
@@ -16,9 +22,52 @@
  * simdev_kernel_report_fault. */
 static _Thread_local struct sd_launch *current_launch;
 
-void sd_pool_init(struct sd_pool *p, uint32_t thread_count)
+static void cpus_add(struct sd_cpus *c, int cpu)
+{
+    c->bits[cpu / 64] |= 1ull << (cpu % 64);
+    c->count++;
+}
+
+void sd_engine_placement(const simdev_config *cfg, struct sd_cpus out[2])
+{
+    cpu_set_t allowed;
+    int cpus[SD_CPU_WORDS * 64], n = 0;
+
+    memset(out, 0, 2 * sizeof(out[0]));
+    if (!cfg->engine_affinity || sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+        return;
+    for (int cpu = 0; cpu < SD_CPU_WORDS * 64 && cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &allowed))
+            cpus[n++] = cpu;
+    if (n < 2)
+        return;
+    uint64_t aicore = (uint64_t)cfg->aic_cores + cfg->aiv_cores;
+    int first = (int)((uint64_t)n * cfg->aicpu_threads / (cfg->aicpu_threads + aicore));
+    if (first < 1)
+        first = 1;
+    if (first > n - 1)
+        first = n - 1;
+    for (int i = 0; i < n; i++)
+        cpus_add(&out[i < first ? SIMDEV_ENGINE_AICPU : SIMDEV_ENGINE_AICORE], cpus[i]);
+}
+
+/* Restricts the calling thread to `c`; a refusal leaves it where it is. */
+static void cpus_apply(const struct sd_cpus *c)
+{
+    cpu_set_t set;
+    if (c->count == 0)
+        return;
+    CPU_ZERO(&set);
+    for (int cpu = 0; cpu < SD_CPU_WORDS * 64 && cpu < CPU_SETSIZE; cpu++)
+        if (c->bits[cpu / 64] & (1ull << (cpu % 64)))
+            CPU_SET(cpu, &set);
+    (void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+void sd_pool_init(struct sd_pool *p, uint32_t thread_count, const struct sd_cpus *cpus)
 {
     memset(p, 0, sizeof(*p));
+    p->cpus = *cpus;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->work_cv, NULL);
     pthread_cond_init(&p->done_cv, NULL);
@@ -41,6 +90,7 @@ static struct sd_launch *claim(struct sd_pool *p, uint32_t *block)
 static void *pool_main(void *arg)
 {
     struct sd_pool *p = arg;
+    cpus_apply(&p->cpus);
     pthread_mutex_lock(&p->mu);
     for (;;) {
         while (p->head == NULL && !p->stop)

@@ -80,6 +80,18 @@ struct sd_launch {
     atomic_int fault;
     struct sd_launch *next;
 };
+/* A CPU set as plain bits (no _GNU_SOURCE needed here); count 0 means
+ * "no placement". */
+#define SD_CPU_WORDS 16 /* 1024 CPUs */
+struct sd_cpus {
+    uint32_t count;
+    uint64_t bits[SD_CPU_WORDS];
+};
+/* The CPU sets of the AICPU and AICore pools for `cfg` (engine_affinity),
+ * from the calling thread's affinity; both empty when there is nothing
+ * to split. */
+void sd_engine_placement(const simdev_config *cfg, struct sd_cpus out[2]);
+
 struct sd_pool {
     pthread_mutex_t mu;
     pthread_cond_t work_cv;
@@ -89,8 +101,9 @@ struct sd_pool {
     uint32_t thread_count;  /* configured size */
     uint32_t started;       /* threads running */
     int stop;
+    struct sd_cpus cpus;    /* where the threads run; count 0: anywhere */
 };
-void sd_pool_init(struct sd_pool *p, uint32_t thread_count);
+void sd_pool_init(struct sd_pool *p, uint32_t thread_count, const struct sd_cpus *cpus);
 int sd_pool_start(struct sd_pool *p);    /* under sd_g.lock; idempotent */
 void sd_pool_deinit(struct sd_pool *p);  /* joins the threads */
 /* Runs all blocks of one launch, returns its fault code (0 if none). */

@@ -45,6 +45,7 @@ int simdev_config_default(simdev_config *config)
     config->aiv_cores = 4;
     config->aicpu_threads = 3;
     config->debug_fill = 1;
+    config->engine_affinity = 1;
     return SIMDEV_SUCCESS;
 }
 
@@ -58,6 +59,8 @@ static int config_valid(const simdev_config *c)
     if (aicore < 1 || aicore > SIMDEV_MAX_ENGINE_THREADS)
         return 0;
     if (c->aicpu_threads < 1 || c->aicpu_threads > SIMDEV_MAX_ENGINE_THREADS)
+        return 0;
+    if (c->engine_affinity > 1 || c->reserved0 != 0)
         return 0;
     for (size_t i = 0; i < sizeof(c->reserved) / sizeof(c->reserved[0]); i++)
         if (c->reserved[i] != 0)
@@ -110,6 +113,7 @@ static void config_from_env(simdev_config *c)
     env_u32("SIMDEV_AIC_CORES", &trial.aic_cores);
     env_u32("SIMDEV_AIV_CORES", &trial.aiv_cores);
     env_u32("SIMDEV_AICPU_THREADS", &trial.aicpu_threads);
+    env_u32("SIMDEV_ENGINE_AFFINITY", &trial.engine_affinity);
     if (config_valid(&trial))
         *c = trial;
 }
@@ -127,10 +131,12 @@ static int start(void)
             return SIMDEV_ERROR_MEMORY_ALLOCATION;
         }
     }
+    struct sd_cpus place[2];
+    sd_engine_placement(&sd_g.cfg, place);
     for (uint32_t d = 0; d < n; d++) {
-        sd_pool_init(&sd_g.dev[d].pools[SIMDEV_ENGINE_AICPU], sd_g.cfg.aicpu_threads);
-        sd_pool_init(&sd_g.dev[d].pools[SIMDEV_ENGINE_AICORE],
-                     sd_g.cfg.aic_cores + sd_g.cfg.aiv_cores);
+        sd_pool_init(&sd_g.dev[d].pools[SIMDEV_ENGINE_AICPU], sd_g.cfg.aicpu_threads, &place[SIMDEV_ENGINE_AICPU]);
+        sd_pool_init(&sd_g.dev[d].pools[SIMDEV_ENGINE_AICORE], sd_g.cfg.aic_cores + sd_g.cfg.aiv_cores,
+                     &place[SIMDEV_ENGINE_AICORE]);
     }
     sd_g.started = 1;
     return 0;

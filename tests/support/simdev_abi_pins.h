@@ -43,7 +43,9 @@ static inline void simdev_abi_config_assert_pinned(void)
     SIMDEV_PIN(simdev_config, aiv_cores, 20);
     SIMDEV_PIN(simdev_config, aicpu_threads, 24);
     SIMDEV_PIN(simdev_config, debug_fill, 28);
-    SIMDEV_PIN(simdev_config, reserved, 32);
+    SIMDEV_PIN(simdev_config, engine_affinity, 32);
+    SIMDEV_PIN(simdev_config, reserved0, 36);
+    SIMDEV_PIN(simdev_config, reserved, 40);
 }
 
 static inline void simdev_abi_mem_info_assert_pinned(void)

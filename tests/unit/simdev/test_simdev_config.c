@@ -12,7 +12,7 @@
 #include "simpler/simdev.h"
 
 static const char *const env_names[] = {"SIMDEV_DEVICE_COUNT", "SIMDEV_HBM_BYTES", "SIMDEV_AIC_CORES",
-                                        "SIMDEV_AIV_CORES", "SIMDEV_AICPU_THREADS"};
+                                        "SIMDEV_AIV_CORES", "SIMDEV_AICPU_THREADS", "SIMDEV_ENGINE_AFFINITY"};
 
 static int clean_start(void **state)
 {
@@ -52,15 +52,17 @@ static void config_default_has_documented_values(void **state)
     assert_int_equal(c.aiv_cores, 4);
     assert_int_equal(c.aicpu_threads, 3);
     assert_int_not_equal(c.debug_fill, 0);
-    for (int i = 0; i < 4; i++)
+    assert_int_equal(c.engine_affinity, 1);
+    assert_int_equal(c.reserved0, 0);
+    for (int i = 0; i < 3; i++)
         assert_int_equal(c.reserved[i], 0);
 }
 
 static void config_invalid_fields_refused_and_change_nothing(void **state)
 {
     (void)state;
-    simdev_config bad[9];
-    for (int i = 0; i < 9; i++)
+    simdev_config bad[11];
+    for (int i = 0; i < 11; i++)
         bad[i] = small_config();
     bad[0].struct_size = sizeof bad[0] - 8;
     bad[1].device_count = 0;
@@ -70,8 +72,10 @@ static void config_invalid_fields_refused_and_change_nothing(void **state)
     bad[5].aicpu_threads = 0;
     bad[6].aicpu_threads = SIMDEV_MAX_ENGINE_THREADS + 1;
     bad[7].aic_cores = SIMDEV_MAX_ENGINE_THREADS;
-    bad[8].reserved[3] = 1;
-    for (int i = 0; i < 9; i++) {
+    bad[8].reserved[2] = 1;
+    bad[9].reserved0 = 1;
+    bad[10].engine_affinity = 2;
+    for (int i = 0; i < 11; i++) {
         int rc = simdev_configure(&bad[i]);
         if (rc != SIMDEV_ERROR_INVALID_PARAM)
             fail_msg("bad config %d returned %d", i, rc);
@@ -119,6 +123,7 @@ static void config_environment_overrides_defaults(void **state)
     setenv("SIMDEV_DEVICE_COUNT", "3", 1);
     setenv("SIMDEV_HBM_BYTES", "2097152", 1);
     setenv("SIMDEV_AICPU_THREADS", "1", 1);
+    setenv("SIMDEV_ENGINE_AFFINITY", "0", 1);
     simdev_mem_info info;
     assert_int_equal(simdev_get_mem_info(2, &info), SIMDEV_SUCCESS);
     assert_int_equal(info.hbm_bytes, 2u << 20);
@@ -127,6 +132,7 @@ static void config_environment_overrides_defaults(void **state)
     assert_int_equal(now.device_count, 3);
     assert_int_equal(now.aicpu_threads, 1);
     assert_int_equal(now.aic_cores, 2);
+    assert_int_equal(now.engine_affinity, 0);
     assert_int_equal(simdev_set_device(3), SIMDEV_ERROR_INVALID_DEVICE);
 }
 
