@@ -46,6 +46,11 @@ static inline int device_ready_queue_empty(const device_ready_queue *q)
     return q->head == q->tail;
 }
 
+static inline uint32_t device_ready_queue_count(const device_ready_queue *q)
+{
+    return q->tail - q->head;
+}
+
 static inline uint32_t device_ready_queue_pop(device_ready_queue *q)
 {
     return q->slots[q->head++ & q->mask];

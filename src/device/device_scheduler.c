@@ -9,11 +9,12 @@
  *   - a core holds up to `depth` posted tasks; depth starts at 1, doubles
  *     (up to DEVICE_SLOT_RING) whenever a core is found with its ring run
  *     dry, and halves when a wait stalls while a core holds a queue;
- *   - cores are filled in order, one up to depth before the next; a
- *     sleeping core is woken only when no core of its type is awake, or
- *     after stalls (no completion for a whole spin with tasks waiting)
- *     brought depth to 1: tasks that long are worth a wake-up, short
- *     ones are not.
+ *   - a core is refilled when it holds less than half its depth; cores
+ *     are served in order, and a later core gets tasks only while more
+ *     are ready than a ring holds; a sleeping core is woken only when no
+ *     core of its type is awake, or after stalls (no completion for a
+ *     whole spin with tasks waiting) brought depth to 1: tasks that long
+ *     are worth a wake-up, short ones are not.
  */
 #include <string.h>
 
@@ -89,26 +90,35 @@ static int core_asleep(const sched *s, uint32_t core)
     return atomic_load_explicit(&device_core_slot_at(s->d, core)->sleeping, memory_order_relaxed) != 0;
 }
 
-/* Hands ready tasks out, in core order, each core up to `depth` before
- * the next gets any, so short tasks gather on few cores and the rest
- * fall asleep. A sleeping core costs a wake-up (tens of microseconds on
- * a VM): one is woken only when no core of its type is awake, or once
- * stalls have brought depth down to 1 (tasks long enough that more
- * cores pay for their wake-ups). */
+/* Hands ready tasks out, in core order. A core is refilled (up to depth)
+ * once it holds less than half its depth: posting costs a fenced store,
+ * so rings are refilled in batches, not after every completion. A core
+ * holding more is busy enough, and later cores of its type get tasks
+ * only if more are ready than a ring holds, so short tasks gather on few
+ * cores and the rest fall asleep. A sleeping core costs a wake-up (tens
+ * of microseconds on a VM): one is woken only when no core of its type
+ * is awake, or once stalls have brought depth down to 1 (tasks long
+ * enough that more cores pay for their wake-ups). */
 static void dispatch(sched *s)
 {
     uint32_t awake[GRAPH_READY_QUEUE_COUNT] = {0, 0};
+    int enough[GRAPH_READY_QUEUE_COUNT] = {0, 0};
     for (uint32_t c = 0; c < s->cores; c++)
         if (!core_asleep(s, c))
             awake[device_core_type(s->d, c)]++;
     for (uint32_t c = 0; c < s->cores; c++) {
         uint32_t type = device_core_type(s->d, c);
-        if (device_ready_queue_empty(s->queue[type]))
+        device_ready_queue *q = s->queue[type];
+        if (enough[type] || device_ready_queue_empty(q))
             continue;
         if (core_asleep(s, c)) {
             if (awake[type] != 0 && !(s->stalled && s->depth == 1))
                 continue;
             awake[type]++;
+        }
+        if (s->posted[c] - s->seen[c] >= (s->depth + 1) / 2) {
+            enough[type] = device_ready_queue_count(q) <= s->depth;
+            continue;
         }
         fill(s, c);
     }
