@@ -101,6 +101,10 @@ static void run_task(const device_run_desc *d, uint32_t core, uint32_t id)
  * scheduler may sleep: it sets its flag and then re-scans `finished`
  * (both sequentially consistent), so either it sees this count or we
  * see its flag and change the word it blocks on. */
+/* A core with a backlog publishes its finished count every this many
+ * tasks, and always when it runs out of posted work. */
+#define DEVICE_PUBLISH_EVERY 4u
+
 static void publish_finished(device_core_slot *slot, device_runtime_header *rt, uint32_t done)
 {
     atomic_store(&slot->finished, done);
@@ -130,7 +134,11 @@ void device_executor_kernel(uint32_t block_idx, uint32_t block_dim, const void *
             if (id >= d->task_count || device_slot_quitting(slot))
                 return;
             run_task(d, block_idx, id);
-            publish_finished(slot, rt, ++done);
+            /* Every task's count would bounce the line to the scheduler
+             * once per task; every 4th, and the last one posted, keep
+             * the scheduler current while the ring holds work. */
+            if (++done == posted || done % DEVICE_PUBLISH_EVERY == 0)
+                publish_finished(slot, rt, done);
         }
     }
 }
