@@ -1,15 +1,22 @@
 /*
  * Engine pools: persistent worker threads that run kernel blocks.
  *
- * A launch is queued whole; each idle thread claims the next block index of
- * the oldest launch. All blocks of a launch up to the pool size therefore
- * run at the same time (persistent kernels whose blocks poll each other
- * rely on it), and the rest run as threads free up, in waves. The launch
+ * A launch of two or more blocks is queued whole; each idle thread claims
+ * the next block index of the oldest launch. All blocks of a launch up to
+ * the pool size therefore run at the same time (persistent kernels whose
+ * blocks poll each other rely on it), and the rest run as threads free
+ * up, in waves. The launch
  * lives on the caller's stack: sd_pool_run returns when its last block
  * finished, so the pool needs no allocation per launch.
  *
+ * A launch of one block is not queued: the calling thread (the stream's
+ * worker, or a graph lane) runs it itself, which saves the two hand-offs
+ * to and from a pool thread and means a one-block kernel never waits for
+ * a free pool thread.
+ *
  * Placement (simdev_config.engine_affinity): each pool thread restricts
- * itself to its pool's CPU set when it starts.
+ * itself to its pool's CPU set when it starts; a thread running a block
+ * inline moves itself to that set first.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -140,10 +147,34 @@ void sd_pool_deinit(struct sd_pool *p)
     memset(p, 0, sizeof(*p));
 }
 
+/* Where the calling (stream worker or graph lane) thread last placed
+ * itself to run a block inline. */
+static _Thread_local struct sd_cpus inline_cpus;
+static _Thread_local int inline_placed;
+
+/* Runs the one block of `l` on the calling thread, placed on the pool's
+ * CPUs (a syscall only when that differs from the last inline block). */
+static void run_inline(struct sd_pool *p, struct sd_launch *l)
+{
+    if (p->cpus.count != 0 && (!inline_placed || memcmp(&inline_cpus, &p->cpus, sizeof(p->cpus)) != 0)) {
+        cpus_apply(&p->cpus);
+        inline_cpus = p->cpus;
+        inline_placed = 1;
+    }
+    struct sd_launch *outer = current_launch;
+    current_launch = l;
+    l->fn(0, 1, l->args);
+    current_launch = outer;
+}
+
 int sd_pool_run(struct sd_pool *p, simdev_kernel_fn fn, uint32_t block_dim, const void *args)
 {
     struct sd_launch l = {.fn = fn, .args = args, .block_dim = block_dim};
     atomic_init(&l.fault, 0);
+    if (block_dim == 1) {
+        run_inline(p, &l);
+        return atomic_load(&l.fault);
+    }
     pthread_mutex_lock(&p->mu);
     if (p->tail != NULL)
         p->tail->next = &l;

@@ -170,6 +170,61 @@ static void kernel_blocks_of_one_launch_run_concurrently_on_aicpu(void **state)
     rendezvous_blocks(SIMDEV_ENGINE_AICPU, FIX_AICPU_THREADS);
 }
 
+/* Every block of a "hold" launch checks in, then waits for the gate. */
+struct hold_args {
+    atomic_uint *arrived;
+    struct fix_flag *gate;
+};
+
+static void hold_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx;
+    (void)block_dim;
+    const struct hold_args *a = args;
+    atomic_fetch_add(a->arrived, 1);
+    (void)fix_flag_wait(a->gate);
+}
+
+/* A one-block launch runs on its stream's own thread: it does not wait
+ * for a pool thread, even while another launch holds all of them. */
+static void kernel_of_one_block_runs_while_every_pool_thread_is_busy(void **state)
+{
+    (void)state;
+    simdev_stream_t holder = fix_stream(), other = fix_stream();
+    struct fix_flag gate, ran;
+    atomic_uint arrived = 0;
+    fix_flag_init(&gate);
+    fix_flag_init(&ran);
+    struct hold_args h = {&arrived, &gate};
+    assert_int_equal(simdev_launch_kernel(holder, SIMDEV_ENGINE_AICORE, hold_kernel, FIX_AICORE_POOL, &h, sizeof h),
+                     SIMDEV_SUCCESS);
+    struct timespec deadline = fix_deadline(), nap = {0, 1000000};
+    while (atomic_load(&arrived) < FIX_AICORE_POOL && fix_flag_is_set(&gate) == 0) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        if (now.tv_sec > deadline.tv_sec)
+            break;
+        nanosleep(&nap, NULL);
+    }
+    assert_int_equal(atomic_load(&arrived), FIX_AICORE_POOL);
+    struct fix_flag *rp = &ran;
+    assert_int_equal(simdev_launch_kernel(other, SIMDEV_ENGINE_AICORE, raise_kernel, 1, &rp, sizeof rp),
+                     SIMDEV_SUCCESS);
+    /* Well inside the holders' own liveness bound (FIX_LIVENESS_SECONDS),
+     * after which they would leave and free a pool thread anyway. */
+    int raised = 0;
+    for (int i = 0; i < 5000 && !(raised = fix_flag_is_set(&ran)); i++)
+        nanosleep(&nap, NULL);
+    fix_flag_raise(&gate);
+    assert_int_equal(simdev_stream_synchronize(holder), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(other), SIMDEV_SUCCESS);
+    assert_int_equal(raised, 1);
+    assert_int_equal(simdev_stream_destroy(holder), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(other), SIMDEV_SUCCESS);
+    fix_flag_deinit(&gate);
+    fix_flag_deinit(&ran);
+}
+
 struct seen_args {
     atomic_int *seen;
     uint32_t block_dim;
@@ -362,6 +417,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         FIX_TEST(streams_run_concurrently_without_deadlock),
+        FIX_TEST(kernel_of_one_block_runs_while_every_pool_thread_is_busy),
         FIX_TEST(stream_host_funcs_run_in_order),
         FIX_TEST(stream_kernels_run_in_order_past_ring_capacity),
         FIX_TEST(stream_async_copies_and_sets_apply_in_order),
