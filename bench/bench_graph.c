@@ -6,7 +6,10 @@
  *                     (orchestration, TensorMap, graph image), no device;
  *   simpler run       simpler_run in program mode, end to end (build,
  *                     upload, device execution on simdev, wait);
- *   simpler execute   run minus the median build: the device side.
+ *   simpler execute   run minus the median build: the device side;
+ *     of which        the device scheduler's own timings of each run:
+ *                     image restore + validation, and the scheduler loop
+ *                     (seed to last completion; program_device_times).
  * Each figure is ns per task, the median of --runs runs (default 7).
  * Before timing, one run of each side is checked: the baseline's order of
  * completion, the build's edge count, and, with a kernel that stores a
@@ -141,7 +144,7 @@ static double bench_build(struct bench_report *r, struct simpler_build *b, const
 static void bench_run(struct bench_report *r, struct simpler_program *p, const char *stage, int status,
                       enum dag_shape shape, double build_median, unsigned runs)
 {
-    double samples[BENCH_RUNS_MAX], execute[BENCH_RUNS_MAX];
+    double samples[BENCH_RUNS_MAX], execute[BENCH_RUNS_MAX], prepare[BENCH_RUNS_MAX], loop[BENCH_RUNS_MAX];
     int rc = status;
     uint32_t bad_task = 0;
     if (rc == 0) {
@@ -153,7 +156,7 @@ static void bench_run(struct bench_report *r, struct simpler_program *p, const c
         exit(1);
     }
     for (unsigned run = 0; rc == 0 && run < runs; run++)
-        rc = simpler_program_run(p, shape, &samples[run]);
+        rc = simpler_program_run(p, shape, &samples[run], &prepare[run], &loop[run]);
     if (rc != 0) {
         skip_row(r, shape, "simpler run (program mode)", stage, rc);
         return;
@@ -165,6 +168,10 @@ static void bench_run(struct bench_report *r, struct simpler_program *p, const c
     bench_report_add(r, name, "ns/task", samples, runs);
     row_name(name, sizeof(name), shape, "simpler execute (run - build)");
     bench_report_add(r, name, "ns/task", execute, runs);
+    row_name(name, sizeof(name), shape, "  of which device validation");
+    bench_report_add(r, name, "ns/task", prepare, runs);
+    row_name(name, sizeof(name), shape, "  of which scheduler loop");
+    bench_report_add(r, name, "ns/task", loop, runs);
 }
 
 int main(int argc, char **argv)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context/program_run.h"
 #include "dag_orch.h"
 #include "graph/graph_build.h"
 #include "simpler/runtime_c_api.h"
@@ -194,9 +195,15 @@ static int program_run(struct simpler_program *p, enum dag_shape shape, int32_t 
     return rc;
 }
 
-int simpler_program_run(struct simpler_program *p, enum dag_shape shape, double *ns_per_task)
+int simpler_program_run(struct simpler_program *p, enum dag_shape shape, double *ns_per_task,
+                        double *prepare_per_task, double *loop_per_task)
 {
-    return program_run(p, shape, DAG_ORCH_FUNC_EMPTY, ns_per_task);
+    uint64_t prepare = 0, loop = 0;
+    int rc = program_run(p, shape, DAG_ORCH_FUNC_EMPTY, ns_per_task);
+    rc = rc ? rc : program_device_times(p->ctx, &prepare, &loop);
+    *prepare_per_task = (double)prepare / dag_shape_task_count(shape);
+    *loop_per_task = (double)loop / dag_shape_task_count(shape);
+    return rc;
 }
 
 int simpler_program_verify(struct simpler_program *p, enum dag_shape shape, uint32_t *bad_task)

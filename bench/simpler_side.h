@@ -29,8 +29,11 @@ struct simpler_program;
 int simpler_program_create(const char *image_path, struct simpler_program **out, const char **stage);
 void simpler_program_destroy(struct simpler_program *p);
 /* One simpler_run of `shape` with the empty kernel; *ns_per_task is its
- * wall time per task. */
-int simpler_program_run(struct simpler_program *p, enum dag_shape shape, double *ns_per_task);
+ * wall time per task, *prepare_per_task and *loop_per_task the device
+ * scheduler's own timings of it (image restore + validation; seed to last
+ * completion), per task. */
+int simpler_program_run(struct simpler_program *p, enum dag_shape shape, double *ns_per_task,
+                        double *prepare_per_task, double *loop_per_task);
 /* One simpler_run of `shape` with the check kernel on zeroed slots, then
  * compares every task's check value (dag_shapes.h) with the expected one. 0 when all match,
  * SIMPLER_SIDE_WRONG_RESULT (with *bad_task set) when one does not, or

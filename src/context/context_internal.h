@@ -77,6 +77,7 @@ typedef struct simpler_context {
     device_kernel_table *kernel_tables[SIMPLER_MAX_CALLABLES_PROGRAM]; /* per slot, or NULL */
     callable_dlopen_counts dlopen_counts;
     int last_device_error;     /* latest failing device code (platform_status_keep) */
+    uint64_t last_runtime_base; /* program mode: runtime arena of the last run that completed, or 0 */
 
     graph_scratch *scratch;    /* host build storage, sized by task window */
     void *image;               /* host copy of the last graph image */

@@ -84,6 +84,7 @@ void program_requirements_of_config(const CallConfig *config, graph_requirements
 
 int program_release_device(simpler_context *ctx)
 {
+    ctx->last_runtime_base = 0;
     int first = arena_bank_release(&ctx->bank);
     int rc = retained_temp_release(&ctx->temp, ctx->ops);
     first = first ? first : rc;

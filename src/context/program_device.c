@@ -179,6 +179,7 @@ int program_execute(simpler_context *ctx, const device_run_desc *desc)
 {
     const platform_ops *ops = ctx->ops;
     int32_t word = 0;
+    ctx->last_runtime_base = 0;
     int rc = streams_ready(ctx);
     rc = rc ? rc
             : context_device_status(ctx, "memcpy_sync",
@@ -200,12 +201,40 @@ int program_execute(simpler_context *ctx, const device_run_desc *desc)
     if (code != 0)
         streams_renew_faulted(ctx);
     rc = status_word_read(ctx, desc, &word);
-    if (rc == 0 && (word == 0 || device_error_range(word)) && (code == 0 || word != 0))
+    if (rc == 0 && (word == 0 || device_error_range(word)) && (code == 0 || word != 0)) {
+        if (word == 0)
+            ctx->last_runtime_base = desc->runtime_base;
         return word;
+    }
     if (code != 0)
         return context_device_status(ctx, "stream_synchronize", code);
     if (rc != 0)
         return rc;
     simpler_log(SIMPLER_LOG_ERROR, "simpler_run: the device scheduler left status word %d", (int)word);
     return PTO_RUNTIME_ERR_INTERNAL;
+}
+
+int program_device_times(DeviceContextHandle handle, uint64_t *prepare_ns, uint64_t *graph_ns)
+{
+    if (prepare_ns == NULL || graph_ns == NULL)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    simpler_context *ctx = context_lock(handle);
+    if (ctx == NULL)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    int rc = PTO_RUNTIME_ERR_INVALID_STATE;
+    device_runtime_header h;
+    if (context_is_program(ctx) && ctx->initialized && ctx->last_runtime_base != 0) {
+        rc = context_select_device(ctx);
+        rc = rc ? rc
+                : context_device_status(ctx, "memcpy_sync",
+                                        ctx->ops->memcpy_sync(ctx->ops->user, &h,
+                                                              (const void *)(uintptr_t)ctx->last_runtime_base,
+                                                              sizeof(h)));
+    }
+    context_unlock(ctx);
+    if (rc == 0) {
+        *prepare_ns = h.prepare_ns;
+        *graph_ns = h.graph_ns;
+    }
+    return rc;
 }

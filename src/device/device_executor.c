@@ -2,22 +2,13 @@
  * The AICore executor: one block per core, each serving its handshake
  * slot: wait for a task, run its kernel, publish DONE, ring the doorbell.
  */
-#define _POSIX_C_SOURCE 200809L
 #include <string.h>
-#include <time.h>
 
 #include "device/device_handshake.h"
 #include "device/device_kernels.h"
 #include "device/device_slot.h"
 #include "device/device_wait.h"
 #include "device/trace_record.h"
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* The device address of a tensor argument. */
 static uint64_t resolve(const device_run_desc *d, const graph_image_arg *a)
@@ -91,10 +82,10 @@ static void run_task(const device_run_desc *d, uint32_t core, uint32_t id)
         else
             scalars[k.scalar_count++] = arg->addr;
     }
-    uint64_t start = d->trace_base != 0 ? now_ns() : 0;
+    uint64_t start = d->trace_base != 0 ? device_now_ns() : 0;
     d->kernels->entries[task->func_id].fn(&k);
     if (d->trace_base != 0)
-        trace_task(d, &k, start, now_ns());
+        trace_task(d, &k, start, device_now_ns());
 }
 
 /* Publishes one finished task. The doorbell is only rung when the

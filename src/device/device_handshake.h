@@ -48,7 +48,9 @@ enum {
 typedef struct device_runtime_header {
     _Atomic uint32_t doorbell;       /* bumped by a core that finished a task while the scheduler may sleep */
     _Atomic uint32_t sched_sleeping; /* 1 while the scheduler may block on doorbell */
-    uint32_t reserved[62];
+    uint64_t prepare_ns;             /* scheduler: restore + validation, this execution */
+    uint64_t graph_ns;               /* scheduler: seed to last completion, this execution */
+    uint32_t reserved[58];
 } device_runtime_header;
 
 typedef struct device_task_state {

@@ -273,6 +273,7 @@ void device_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void 
     (void)block_dim;
     if (block_idx != 0)
         return;
+    uint64_t t0 = device_now_ns();
     rc = device_validate_desc(d);
     if (rc != DEVICE_STATUS_OK) {
         refuse(d, rc, rc != DEVICE_ERR_PACKET_INVALID);
@@ -289,7 +290,11 @@ void device_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void 
     }
     if (d->trace_base != 0)
         reset_trace(d);
+    uint64_t t1 = device_now_ns();
     run_graph(d);
-    write_status(d, DEVICE_STATUS_OK);
+    device_runtime_header *rt = device_runtime_header_at(d);
+    rt->prepare_ns = t1 - t0;
+    rt->graph_ns = device_now_ns() - t1;
+    write_status(d, DEVICE_STATUS_OK); /* release: the timings travel with it */
     device_slots_quit(d);
 }

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now_ns(void)
+uint64_t device_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -24,7 +24,7 @@ int device_spin_step(device_spin *spin)
     }
     if (spin->yield_ns == 0)
         return 0;
-    uint64_t now = now_ns();
+    uint64_t now = device_now_ns();
     if (spin->yield_until_ns == 0)
         spin->yield_until_ns = now + spin->yield_ns;
     if (now >= spin->yield_until_ns)

@@ -50,6 +50,9 @@ typedef struct device_spin {
  * returns 0 once the budget is spent (block now). */
 int device_spin_step(device_spin *spin);
 
+/* CLOCK_MONOTONIC in nanoseconds (trace records, run timings). */
+uint64_t device_now_ns(void);
+
 /* Blocks while *word == expected; may return early (spuriously or on a
  * wake); callers re-check their condition. */
 void device_wait_block(_Atomic uint32_t *word, uint32_t expected);

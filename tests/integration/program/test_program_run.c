@@ -7,6 +7,8 @@
 
 #include "program_fixture.h"
 
+#include "context/program_run.h"
+
 typedef struct suite {
     vadd_image image;
     DeviceContextHandle ctx;
@@ -146,6 +148,45 @@ static void program_run_missing_kernel_is_a_device_status_and_context_stays_usab
     assert_int_equal(vadd_check(&v, 1), 0);
 }
 
+/* The scheduler's own timings (program_device_times, for benchmarks):
+ * only after a run that completed, on a context of its own on device 1
+ * (finalize resets its device, which the suite's context uses). */
+static void program_run_device_times_of_the_last_completed_run(void **state)
+{
+    suite *s = *state;
+    static vadd_buffers v;
+    ChipStorageTaskArgs args;
+    uint64_t prepare = 7, loop = 7;
+    DeviceContextHandle ctx = create_device_context();
+    assert_non_null(ctx);
+    assert_int_equal(program_device_times(ctx, &prepare, &loop), PTO_RUNTIME_ERR_INVALID_STATE);
+    assert_int_equal(simpler_init(ctx, 1, NULL), 0);
+    assert_int_equal(simpler_register_callable(ctx, 3, s->image.bytes, s->image.size), 0);
+    assert_int_equal(program_device_times(ctx, &prepare, &loop), PTO_RUNTIME_ERR_INVALID_STATE);
+    assert_true(prepare == 7 && loop == 7);
+
+    vadd_buffers_fill(&v, 1.0f);
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 3, 0);
+    assert_int_equal(simpler_run(ctx, 3, &args, NULL), 0);
+    assert_int_equal(program_device_times(NULL, &prepare, &loop), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(program_device_times(ctx, NULL, &loop), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(program_device_times(ctx, &prepare, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(program_device_times(ctx, &prepare, &loop), 0);
+    assert_true(prepare > 0 && prepare != 7 && loop > 0 && loop != 7);
+
+    /* A run the device refused leaves nothing to report. */
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 1, VADD_MODE_MISSING);
+    assert_true(simpler_run(ctx, 3, &args, NULL) < 0);
+    assert_int_equal(program_device_times(ctx, &prepare, &loop), PTO_RUNTIME_ERR_INVALID_STATE);
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 1, 0);
+    assert_int_equal(simpler_run(ctx, 3, &args, NULL), 0);
+    assert_int_equal(program_device_times(ctx, &prepare, &loop), 0);
+
+    assert_int_equal(finalize_device(ctx), 0);
+    assert_int_equal(program_device_times(ctx, &prepare, &loop), PTO_RUNTIME_ERR_INVALID_STATE);
+    destroy_device_context(ctx);
+}
+
 static void program_run_with_trace_writes_one_event_per_task(void **state)
 {
     suite *s = *state;
@@ -187,6 +228,7 @@ int main(void)
         cmocka_unit_test(program_run_returns_orchestration_failure_code),
         cmocka_unit_test(program_run_missing_kernel_is_a_device_status_and_context_stays_usable),
         cmocka_unit_test(program_run_with_trace_writes_one_event_per_task),
+        cmocka_unit_test(program_run_device_times_of_the_last_completed_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
