@@ -179,7 +179,6 @@ int program_execute(simpler_context *ctx, const device_run_desc *desc)
 {
     const platform_ops *ops = ctx->ops;
     int32_t word = 0;
-    ctx->last_runtime_base = 0;
     int rc = streams_ready(ctx);
     rc = rc ? rc
             : context_device_status(ctx, "memcpy_sync",

@@ -61,6 +61,8 @@ static int run_locked(simpler_context *ctx, int32_t id, const ChipStorageTaskArg
     device_run_desc desc;
     const graph *g = NULL;
     int rc = run_check(ctx, id, args, config, &rq);
+    if (rc == 0)
+        ctx->last_runtime_base = 0; /* the commit below may re-base the arena */
     rc = rc ? rc : context_select_device(ctx);
     rc = rc ? rc : run_prepare(ctx, &rq, args, &g, &desc);
     rc = rc ? rc : program_stage_in(ctx, g, args);

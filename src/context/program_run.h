@@ -52,8 +52,8 @@ int program_execute(simpler_context *ctx, const device_run_desc *desc);
  * to last completion (*graph_ns). Internal (benchmarks; not exported).
  * Returns 0, -1005 for a NULL pointer or handle, -1003 when the context
  * is not an initialized program context or no run has completed since
- * init or since the last failed run, or a device copy's status. Nothing
- * is written on failure. */
+ * init or since the last run that failed (at any step), or a device
+ * copy's status. Nothing is written on failure. */
 int program_device_times(DeviceContextHandle handle, uint64_t *prepare_ns, uint64_t *graph_ns);
 
 /* Exports the trace records of the last run to

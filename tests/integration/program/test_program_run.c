@@ -174,7 +174,15 @@ static void program_run_device_times_of_the_last_completed_run(void **state)
     assert_int_equal(program_device_times(ctx, &prepare, &loop), 0);
     assert_true(prepare > 0 && prepare != 7 && loop > 0 && loop != 7);
 
-    /* A run the device refused leaves nothing to report. */
+    /* A run that failed before the device (here the orchestration, after
+     * which the next commit may re-base the arena) leaves nothing to
+     * report; nor does a run the device refused. */
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 1, (uint64_t)(int64_t)-42);
+    assert_int_equal(simpler_run(ctx, 3, &args, NULL), -42);
+    assert_int_equal(program_device_times(ctx, &prepare, &loop), PTO_RUNTIME_ERR_INVALID_STATE);
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 3, 0);
+    assert_int_equal(simpler_run(ctx, 3, &args, NULL), 0);
+    assert_int_equal(program_device_times(ctx, &prepare, &loop), 0);
     vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 1, VADD_MODE_MISSING);
     assert_true(simpler_run(ctx, 3, &args, NULL) < 0);
     assert_int_equal(program_device_times(ctx, &prepare, &loop), PTO_RUNTIME_ERR_INVALID_STATE);
