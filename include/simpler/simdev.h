@@ -114,8 +114,8 @@ typedef struct {
  * simdev starts without simdev_configure.
  *
  * Engine affinity: the AICPU and the AICores are separate processors on
- * the device, so with affinity on simdev splits the CPUs the process may
- * use (at start) in two: the first max(1, n * aicpu / (aicpu + aicore))
+ * the device, so with affinity on simdev splits the CPUs that the thread
+ * starting simdev may use in two: the first max(1, n * aicpu / (aicpu + aicore))
  * for every device's AICPU pool threads, the rest for the AICore pool
  * threads. With fewer than 2 CPUs, or a placement the system refuses,
  * threads run wherever the OS puts them. */

@@ -90,6 +90,12 @@ static int core_asleep(const sched *s, uint32_t core)
     return atomic_load_explicit(&device_core_slot_at(s->d, core)->sleeping, memory_order_relaxed) != 0;
 }
 
+/* How dispatch reads a sleeping flag; test_device_dispatch.c includes
+ * this file with its own reader to change a flag between reads. */
+#ifndef DEVICE_DISPATCH_ASLEEP
+#define DEVICE_DISPATCH_ASLEEP core_asleep
+#endif
+
 /* Hands ready tasks out, in core order. A core is refilled (up to depth)
  * once it holds less than half its depth: posting costs a fenced store,
  * so rings are refilled in batches, not after every completion. A core
@@ -103,15 +109,21 @@ static void dispatch(sched *s)
 {
     uint32_t awake[GRAPH_READY_QUEUE_COUNT] = {0, 0};
     int enough[GRAPH_READY_QUEUE_COUNT] = {0, 0};
-    for (uint32_t c = 0; c < s->cores; c++)
-        if (!core_asleep(s, c))
+    uint8_t asleep[DEVICE_CORE_MAX];
+    /* One reading of the flags for the whole pass: a core counted awake
+     * here is served as awake below even if it fell asleep meanwhile
+     * (posting wakes it), or a type could be left with nobody served. */
+    for (uint32_t c = 0; c < s->cores; c++) {
+        asleep[c] = (uint8_t)DEVICE_DISPATCH_ASLEEP(s, c);
+        if (!asleep[c])
             awake[device_core_type(s->d, c)]++;
+    }
     for (uint32_t c = 0; c < s->cores; c++) {
         uint32_t type = device_core_type(s->d, c);
         device_ready_queue *q = s->queue[type];
         if (enough[type] || device_ready_queue_empty(q))
             continue;
-        if (core_asleep(s, c)) {
+        if (asleep[c]) {
             if (awake[type] != 0 && !(s->stalled && s->depth == 1))
                 continue;
             awake[type]++;
@@ -209,6 +221,11 @@ static void await_completions(sched *s)
             }
             continue;
         }
+        /* Nothing in flight: no completion can come, so sleeping would be
+         * forever; hand out the backlog again instead (dispatch always
+         * posts when cores hold nothing, so this is only a safety net). */
+        if (s->in_flight == 0)
+            return;
         uint32_t bell = atomic_load(&s->rt->doorbell);
         atomic_store(&s->rt->sched_sleeping, 1);
         if (collect(s) > 0) {

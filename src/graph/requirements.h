@@ -8,7 +8,8 @@
  * runtime arena (device-mutated state of one execution):
  *   [0, 256)                      runtime header (status word, counters)
  *   [256, 256 + 16 * tasks)       task state: fan-in remaining, status, core, reserved (u32 each)
- *   then 64 slots x 448 bytes     AICore handshake slots (device_handshake.h)
+ *   then, from the next multiple of 64,
+ *   64 slots x 448 bytes          AICore handshake slots (device_handshake.h)
  * scheduler state (ready queues, one per core type):
  *   2 x (64-byte queue header + 4 bytes x slots), slots = next_pow2(max(tasks, 64))
  * graph heap: the intermediates (1024-aligned each); graph definition:
@@ -40,10 +41,13 @@ static inline uint64_t graph_runtime_task_state_offset(uint32_t task)
     return GRAPH_RUNTIME_HEADER_BYTES + (uint64_t)task * GRAPH_TASK_STATE_BYTES;
 }
 
-/* Handshake slot of core c, for a graph of task_count tasks. */
+/* Handshake slot of core c, for a graph of task_count tasks: the slots
+ * start on a cache line (the arena base is 1024-aligned), so no slot line
+ * is shared with task state or with the neighbouring slot. */
 static inline uint64_t graph_runtime_core_slot_offset(uint32_t task_count, uint32_t core)
 {
-    return graph_runtime_task_state_offset(task_count) + (uint64_t)core * GRAPH_CORE_SLOT_BYTES;
+    uint64_t slots = (graph_runtime_task_state_offset(task_count) + 63u) & ~(uint64_t)63u;
+    return slots + (uint64_t)core * GRAPH_CORE_SLOT_BYTES;
 }
 
 static inline uint64_t graph_runtime_arena_bytes(uint32_t task_count)

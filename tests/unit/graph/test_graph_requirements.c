@@ -77,7 +77,8 @@ static void graph_requirement_formulas_match_their_layout(void **state)
 {
     (void)state;
     assert_int_equal(graph_runtime_task_state_offset(0), 256);
-    assert_int_equal(graph_runtime_core_slot_offset(10, 0), 256 + 160);
+    assert_int_equal(graph_runtime_core_slot_offset(10, 0), 448); /* 256 + 160, up to a multiple of 64 */
+    assert_int_equal(graph_runtime_core_slot_offset(12, 1), 256 + 192 + 448);
     assert_int_equal(graph_runtime_arena_bytes(0), 256 + 64 * 448);
     assert_int_equal(graph_ready_queue_slots(0), 64);
     assert_int_equal(graph_ready_queue_slots(64), 64);
