@@ -148,15 +148,19 @@ void sd_pool_deinit(struct sd_pool *p)
 }
 
 /* Where the calling (stream worker or graph lane) thread last placed
- * itself to run a block inline. */
+ * itself to run a block inline, and the CPUs it had before. */
 static _Thread_local struct sd_cpus inline_cpus;
 static _Thread_local int inline_placed;
+static _Thread_local cpu_set_t own_cpus;
+static _Thread_local int own_cpus_known;
 
 /* Runs the one block of `l` on the calling thread, placed on the pool's
  * CPUs (a syscall only when that differs from the last inline block). */
 static void run_inline(struct sd_pool *p, struct sd_launch *l)
 {
     if (p->cpus.count != 0 && (!inline_placed || memcmp(&inline_cpus, &p->cpus, sizeof(p->cpus)) != 0)) {
+        if (!own_cpus_known)
+            own_cpus_known = pthread_getaffinity_np(pthread_self(), sizeof(own_cpus), &own_cpus) == 0;
         cpus_apply(&p->cpus);
         inline_cpus = p->cpus;
         inline_placed = 1;
@@ -165,6 +169,15 @@ static void run_inline(struct sd_pool *p, struct sd_launch *l)
     current_launch = l;
     l->fn(0, 1, l->args);
     current_launch = outer;
+}
+
+void sd_engine_unplace(void)
+{
+    if (!inline_placed)
+        return;
+    if (own_cpus_known)
+        (void)pthread_setaffinity_np(pthread_self(), sizeof(own_cpus), &own_cpus);
+    inline_placed = 0;
 }
 
 int sd_pool_run(struct sd_pool *p, simdev_kernel_fn fn, uint32_t block_dim, const void *args)

@@ -97,6 +97,7 @@ static void node_run(struct simdev_graph *g, const struct sd_node *node)
         memset(node->dst, node->value, node->size);
         break;
     default:
+        sd_engine_unplace();
         node->host_fn(node->dst);
         break;
     }

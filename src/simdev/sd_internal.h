@@ -106,7 +106,12 @@ struct sd_pool {
 void sd_pool_init(struct sd_pool *p, uint32_t thread_count, const struct sd_cpus *cpus);
 int sd_pool_start(struct sd_pool *p);    /* under sd_g.lock; idempotent */
 void sd_pool_deinit(struct sd_pool *p);  /* joins the threads */
-/* Runs all blocks of one launch, returns its fault code (0 if none). */
+/* A stream worker or graph lane that ran a block inline goes back to the
+ * CPUs it had before (before a host function: only kernels run on an
+ * engine's CPUs). No syscall when it is not placed. */
+void sd_engine_unplace(void);
+/* Runs all blocks of one launch, returns its fault code (0 if none).
+ * One block runs inline on the calling thread (sd_engine.c). */
 int sd_pool_run(struct sd_pool *p, simdev_kernel_fn fn, uint32_t block_dim, const void *args);
 
 /* ---- stream ops ---- */

@@ -66,6 +66,7 @@ static int run_op(struct simdev_stream *s, const struct sd_op *op, int faulted)
         memset(op->dst, op->value, op->size);
         return 0;
     case SD_OP_HOST_FUNC:
+        sd_engine_unplace();
         op->host_fn(op->dst);
         return 0;
     default:

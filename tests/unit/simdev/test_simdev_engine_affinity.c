@@ -29,6 +29,14 @@ static void record_aicore(uint32_t block_idx, uint32_t block_dim, const void *ar
         (void)sched_getaffinity(0, sizeof(seen[0]), &seen[SIMDEV_ENGINE_AICORE]);
 }
 
+static cpu_set_t host_fn_seen;
+
+static void record_host_fn(void *user)
+{
+    (void)user;
+    (void)sched_getaffinity(0, sizeof(host_fn_seen), &host_fn_seen);
+}
+
 static int clean(void **state)
 {
     (void)state;
@@ -89,11 +97,36 @@ static void engine_affinity_off_leaves_threads_alone(void **state)
     assert_true(CPU_EQUAL(&seen[SIMDEV_ENGINE_AICORE], &process));
 }
 
+/* A one-block kernel runs on the stream's worker, placed on its engine's
+ * CPUs; a host function after it runs where the process may. */
+static void engine_affinity_host_function_after_inline_kernel_runs_anywhere(void **state)
+{
+    (void)state;
+    cpu_set_t process;
+    assert_int_equal(sched_getaffinity(0, sizeof(process), &process), 0);
+    simdev_config c;
+    assert_int_equal(simdev_config_default(&c), SIMDEV_SUCCESS);
+    c.device_count = 1;
+    c.hbm_bytes = 4u << 20;
+    assert_int_equal(simdev_configure(&c), SIMDEV_SUCCESS);
+    simdev_stream_t stream = NULL;
+    assert_int_equal(simdev_stream_create(&stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICPU, record_aicpu, 1, NULL, 0), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_host_func(stream, record_host_fn, NULL), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+    if (CPU_COUNT(&process) >= 2)
+        assert_false(CPU_EQUAL(&seen[SIMDEV_ENGINE_AICPU], &process));
+    assert_true(CPU_EQUAL(&host_fn_seen, &process));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(engine_affinity_on_splits_the_process_cpus, clean, clean),
         cmocka_unit_test_setup_teardown(engine_affinity_off_leaves_threads_alone, clean, clean),
+        cmocka_unit_test_setup_teardown(engine_affinity_host_function_after_inline_kernel_runs_anywhere, clean,
+                                        clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
