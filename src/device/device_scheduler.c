@@ -110,6 +110,9 @@ static void dispatch(sched *s)
     uint32_t awake[GRAPH_READY_QUEUE_COUNT] = {0, 0};
     int enough[GRAPH_READY_QUEUE_COUNT] = {0, 0};
     uint8_t asleep[DEVICE_CORE_MAX];
+    if (device_ready_queue_empty(s->queue[SIMPLER_CORE_TYPE_AIC]) &&
+        device_ready_queue_empty(s->queue[SIMPLER_CORE_TYPE_AIV]))
+        return; /* nothing to hand out: no flag to read */
     /* One reading of the flags for the whole pass: a core counted awake
      * here is served as awake below even if it fell asleep meanwhile
      * (posting wakes it), or a type could be left with nobody served. */

@@ -190,6 +190,18 @@ static void program_run_device_times_of_the_last_completed_run(void **state)
     assert_int_equal(simpler_run(ctx, 3, &args, NULL), 0);
     assert_int_equal(program_device_times(ctx, &prepare, &loop), 0);
 
+    /* Its one device call fails: the device status, nothing written, and
+     * the timings are still there once the device answers again. */
+    uint64_t kept_prepare = prepare, kept_loop = loop;
+    prepare = loop = 7;
+    assert_int_equal(simdev_fault_inject(SIMDEV_CALL_MEMCPY_SYNC, 1, SIMDEV_ERROR_INVALID_PARAM), SIMDEV_SUCCESS);
+    int rc = program_device_times(ctx, &prepare, &loop);
+    assert_int_equal(simdev_fault_clear(), SIMDEV_SUCCESS);
+    assert_true(rc < 0 && rc != PTO_RUNTIME_ERR_INVALID_STATE && rc != PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_true(prepare == 7 && loop == 7);
+    assert_int_equal(program_device_times(ctx, &prepare, &loop), 0);
+    assert_true(prepare == kept_prepare && loop == kept_loop);
+
     assert_int_equal(finalize_device(ctx), 0);
     assert_int_equal(program_device_times(ctx, &prepare, &loop), PTO_RUNTIME_ERR_INVALID_STATE);
     destroy_device_context(ctx);
