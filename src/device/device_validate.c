@@ -31,8 +31,7 @@ int device_validate_desc(const device_run_desc *d)
 
 static int check_capacity(const device_run_desc *d, const graph_image_header *h)
 {
-    if (h->heap_bytes > d->heap_bytes || h->temp_bytes > d->temp_bytes ||
-        graph_scheduler_state_bytes(h->task_count) > d->scheduler_bytes)
+    if (h->heap_bytes > d->heap_bytes || h->temp_bytes > d->temp_bytes)
         return DEVICE_ERR_CAPACITY;
     if ((h->heap_bytes != 0 && d->heap_base == 0) || (h->temp_bytes != 0 && d->temp_base == 0))
         return DEVICE_ERR_PACKET_INVALID;
@@ -60,12 +59,17 @@ int device_validate_image(const device_run_desc *d)
     const graph_image_header *h = (const graph_image_header *)(uintptr_t)d->definition_base;
     int rc;
 
+    if (d->image_bytes >= sizeof(*h) && h->task_count != d->task_count)
+        return DEVICE_ERR_PACKET_INVALID;
+    /* The first ready queue's ring (task_count slots or more) is the
+     * check's scratch until seeding empties it. */
+    if (graph_scheduler_state_bytes(d->task_count) > d->scheduler_bytes)
+        return DEVICE_ERR_CAPACITY;
+    uint32_t *scratch = (uint32_t *)(uintptr_t)(d->scheduler_base + GRAPH_READY_QUEUE_HEADER_BYTES);
     /* graph_image_check bounds func_id below GRAPH_FUNC_ID_LIMIT and the
      * core type to AIC/AIV, which check_tasks relies on. */
-    if (graph_image_check(h, d->image_bytes) != 0)
+    if (graph_image_check(h, d->image_bytes, scratch, d->task_count) != 0)
         return DEVICE_ERR_IMAGE_INVALID;
-    if (h->task_count != d->task_count)
-        return DEVICE_ERR_PACKET_INVALID;
     rc = check_capacity(d, h);
     if (rc != DEVICE_STATUS_OK)
         return rc;

@@ -1,7 +1,8 @@
 /*
  * device_validate — the scheduler's checks before it consumes anything
- * (SPEC §7.6): nothing in the heap, the task state or the queues is
- * written until both pass.
+ * (SPEC §7.6): nothing in the heap or the task state is written, and no
+ * task is queued, until both pass (the image check counts fan-ins in the
+ * first ready queue's ring, which seeding empties).
  */
 #ifndef SIMPLER_DEVICE_VALIDATE_H
 #define SIMPLER_DEVICE_VALIDATE_H
@@ -17,13 +18,14 @@
  * DEVICE_ERR_CAPACITY. */
 int device_validate_desc(const device_run_desc *d);
 
-/* Checks the image restored at d->definition_base: graph_image_check
- * (DEVICE_ERR_IMAGE_INVALID), its task count against the descriptor
- * (DEVICE_ERR_PACKET_INVALID), every region requirement against its
- * capacity (DEVICE_ERR_CAPACITY), the kernel table's generation
+/* Checks the image restored at d->definition_base: its task count against
+ * the descriptor (DEVICE_ERR_PACKET_INVALID), the scheduler state region
+ * against that count (DEVICE_ERR_CAPACITY), graph_image_check
+ * (DEVICE_ERR_IMAGE_INVALID), the heap and temp requirements against
+ * their capacities (DEVICE_ERR_CAPACITY), the kernel table's generation
  * (DEVICE_ERR_GENERATION), and every task's kernel and core type
  * (DEVICE_ERR_MISSING_KERNEL, DEVICE_ERR_CORE_TYPE, DEVICE_ERR_NO_CORE).
- * Reads only. */
+ * Writes only the scheduler state region's first ready-queue ring. */
 int device_validate_image(const device_run_desc *d);
 
 #endif

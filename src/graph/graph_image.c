@@ -11,8 +11,7 @@ int graph_image_layout(uint32_t task_count, uint32_t arg_count, uint32_t edge_co
     uint64_t staged = sizeof(graph_image_header);
     uint64_t tasks = staged + (uint64_t)staged_count * sizeof(graph_image_staged);
     uint64_t args = tasks + (uint64_t)task_count * sizeof(graph_image_task);
-    uint64_t fanin = args + (uint64_t)arg_count * sizeof(graph_image_arg);
-    uint64_t fanout = fanin + (uint64_t)edge_count * sizeof(uint32_t);
+    uint64_t fanout = args + (uint64_t)arg_count * sizeof(graph_image_arg);
     uint64_t end = fanout + (uint64_t)edge_count * sizeof(uint32_t);
     if (fanout > UINT32_MAX || end > SIZE_MAX)
         return GRAPH_ERR_INVALID_ARGUMENT;
@@ -28,7 +27,6 @@ int graph_image_layout(uint32_t task_count, uint32_t arg_count, uint32_t edge_co
     out->staged_offset = (uint32_t)staged;
     out->task_offset = (uint32_t)tasks;
     out->arg_offset = (uint32_t)args;
-    out->fanin_offset = (uint32_t)fanin;
     out->fanout_offset = (uint32_t)fanout;
     return GRAPH_OK;
 }
@@ -89,7 +87,6 @@ int graph_image_write(const graph *g, void *buf, size_t size)
     graph_image_task *tasks = (graph_image_task *)(void *)(b + h.task_offset);
     memcpy(tasks, g->tasks, (size_t)g->task_count * sizeof(graph_image_task));
     memcpy(b + h.arg_offset, g->args, (size_t)g->arg_count * sizeof(graph_image_arg));
-    memcpy(b + h.fanin_offset, g->fanin, (size_t)g->edge_count * sizeof(uint32_t));
     write_fanout(g, tasks, (uint32_t *)(void *)(b + h.fanout_offset));
     return GRAPH_OK;
 }

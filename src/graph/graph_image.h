@@ -8,9 +8,10 @@
  *   staged   staged_count x 32 bytes       at staged_offset = 96
  *   tasks    task_count   x 32 bytes       at task_offset
  *   args     arg_count    x 80 bytes       at arg_offset
- *   fan-in   edge_count   x u32            at fanin_offset
  *   fan-out  edge_count   x u32            at fanout_offset
  *   end                                    image_bytes
+ * Tasks carry fan-in counts, not predecessor lists: the device needs the
+ * counts to seed and the successor lists to release.
  * docs/graph.md has the byte tables.
  */
 #ifndef SIMPLER_GRAPH_IMAGE_H
@@ -22,7 +23,7 @@
 #include "simpler/task_args.h"
 
 #define GRAPH_IMAGE_MAGIC 0x48504753u /* "SGPH" read as little-endian bytes */
-#define GRAPH_IMAGE_VERSION 1u
+#define GRAPH_IMAGE_VERSION 2u
 /* A task's func_id is below this (SPEC §4: children func_id < 1024). */
 #define GRAPH_FUNC_ID_LIMIT 1024
 
@@ -51,8 +52,8 @@ typedef struct graph_image_header {
     uint32_t staged_count;
     uint32_t task_offset;
     uint32_t arg_offset;
-    uint32_t fanin_offset;
     uint32_t fanout_offset;
+    uint32_t reserved2;
     uint32_t staged_offset;
     uint32_t reserved1;
     uint64_t reserved[2];
@@ -72,8 +73,8 @@ typedef struct graph_image_task {
     uint32_t core_type;     /* SIMPLER_CORE_TYPE_AIC / _AIV */
     uint32_t arg_begin;     /* args of task i follow those of task i-1 */
     uint32_t arg_count;
-    uint32_t fanin_begin;   /* predecessors, increasing, all < this id */
-    uint32_t fanin_count;
+    uint32_t fanin_begin;   /* fan-in counts of the tasks before this one, summed */
+    uint32_t fanin_count;   /* predecessors: tasks naming this one a successor */
     uint32_t fanout_begin;  /* successors, increasing, all > this id */
     uint32_t fanout_count;
 } graph_image_task;
@@ -96,6 +97,7 @@ typedef struct graph_image_arg {
 
 _Static_assert(sizeof(graph_image_header) == 96, "graph image header layout");
 _Static_assert(offsetof(graph_image_header, task_count) == 40, "graph image header layout");
+_Static_assert(offsetof(graph_image_header, fanout_offset) == 64, "graph image header layout");
 _Static_assert(offsetof(graph_image_header, staged_offset) == 72, "graph image header layout");
 _Static_assert(sizeof(graph_image_staged) == 32, "graph image staged layout");
 _Static_assert(sizeof(graph_image_task) == 32, "graph image task layout");
@@ -109,11 +111,13 @@ int graph_image_layout(uint32_t task_count, uint32_t arg_count, uint32_t edge_co
                        uint32_t staged_count, graph_image_header *out);
 
 /* Validates `size` bytes at `image` (8-byte aligned): header fields,
- * canonical layout, every record's ranges and reserved words, fan-in and
- * fan-out lists that mirror each other exactly (so fan-in counts equal
- * predecessor counts), and edges that only go from lower to higher task
- * ids (acyclic by construction). Reads only. Returns 0 or
- * GRAPH_ERR_INVALID_ARGUMENT (-1005). O(size + edges * log(fan-in)). */
-int graph_image_check(const void *image, size_t size);
+ * canonical layout, every record's ranges and reserved words, fan-out
+ * lists that only go from lower to higher task ids (acyclic by
+ * construction) without repeats, and every fan-in count equal to the
+ * number of tasks naming the task a successor. Reads the image only; uses
+ * `scratch` (scratch_count u32, one per task, contents on return
+ * unspecified) to count. An image of more than scratch_count tasks is
+ * refused. Returns 0 or GRAPH_ERR_INVALID_ARGUMENT (-1005). O(size). */
+int graph_image_check(const void *image, size_t size, uint32_t *scratch, uint32_t scratch_count);
 
 #endif

@@ -30,14 +30,14 @@ int graph_view_range(uint32_t dtype, uint32_t ndims, const uint32_t *shapes, con
         if (used)
             last += (uint64_t)(shapes[d] - 1) * strides[d];
     }
-    uint64_t index_max = UINT64_MAX / elem;
-    if (last >= index_max || start_offset > index_max - 1 - last)
+    /* The view's end in bytes, (start_offset + last + 1) * elem, must not
+     * wrap (checked without a division: this runs for every argument of
+     * every image the scheduler validates); its start is then below it. */
+    uint64_t hi;
+    if (__builtin_add_overflow(start_offset, last, &hi) || __builtin_add_overflow(hi, 1, &hi) ||
+        __builtin_mul_overflow(hi, (uint64_t)elem, &hi) || hi > buffer_bytes)
         return GRAPH_ERR_INVALID_ARGUMENT;
-    uint64_t lo = start_offset * elem;
-    uint64_t hi = (start_offset + last + 1) * elem;
-    if (hi > buffer_bytes)
-        return GRAPH_ERR_INVALID_ARGUMENT;
-    *first = lo;
+    *first = start_offset * elem;
     *end = hi;
     return GRAPH_OK;
 }

@@ -62,10 +62,10 @@ static void scheduler_refuses_corrupt_image(void **state)
     refusal r;
     refusal_init(&r);
     dt_build(f, dt_orch_square, r.args);
-    /* Task 1's only predecessor becomes itself: a cycle. */
+    /* Task 0 names itself its successor: a cycle. */
     graph_image_header *h = f->image;
-    uint32_t *fanin = (uint32_t *)((uint8_t *)f->image + h->fanin_offset);
-    fanin[0] = 1;
+    uint32_t *fanout = (uint32_t *)((uint8_t *)f->image + h->fanout_offset);
+    fanout[0] = 0;
     expect_refusal(f, &r, DEVICE_ERR_IMAGE_INVALID);
 }
 

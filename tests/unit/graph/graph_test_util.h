@@ -46,6 +46,23 @@ static inline void *gt_image(const graph *g, size_t *size)
     return img;
 }
 
+/* graph_image_check with scratch for as many tasks as the header names
+ * (the window's limit when the header is too short to say). */
+static inline int gt_check(const void *img, size_t size)
+{
+    uint32_t tasks = GRAPH_TASK_WINDOW_MAX;
+    if (img != NULL && size >= sizeof(graph_image_header)) {
+        memcpy(&tasks, (const char *)img + offsetof(graph_image_header, task_count), sizeof(tasks));
+        if (tasks > GRAPH_TASK_WINDOW_MAX)
+            tasks = GRAPH_TASK_WINDOW_MAX;
+    }
+    uint32_t *scratch = malloc(((size_t)tasks + 1) * sizeof(*scratch));
+    assert_non_null(scratch);
+    int rc = graph_image_check(img, size, scratch, tasks);
+    free(scratch);
+    return rc;
+}
+
 /* Predecessors of task i, as a bit mask over ids 0..63. */
 static inline uint64_t gt_preds(const graph *g, uint32_t i)
 {

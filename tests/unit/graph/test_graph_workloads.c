@@ -71,7 +71,7 @@ static const graph *build_checked(graph_scratch *s, SimplerOrchEntryFn entry, co
     size_t size;
     assert_int_equal(graph_build_run(s, entry, args, &g), 0);
     void *img = gt_image(g, &size);
-    assert_int_equal(graph_image_check(img, size), 0);
+    assert_int_equal(gt_check(img, size), 0);
     free(img);
     return g;
 }
