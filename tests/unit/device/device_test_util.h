@@ -62,7 +62,7 @@ static _Atomic uint32_t dt_seq;              /* order clock */
 static _Atomic uint32_t dt_start[DT_WINDOW]; /* dt_seq when task i began, +1 */
 static _Atomic uint32_t dt_end[DT_WINDOW];   /* dt_seq when task i ended, +1 */
 static _Atomic uint32_t dt_runs;             /* kernel calls */
-static _Atomic uint32_t dt_type_mismatch;    /* calls on a core of the wrong type */
+static _Atomic uint32_t dt_bad_calls;        /* wrong core type, or a tensor not fully written */
 static _Atomic uint64_t dt_probe[4];         /* K_PROBE's tensor addresses */
 static _Atomic uint64_t dt_core_mask;        /* bit c: a task ran on core c */
 static device_kernel_table dt_table;
@@ -90,12 +90,27 @@ static inline float *dt_elems(const ChipTensor *t)
     return (float *)(uintptr_t)t->buffer_addr + t->start_offset;
 }
 
+/* Whether the executor wrote every byte of a tensor it passed: device
+ * address space, reserved bytes zero (the kernel ABI's promise). */
+static inline int dt_tensor_clean(const ChipTensor *t)
+{
+    if (t->address_space != SIMPLER_ADDRESS_SPACE_DEVICE || t->reserved0[0] != 0 || t->reserved0[1] != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof(t->reserved); i++)
+        if (t->reserved[i] != 0)
+            return 0;
+    return 1;
+}
+
 /* Records order and core type; `expected` is the kernel's own type. */
 static inline void dt_enter(const SimplerKernelArgs *a, uint32_t expected)
 {
     uint32_t aic = a->core_id < DT_AIC;
-    if (a->core_type != expected || aic != (expected == SIMPLER_CORE_TYPE_AIC) || a->block_dim != 1)
-        atomic_fetch_add(&dt_type_mismatch, 1);
+    int clean = 1;
+    for (uint32_t i = 0; i < a->tensor_count; i++)
+        clean &= dt_tensor_clean(&a->tensors[i]);
+    if (a->core_type != expected || aic != (expected == SIMPLER_CORE_TYPE_AIC) || a->block_dim != 1 || !clean)
+        atomic_fetch_add(&dt_bad_calls, 1);
     if (a->task_id < DT_WINDOW)
         atomic_store(&dt_start[a->task_id], atomic_fetch_add(&dt_seq, 1) + 1);
     if (a->core_id < 64)
@@ -195,7 +210,7 @@ static inline void dt_observations_reset(void)
 {
     atomic_store(&dt_seq, 0);
     atomic_store(&dt_runs, 0);
-    atomic_store(&dt_type_mismatch, 0);
+    atomic_store(&dt_bad_calls, 0);
     atomic_store(&dt_core_mask, 0);
     for (uint32_t i = 0; i < DT_WINDOW; i++) {
         atomic_store(&dt_start[i], 0);
@@ -379,7 +394,7 @@ static inline void dt_assert_order(const graph *g)
         for (uint32_t k = 0; k < g->tasks[i].fanin_count; k++)
             assert_true(atomic_load(&dt_end[g->fanin[g->tasks[i].fanin_begin + k]]) < began);
     }
-    assert_int_equal(atomic_load(&dt_type_mismatch), 0);
+    assert_int_equal(atomic_load(&dt_bad_calls), 0);
 }
 
 /* y = (x + 1) * (x + 1) over x = tensors[0] and y = tensors[1]: x + 1

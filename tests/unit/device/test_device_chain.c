@@ -321,7 +321,7 @@ static void chain_captured_on_caller_stream_replays_with_fresh_inputs(void **sta
         check_square(x, y, seed);
     }
     assert_int_equal(atomic_load(&dt_runs), 12);
-    assert_int_equal(atomic_load(&dt_type_mismatch), 0);
+    assert_int_equal(atomic_load(&dt_bad_calls), 0);
     assert_int_equal(simdev_graph_destroy(captured), SIMDEV_SUCCESS);
     free(args);
 }
