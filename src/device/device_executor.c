@@ -120,6 +120,7 @@ void device_executor_kernel(uint32_t block_idx, uint32_t block_dim, const void *
     device_runtime_header *rt = device_runtime_header_at(d);
     uint32_t done = 0;
 
+    device_slot_await_start(slot, &rt->dispatching, DEVICE_CORE_START_YIELD_NS);
     for (;;) {
         uint32_t posted = device_slot_wait(slot, done);
         if (posted == done || posted - done > DEVICE_SLOT_RING)

@@ -50,7 +50,8 @@ typedef struct device_runtime_header {
     _Atomic uint32_t sched_sleeping; /* 1 while the scheduler may block on doorbell */
     uint64_t prepare_ns;             /* scheduler: restore + validation, this execution */
     uint64_t graph_ns;               /* scheduler: seed to last completion, this execution */
-    uint32_t reserved[58];
+    _Atomic uint32_t dispatching;    /* 1 once the scheduler validated and starts handing out tasks */
+    uint32_t reserved[57];
 } device_runtime_header;
 
 typedef struct device_task_state {

@@ -256,6 +256,8 @@ static void run_graph(const device_run_desc *d)
     };
 
     seed(&s);
+    /* Cores waiting for a first task may sleep from now on. */
+    atomic_store_explicit(&s.rt->dispatching, 1, memory_order_relaxed);
     while (s.completed < d->task_count) {
         dispatch(&s);
         await_completions(&s);

@@ -56,3 +56,11 @@ uint32_t device_slot_wait(device_core_slot *slot, uint32_t done)
         spin = (device_spin)DEVICE_SPIN_INIT(DEVICE_CORE_YIELD_NS);
     }
 }
+
+void device_slot_await_start(device_core_slot *slot, _Atomic uint32_t *dispatching, uint32_t budget_ns)
+{
+    device_spin spin = DEVICE_SPIN_INIT(budget_ns);
+    while (atomic_load_explicit(&slot->posted, memory_order_relaxed) == 0 && !device_slot_quitting(slot) &&
+           atomic_load_explicit(dispatching, memory_order_relaxed) == 0 && device_spin_step(&spin))
+        ;
+}

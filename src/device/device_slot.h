@@ -37,6 +37,14 @@ int device_slot_quitting(device_core_slot *slot);
  * if the core must leave. */
 uint32_t device_slot_wait(device_core_slot *slot, uint32_t done);
 
+/* Core, before its first wait of an execution (the executor passes
+ * DEVICE_CORE_START_YIELD_NS): returns once a task was posted, the core
+ * was told to leave, `*dispatching` became nonzero (the scheduler has
+ * validated; a core still without work may then sleep as usual), or
+ * `budget_ns` passed. Polls, then yields the CPU between polls; never
+ * blocks. */
+void device_slot_await_start(device_core_slot *slot, _Atomic uint32_t *dispatching, uint32_t budget_ns);
+
 /* Tells every core of the execution described by `d` to leave. */
 void device_slots_quit(const device_run_desc *d);
 

@@ -20,6 +20,87 @@
 #include "device/device_wait.h"
 
 #ifndef SIMPLER_VERIFY
+/* ---- the wait for a first task (device_slot_await_start) ---- */
+
+static _Atomic uint32_t dispatching;
+static uint32_t start_budget_ns;
+
+static void *starting_core_thread(void *arg)
+{
+    (void)arg;
+    device_slot_await_start(&t.slot, &dispatching, start_budget_ns);
+    sem_post(&t.returned);
+    return NULL;
+}
+
+/* Starts a core in its start wait with a budget far past the test's
+ * time limit, lets it wait a while, and checks it is still waiting. */
+static pthread_t starting_core(void)
+{
+    pthread_t th;
+    atomic_store(&dispatching, 0);
+    start_budget_ns = 4000000000u; /* 4 s: only the event under test ends the wait sooner */
+    assert_int_equal(pthread_create(&th, NULL, starting_core_thread, NULL), 0);
+    struct timespec nap = {0, 20 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    assert_int_equal(sem_trywait(&t.returned), -1);
+    return th;
+}
+
+static void start_joined_quickly(pthread_t th)
+{
+    struct timespec limit;
+    clock_gettime(CLOCK_REALTIME, &limit);
+    limit.tv_nsec += 500 * 1000 * 1000;
+    if (limit.tv_nsec >= 1000000000) {
+        limit.tv_sec++;
+        limit.tv_nsec -= 1000000000;
+    }
+    int rc;
+    while ((rc = sem_timedwait(&t.returned, &limit)) != 0 && errno == EINTR)
+        ;
+    if (rc != 0)
+        fail_msg("the start wait did not end on its event");
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(atomic_load(&t.blocks), 0); /* it never slept */
+}
+
+static void start_wait_ends_when_the_scheduler_dispatches(void **state)
+{
+    (void)state;
+    pthread_t th = starting_core();
+    atomic_store(&dispatching, 1);
+    start_joined_quickly(th);
+}
+
+static void start_wait_ends_on_a_post(void **state)
+{
+    (void)state;
+    pthread_t th = starting_core();
+    t.slot.ring[0] = 2;
+    device_slot_post(&t.slot, 1);
+    start_joined_quickly(th);
+    assert_int_equal(atomic_load(&t.slot.bell), 0); /* it was awake */
+}
+
+static void start_wait_ends_on_quit(void **state)
+{
+    (void)state;
+    pthread_t th = starting_core();
+    device_slot_quit(&t.slot);
+    start_joined_quickly(th);
+}
+
+static void start_wait_gives_up_after_its_budget_without_sleeping(void **state)
+{
+    (void)state;
+    atomic_store(&dispatching, 0);
+    uint64_t t0 = device_now_ns();
+    device_slot_await_start(&t.slot, &dispatching, 2000000u);
+    assert_true(device_now_ns() - t0 >= 2000000u);
+    assert_int_equal(atomic_load(&t.blocks), 0);
+}
+
 int main(void)
 {
     fputs("test_device_slot: needs a SIMPLER_VERIFY build\n", stderr);
@@ -217,6 +298,87 @@ static void slot_post_to_an_awake_core_leaves_the_bell(void **state)
     assert_int_equal(atomic_load(&t.slot.posted), 4);
 }
 
+/* ---- the wait for a first task (device_slot_await_start) ---- */
+
+static _Atomic uint32_t dispatching;
+static uint32_t start_budget_ns;
+
+static void *starting_core_thread(void *arg)
+{
+    (void)arg;
+    device_slot_await_start(&t.slot, &dispatching, start_budget_ns);
+    sem_post(&t.returned);
+    return NULL;
+}
+
+/* Starts a core in its start wait with a budget far past the test's
+ * time limit, lets it wait a while, and checks it is still waiting. */
+static pthread_t starting_core(void)
+{
+    pthread_t th;
+    atomic_store(&dispatching, 0);
+    start_budget_ns = 4000000000u; /* 4 s: only the event under test ends the wait sooner */
+    assert_int_equal(pthread_create(&th, NULL, starting_core_thread, NULL), 0);
+    struct timespec nap = {0, 20 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    assert_int_equal(sem_trywait(&t.returned), -1);
+    return th;
+}
+
+static void start_joined_quickly(pthread_t th)
+{
+    struct timespec limit;
+    clock_gettime(CLOCK_REALTIME, &limit);
+    limit.tv_nsec += 500 * 1000 * 1000;
+    if (limit.tv_nsec >= 1000000000) {
+        limit.tv_sec++;
+        limit.tv_nsec -= 1000000000;
+    }
+    int rc;
+    while ((rc = sem_timedwait(&t.returned, &limit)) != 0 && errno == EINTR)
+        ;
+    if (rc != 0)
+        fail_msg("the start wait did not end on its event");
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(atomic_load(&t.blocks), 0); /* it never slept */
+}
+
+static void start_wait_ends_when_the_scheduler_dispatches(void **state)
+{
+    (void)state;
+    pthread_t th = starting_core();
+    atomic_store(&dispatching, 1);
+    start_joined_quickly(th);
+}
+
+static void start_wait_ends_on_a_post(void **state)
+{
+    (void)state;
+    pthread_t th = starting_core();
+    t.slot.ring[0] = 2;
+    device_slot_post(&t.slot, 1);
+    start_joined_quickly(th);
+    assert_int_equal(atomic_load(&t.slot.bell), 0); /* it was awake */
+}
+
+static void start_wait_ends_on_quit(void **state)
+{
+    (void)state;
+    pthread_t th = starting_core();
+    device_slot_quit(&t.slot);
+    start_joined_quickly(th);
+}
+
+static void start_wait_gives_up_after_its_budget_without_sleeping(void **state)
+{
+    (void)state;
+    atomic_store(&dispatching, 0);
+    uint64_t t0 = device_now_ns();
+    device_slot_await_start(&t.slot, &dispatching, 2000000u);
+    assert_true(device_now_ns() - t0 >= 2000000u);
+    assert_int_equal(atomic_load(&t.blocks), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +390,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(slot_quit_wakes_a_core_asleep, setup, teardown),
         cmocka_unit_test_setup_teardown(slot_garbage_state_reads_as_quit, setup, teardown),
         cmocka_unit_test_setup_teardown(slot_post_to_an_awake_core_leaves_the_bell, setup, teardown),
+        cmocka_unit_test_setup_teardown(start_wait_ends_when_the_scheduler_dispatches, setup, teardown),
+        cmocka_unit_test_setup_teardown(start_wait_ends_on_a_post, setup, teardown),
+        cmocka_unit_test_setup_teardown(start_wait_ends_on_quit, setup, teardown),
+        cmocka_unit_test_setup_teardown(start_wait_gives_up_after_its_budget_without_sleeping, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
