@@ -5,7 +5,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPLER_WERROR=ON
 BUILD_PKGS := cmake gcc make libc6-dev
 TEST_PKGS := $(BUILD_PKGS) libcmocka-dev valgrind clang binutils
 
-.PHONY: all build run check deps-build deps-test test valgrind asan tsan fuzz bench clean
+.PHONY: all build run check deps-build deps-test test valgrind asan tsan fuzz release bench clean
 
 all: build
 
@@ -58,8 +58,16 @@ fuzz:
 	@for f in build-fuzz/fuzz/fuzz_*; do [ -x "$$f" ] || continue; \
 	  echo "fuzzing $$f"; "$$f" -runs=20000 -max_len=65536 || exit 1; done
 
+# The benchmarks' configuration (no SIMPLER_VERIFY): it must build, and
+# its tests pass (those that need the test-only hooks skip).
+release:
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPLER_VERIFY=OFF -DSIMPLER_WERROR=ON >/dev/null
+	cmake --build build-bench -j $(JOBS)
+	ctest --test-dir build-bench -LE 'valgrind|abi' --output-on-failure -j $(JOBS)
+
 check: deps-test
 	$(MAKE) test
+	$(MAKE) release
 	$(MAKE) valgrind
 	$(MAKE) asan
 	$(MAKE) tsan
