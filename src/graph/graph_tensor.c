@@ -14,32 +14,33 @@ uint32_t graph_dtype_bytes(uint32_t dtype)
     return dtype < SIMPLER_DTYPE_COUNT ? bytes[dtype] : 0;
 }
 
-int graph_view_range(uint32_t dtype, uint32_t ndims, const uint32_t *shapes, const uint32_t *strides,
-                     uint64_t start_offset, uint64_t buffer_bytes, uint64_t *first, uint64_t *end)
+int graph_view_extent(uint32_t dtype, uint32_t ndims, const uint32_t *shapes, const uint32_t *strides,
+                      uint64_t *extent)
 {
-    uint32_t elem = graph_dtype_bytes(dtype);
-    if (elem == 0 || ndims == 0 || ndims > SIMPLER_MAX_TENSOR_DIMS)
+    if (graph_dtype_bytes(dtype) == 0 || ndims == 0 || ndims > SIMPLER_MAX_TENSOR_DIMS)
         return GRAPH_ERR_INVALID_ARGUMENT;
-    /* The last element's index; every term is below 2^64 because shapes
-     * and strides are 32-bit and there are at most five of them. */
-    uint64_t last = 0;
+    /* One more than the last element's index. A term (shape - 1) * stride
+     * of two 32-bit numbers fits 64 bits, but five of them summed may
+     * not: a sum that wrapped would make a huge view look small. */
+    uint64_t span = 1;
     for (uint32_t d = 0; d < SIMPLER_MAX_TENSOR_DIMS; d++) {
         int used = d < ndims;
         if (used != (shapes[d] != 0) || used != (strides[d] != 0))
             return GRAPH_ERR_INVALID_ARGUMENT;
-        if (used)
-            last += (uint64_t)(shapes[d] - 1) * strides[d];
+        if (used && __builtin_add_overflow(span, (uint64_t)(shapes[d] - 1) * strides[d], &span))
+            return GRAPH_ERR_INVALID_ARGUMENT;
     }
-    /* The view's end in bytes, (start_offset + last + 1) * elem, must not
-     * wrap (checked without a division: this runs for every argument of
-     * every image the scheduler validates); its start is then below it. */
-    uint64_t hi;
-    if (__builtin_add_overflow(start_offset, last, &hi) || __builtin_add_overflow(hi, 1, &hi) ||
-        __builtin_mul_overflow(hi, (uint64_t)elem, &hi) || hi > buffer_bytes)
-        return GRAPH_ERR_INVALID_ARGUMENT;
-    *first = start_offset * elem;
-    *end = hi;
+    *extent = span;
     return GRAPH_OK;
+}
+
+int graph_view_range(uint32_t dtype, uint32_t ndims, const uint32_t *shapes, const uint32_t *strides,
+                     uint64_t start_offset, uint64_t buffer_bytes, uint64_t *first, uint64_t *end)
+{
+    uint64_t extent;
+    if (graph_view_extent(dtype, ndims, shapes, strides, &extent) != GRAPH_OK)
+        return GRAPH_ERR_INVALID_ARGUMENT;
+    return graph_view_bytes(graph_dtype_bytes(dtype), extent, start_offset, buffer_bytes, first, end);
 }
 
 int graph_tensor_check(const ChipTensor *t, uint64_t *first, uint64_t *end)

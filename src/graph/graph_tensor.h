@@ -7,10 +7,35 @@
 
 #include <stdint.h>
 
+#include "graph/graph_status.h"
 #include "simpler/task_args.h"
 
 /* Bytes per element of a SIMPLER_DTYPE_*, 0 for an unknown one. */
 uint32_t graph_dtype_bytes(uint32_t dtype);
+
+/* Checks a view's shape: known dtype, ndims 1..5, shapes and strides > 0
+ * for used dims and zero after, and a span that fits 64 bits. On success
+ * writes the elements from its first to its last, inclusive
+ * (1 + sum of (shape - 1) * stride), and returns 0; else
+ * GRAPH_ERR_INVALID_ARGUMENT. */
+int graph_view_extent(uint32_t dtype, uint32_t ndims, const uint32_t *shapes, const uint32_t *strides,
+                      uint64_t *extent);
+
+/* The bytes a view of `extent` elements of `elem` bytes starting at
+ * element `start_offset` touches, [*first, *end), checked not to wrap and
+ * to end inside buffer_bytes. Returns 0 or GRAPH_ERR_INVALID_ARGUMENT.
+ * Inline: the image check runs it for every tensor argument. */
+static inline int graph_view_bytes(uint32_t elem, uint64_t extent, uint64_t start_offset, uint64_t buffer_bytes,
+                                   uint64_t *first, uint64_t *end)
+{
+    uint64_t hi;
+    if (__builtin_add_overflow(start_offset, extent, &hi) || __builtin_mul_overflow(hi, (uint64_t)elem, &hi) ||
+        hi > buffer_bytes)
+        return GRAPH_ERR_INVALID_ARGUMENT;
+    *first = start_offset * elem;
+    *end = hi;
+    return GRAPH_OK;
+}
 
 /* Checks a view: known dtype, ndims 1..5, shapes and strides > 0 for used
  * dims and zero after, and the touched bytes inside [0, buffer_bytes).

@@ -321,6 +321,16 @@ static int orch_misuse(SimplerOrch *orch, const ChipStorageTaskArgs *args)
         break;
     case 10: /* the entry's own failure code in -1..-999 passes through */
         return -5;
+    case 11: /* a view whose span wraps 64 bits: (2^32 - 2)(2^32 - 1) + 4 *
+              * 3 * 2^30 = 2^64 + 2, so it would look like 3 elements */
+        dev.ndims = 2;
+        dev.shapes[0] = UINT32_MAX;
+        dev.strides[0] = UINT32_MAX;
+        dev.shapes[1] = 5;
+        dev.strides[1] = 3u << 30;
+        simpler_orch_args_begin(orch);
+        simpler_orch_add_input(orch, &dev);
+        break;
     }
     return 0;
 }
@@ -332,7 +342,7 @@ static void graph_build_misuse_returns_documented_status(void **state)
         GRAPH_ERR_INVALID_STATE,    GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT,
         GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT,
         GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT,
-        GRAPH_ERR_INVALID_STATE,    -5,
+        GRAPH_ERR_INVALID_STATE,    -5,                         GRAPH_ERR_INVALID_ARGUMENT,
     };
     graph_scratch *s = gt_scratch(4);
     ChipStorageTaskArgs *args = fixture_args_new();
