@@ -33,7 +33,8 @@ static int capacity_resolve(const simpler_context *ctx, const CallConfig *config
     if (c->runtime_arena_bytes == 0)
         c->runtime_arena_bytes = graph_runtime_arena_bytes(w);
     if (c->graph_definition_bytes == 0 &&
-        graph_image_layout(w, w * GRAPH_ARGS_PER_TASK, w * GRAPH_EDGES_PER_TASK, 0, &h) == 0)
+        graph_image_layout(w, w * GRAPH_ARGS_PER_TASK, w * GRAPH_EDGES_PER_TASK, 0, w * GRAPH_ARGS_PER_TASK,
+                           &h) == 0)
         c->graph_definition_bytes = h.image_bytes;
     if (c->scheduler_state_bytes == 0)
         c->scheduler_state_bytes = graph_scheduler_state_bytes(w);

@@ -73,7 +73,8 @@ void program_requirements_of_config(const CallConfig *config, graph_requirements
     out->runtime_arena_bytes = graph_runtime_arena_bytes(window);
     /* The image of a window-sized graph with the scratch's default pools:
      * the most one build in this window can write. */
-    if (graph_image_layout(window, window * GRAPH_ARGS_PER_TASK, window * GRAPH_EDGES_PER_TASK, 0, &h) == 0)
+    if (graph_image_layout(window, window * GRAPH_ARGS_PER_TASK, window * GRAPH_EDGES_PER_TASK, 0,
+                           window * GRAPH_ARGS_PER_TASK, &h) == 0)
         out->graph_definition_bytes = h.image_bytes;
     else
         out->graph_definition_bytes = 0;

@@ -23,21 +23,23 @@ static uint64_t resolve(const device_run_desc *d, const graph_image_arg *a)
     }
 }
 
-static void fill_tensor(const device_run_desc *d, const graph_image_arg *a, ChipTensor *t)
+static void fill_tensor(const device_run_desc *d, const graph_image_view *views, const graph_image_arg *a,
+                        ChipTensor *t)
 {
+    const graph_image_view *v = &views[a->view];
     /* Every byte written once, field by field: a memset of the whole
      * tensor first compiles to a string store, which cost more than the
      * rest of an empty task. */
     t->buffer_addr = resolve(d, a);
     t->buffer_bytes = a->buffer_bytes;
     t->start_offset = a->start_offset;
-    t->ndims = a->ndims;
-    t->dtype = a->dtype;
+    t->ndims = v->ndims;
+    t->dtype = v->dtype;
     t->address_space = SIMPLER_ADDRESS_SPACE_DEVICE;
     t->reserved0[0] = 0;
     t->reserved0[1] = 0;
-    memcpy(t->shapes, a->shapes, sizeof(t->shapes));
-    memcpy(t->strides, a->strides, sizeof(t->strides));
+    memcpy(t->shapes, v->shapes, sizeof(t->shapes));
+    memcpy(t->strides, v->strides, sizeof(t->strides));
     memset(t->reserved, 0, sizeof(t->reserved));
 }
 
@@ -67,6 +69,7 @@ static void run_task(const device_run_desc *d, uint32_t core, uint32_t id)
     const graph_image_header *h = (const graph_image_header *)image;
     const graph_image_task *task = (const graph_image_task *)(image + h->task_offset) + id;
     const graph_image_arg *arg = (const graph_image_arg *)(image + h->arg_offset) + task->arg_begin;
+    const graph_image_view *views = (const graph_image_view *)(image + h->view_offset);
     ChipTensor tensors[SIMPLER_MAX_TASK_ARGS];
     uint64_t scalars[SIMPLER_MAX_TASK_ARGS];
     SimplerKernelArgs k = {
@@ -83,7 +86,7 @@ static void run_task(const device_run_desc *d, uint32_t core, uint32_t id)
 
     for (uint32_t i = 0; i < task->arg_count; i++, arg++) {
         if (arg->kind == GRAPH_ARG_TENSOR)
-            fill_tensor(d, arg, &tensors[k.tensor_count++]);
+            fill_tensor(d, views, arg, &tensors[k.tensor_count++]);
         else
             scalars[k.scalar_count++] = arg->addr;
     }

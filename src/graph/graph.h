@@ -19,6 +19,8 @@ typedef struct graph {
     uint32_t task_count;
     uint32_t arg_count;
     graph_image_arg *args;
+    graph_image_view *views;   /* the shapes args name, each once as far as the build noticed */
+    uint32_t view_count;
     uint32_t *fanin;           /* predecessors of task i at tasks[i].fanin_begin */
     uint32_t edge_count;
     uint32_t staged_count;
@@ -31,8 +33,8 @@ typedef struct graph {
 size_t graph_image_size(const graph *g);
 
 /* The largest image of any graph with at most these tasks, args and
- * edges (every call tensor staged), so a caller can reserve the image
- * buffer once. 0 if it would not fit the format. */
+ * edges (every call tensor staged, a view per argument), so a caller can
+ * reserve the image buffer once. 0 if it would not fit the format. */
 size_t graph_image_size_bound(uint32_t task_max, uint32_t arg_max, uint32_t edge_max);
 
 /* Writes the image of `g` into `size` bytes at `buf` (8-byte aligned).

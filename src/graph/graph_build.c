@@ -27,6 +27,8 @@ static void reset(graph_scratch *s, const ChipStorageTaskArgs *args)
     s->open_count = 0;
     s->g.task_count = 0;
     s->g.arg_count = 0;
+    s->g.view_count = 0;
+    memset(s->view_cache, 0, sizeof(s->view_cache));
     s->g.edge_count = 0;
     s->g.staged_count = 0;
     s->g.heap_bytes = 0;

@@ -9,6 +9,11 @@
 #include "graph/graph_build.h"
 #include "graph/tensor_map.h"
 
+/* Slots of the cache that finds an argument's view among those already
+ * in the graph (direct mapped: a view whose slot was taken by another is
+ * stored again, which costs image bytes, never correctness). */
+#define GRAPH_VIEW_CACHE 256u
+
 struct graph_scratch {
     SimplerOrch orch;                /* first: the entry's handle is the scratch */
     graph_limits limits;
@@ -19,6 +24,7 @@ struct graph_scratch {
     int status;                      /* first failure of the running build */
     int open;                        /* args_begin seen, submit not yet */
     uint32_t open_count;             /* args of the open task, at g.args[g.arg_count] */
+    uint32_t view_cache[GRAPH_VIEW_CACHE]; /* by view hash: 1 + index of a view in g.views, or 0 */
     void *block;                     /* every array above lives in this allocation */
 };
 

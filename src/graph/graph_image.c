@@ -4,12 +4,13 @@
 #include "graph/graph.h"
 #include "graph/graph_status.h"
 
-int graph_image_layout(uint32_t task_count, uint32_t arg_count, uint32_t edge_count,
-                       uint32_t staged_count, graph_image_header *out)
+int graph_image_layout(uint32_t task_count, uint32_t arg_count, uint32_t edge_count, uint32_t staged_count,
+                       uint32_t view_count, graph_image_header *out)
 {
     /* 64-bit sums of 32-bit counts times small sizes cannot wrap. */
     uint64_t staged = sizeof(graph_image_header);
-    uint64_t tasks = staged + (uint64_t)staged_count * sizeof(graph_image_staged);
+    uint64_t views = staged + (uint64_t)staged_count * sizeof(graph_image_staged);
+    uint64_t tasks = views + (uint64_t)view_count * sizeof(graph_image_view);
     uint64_t args = tasks + (uint64_t)task_count * sizeof(graph_image_task);
     uint64_t fanout = args + (uint64_t)arg_count * sizeof(graph_image_arg);
     uint64_t end = fanout + (uint64_t)edge_count * sizeof(uint32_t);
@@ -19,12 +20,14 @@ int graph_image_layout(uint32_t task_count, uint32_t arg_count, uint32_t edge_co
     out->magic = GRAPH_IMAGE_MAGIC;
     out->version = GRAPH_IMAGE_VERSION;
     out->header_bytes = sizeof(graph_image_header);
+    out->view_count = view_count;
     out->image_bytes = end;
     out->task_count = task_count;
     out->arg_count = arg_count;
     out->edge_count = edge_count;
     out->staged_count = staged_count;
     out->staged_offset = (uint32_t)staged;
+    out->view_offset = (uint32_t)views;
     out->task_offset = (uint32_t)tasks;
     out->arg_offset = (uint32_t)args;
     out->fanout_offset = (uint32_t)fanout;
@@ -34,7 +37,8 @@ int graph_image_layout(uint32_t task_count, uint32_t arg_count, uint32_t edge_co
 size_t graph_image_size(const graph *g)
 {
     graph_image_header h;
-    if (graph_image_layout(g->task_count, g->arg_count, g->edge_count, g->staged_count, &h) != GRAPH_OK)
+    if (graph_image_layout(g->task_count, g->arg_count, g->edge_count, g->staged_count, g->view_count, &h) !=
+        GRAPH_OK)
         return 0;
     return (size_t)h.image_bytes;
 }
@@ -42,7 +46,7 @@ size_t graph_image_size(const graph *g)
 size_t graph_image_size_bound(uint32_t task_max, uint32_t arg_max, uint32_t edge_max)
 {
     graph_image_header h;
-    if (graph_image_layout(task_max, arg_max, edge_max, SIMPLER_MAX_TENSOR_ARGS, &h) != GRAPH_OK)
+    if (graph_image_layout(task_max, arg_max, edge_max, SIMPLER_MAX_TENSOR_ARGS, arg_max, &h) != GRAPH_OK)
         return 0;
     return (size_t)h.image_bytes;
 }
@@ -76,7 +80,8 @@ int graph_image_write(const graph *g, void *buf, size_t size)
     graph_image_header h;
     if (g == NULL || buf == NULL || ((uintptr_t)buf & 7u) != 0)
         return GRAPH_ERR_INVALID_ARGUMENT;
-    if (graph_image_layout(g->task_count, g->arg_count, g->edge_count, g->staged_count, &h) != GRAPH_OK ||
+    if (graph_image_layout(g->task_count, g->arg_count, g->edge_count, g->staged_count, g->view_count, &h) !=
+            GRAPH_OK ||
         h.image_bytes != size)
         return GRAPH_ERR_INVALID_ARGUMENT;
     h.heap_bytes = g->heap_bytes;
@@ -84,6 +89,7 @@ int graph_image_write(const graph *g, void *buf, size_t size)
     uint8_t *b = buf;
     memcpy(b, &h, sizeof(h));
     memcpy(b + h.staged_offset, g->staged, (size_t)g->staged_count * sizeof(graph_image_staged));
+    memcpy(b + h.view_offset, g->views, (size_t)g->view_count * sizeof(graph_image_view));
     graph_image_task *tasks = (graph_image_task *)(void *)(b + h.task_offset);
     memcpy(tasks, g->tasks, (size_t)g->task_count * sizeof(graph_image_task));
     memcpy(b + h.arg_offset, g->args, (size_t)g->arg_count * sizeof(graph_image_arg));

@@ -6,12 +6,15 @@
  * Layout (canonical packing; every offset is fixed by the counts):
  *   header   96 bytes                      at 0
  *   staged   staged_count x 32 bytes       at staged_offset = 96
+ *   views    view_count   x 56 bytes       at view_offset
  *   tasks    task_count   x 32 bytes       at task_offset
- *   args     arg_count    x 80 bytes       at arg_offset
+ *   args     arg_count    x 32 bytes       at arg_offset
  *   fan-out  edge_count   x u32            at fanout_offset
  *   end                                    image_bytes
  * Tasks carry fan-in counts, not predecessor lists: the device needs the
- * counts to seed and the successor lists to release.
+ * counts to seed and the successor lists to release. A tensor argument
+ * names its shape (dtype, dims, strides) by index in the view table,
+ * which holds each distinct shape once: most graphs use a handful.
  * docs/graph.md has the byte tables.
  */
 #ifndef SIMPLER_GRAPH_IMAGE_H
@@ -23,7 +26,7 @@
 #include "simpler/task_args.h"
 
 #define GRAPH_IMAGE_MAGIC 0x48504753u /* "SGPH" read as little-endian bytes */
-#define GRAPH_IMAGE_VERSION 2u
+#define GRAPH_IMAGE_VERSION 3u
 /* A task's func_id is below this (SPEC §4: children func_id < 1024). */
 #define GRAPH_FUNC_ID_LIMIT 1024
 
@@ -42,7 +45,7 @@ typedef struct graph_image_header {
     uint32_t magic;
     uint32_t version;
     uint32_t header_bytes;  /* sizeof(graph_image_header) */
-    uint32_t reserved0;
+    uint32_t view_count;
     uint64_t image_bytes;   /* the whole blob */
     uint64_t heap_bytes;    /* graph heap the intermediates need, 1024 multiple */
     uint64_t temp_bytes;    /* retained temp the staged tensors need, 1024 multiple */
@@ -53,7 +56,7 @@ typedef struct graph_image_header {
     uint32_t task_offset;
     uint32_t arg_offset;
     uint32_t fanout_offset;
-    uint32_t reserved2;
+    uint32_t view_offset;
     uint32_t staged_offset;
     uint32_t reserved1;
     uint64_t reserved[2];
@@ -79,20 +82,26 @@ typedef struct graph_image_task {
     uint32_t fanout_count;
 } graph_image_task;
 
+/* The shape of a tensor view, shared by every argument naming it. */
+typedef struct graph_image_view {
+    uint8_t dtype;          /* SIMPLER_DTYPE_* */
+    uint8_t reserved[3];
+    uint32_t ndims;         /* 1..5 */
+    uint64_t extent;        /* elements from the first to the last, inclusive */
+    uint32_t shapes[SIMPLER_MAX_TENSOR_DIMS];
+    uint32_t strides[SIMPLER_MAX_TENSOR_DIMS];
+} graph_image_view;
+
 /* One argument of a task, in the order the orchestration added them. */
 typedef struct graph_image_arg {
     uint8_t kind;           /* GRAPH_ARG_* */
     uint8_t tag;            /* SIMPLER_TAG_* (tensors), 0 (scalars) */
     uint8_t addr_kind;      /* GRAPH_ADDR_* (tensors), 0 (scalars) */
-    uint8_t dtype;
-    uint32_t ndims;
+    uint8_t staged_index;   /* GRAPH_ADDR_STAGED: its staged entry (< 256); else 0 */
+    uint32_t view;          /* tensors: index into the views; scalars 0 */
     uint64_t addr;          /* buffer start in its addr_kind; scalar value */
-    uint64_t buffer_bytes;
-    uint64_t start_offset;  /* elements */
-    uint32_t shapes[SIMPLER_MAX_TENSOR_DIMS];
-    uint32_t strides[SIMPLER_MAX_TENSOR_DIMS];
-    uint32_t staged_index;  /* GRAPH_ADDR_STAGED: its staged entry; else 0 */
-    uint32_t reserved;
+    uint64_t buffer_bytes;  /* tensors; scalars 0 */
+    uint64_t start_offset;  /* elements; scalars 0 */
 } graph_image_arg;
 
 _Static_assert(sizeof(graph_image_header) == 96, "graph image header layout");
@@ -101,17 +110,20 @@ _Static_assert(offsetof(graph_image_header, fanout_offset) == 64, "graph image h
 _Static_assert(offsetof(graph_image_header, staged_offset) == 72, "graph image header layout");
 _Static_assert(sizeof(graph_image_staged) == 32, "graph image staged layout");
 _Static_assert(sizeof(graph_image_task) == 32, "graph image task layout");
-_Static_assert(sizeof(graph_image_arg) == 80, "graph image arg layout");
-_Static_assert(offsetof(graph_image_arg, shapes) == 32, "graph image arg layout");
-_Static_assert(offsetof(graph_image_arg, staged_index) == 72, "graph image arg layout");
+_Static_assert(sizeof(graph_image_view) == 56, "graph image view layout");
+_Static_assert(offsetof(graph_image_view, shapes) == 16, "graph image view layout");
+_Static_assert(sizeof(graph_image_arg) == 32, "graph image arg layout");
+_Static_assert(offsetof(graph_image_arg, addr) == 8, "graph image arg layout");
+_Static_assert(SIMPLER_MAX_TENSOR_ARGS <= 256, "a staged index fits a byte");
 
 /* The canonical size and section offsets for the given counts. Returns 0,
  * or GRAPH_ERR_INVALID_ARGUMENT when an offset would not fit 32 bits. */
-int graph_image_layout(uint32_t task_count, uint32_t arg_count, uint32_t edge_count,
-                       uint32_t staged_count, graph_image_header *out);
+int graph_image_layout(uint32_t task_count, uint32_t arg_count, uint32_t edge_count, uint32_t staged_count,
+                       uint32_t view_count, graph_image_header *out);
 
 /* Validates `size` bytes at `image` (8-byte aligned): header fields,
- * canonical layout, every record's ranges and reserved words, fan-out
+ * canonical layout, every record's ranges and reserved words (views no
+ * more than arguments, each view's extent recomputed), fan-out
  * lists that only go from lower to higher task ids (acyclic by
  * construction) without repeats, and every fan-in count equal to the
  * number of tasks naming the task a successor. Reads the image only; uses

@@ -15,43 +15,47 @@
 
 #define BAD GRAPH_ERR_INVALID_ARGUMENT
 
-typedef struct image_view {
+typedef struct image_parts {
     const graph_image_header *h;
     const graph_image_staged *staged;
+    const graph_image_view *views;
     const graph_image_task *tasks;
     const graph_image_arg *args;
     const uint32_t *fanout;
-} image_view;
+} image_parts;
 
-static int check_header(const void *image, size_t size, image_view *v)
+static int check_header(const void *image, size_t size, image_parts *v)
 {
     graph_image_header canon;
     if (image == NULL || ((uintptr_t)image & 7u) != 0 || size < sizeof(graph_image_header))
         return BAD;
     const graph_image_header *h = image;
     if (h->magic != GRAPH_IMAGE_MAGIC || h->version != GRAPH_IMAGE_VERSION ||
-        h->header_bytes != sizeof(graph_image_header) || h->reserved0 != 0 || h->reserved1 != 0 ||
+        h->header_bytes != sizeof(graph_image_header) || h->reserved1 != 0 ||
         h->reserved[0] != 0 || h->reserved[1] != 0 || h->image_bytes != size)
         return BAD;
     if (h->task_count > GRAPH_TASK_WINDOW_MAX || h->staged_count > SIMPLER_MAX_TENSOR_ARGS ||
-        h->heap_bytes % GRAPH_HEAP_ALIGN != 0 || h->temp_bytes % GRAPH_HEAP_ALIGN != 0)
+        h->view_count > h->arg_count || h->heap_bytes % GRAPH_HEAP_ALIGN != 0 ||
+        h->temp_bytes % GRAPH_HEAP_ALIGN != 0)
         return BAD;
-    if (graph_image_layout(h->task_count, h->arg_count, h->edge_count, h->staged_count, &canon) != GRAPH_OK)
+    if (graph_image_layout(h->task_count, h->arg_count, h->edge_count, h->staged_count, h->view_count, &canon) !=
+        GRAPH_OK)
         return BAD;
     if (canon.image_bytes != size || canon.staged_offset != h->staged_offset ||
-        canon.task_offset != h->task_offset || canon.arg_offset != h->arg_offset ||
-        canon.fanout_offset != h->fanout_offset || h->reserved2 != 0)
+        canon.view_offset != h->view_offset || canon.task_offset != h->task_offset ||
+        canon.arg_offset != h->arg_offset || canon.fanout_offset != h->fanout_offset)
         return BAD;
     const uint8_t *b = image;
     v->h = h;
     v->staged = (const graph_image_staged *)(const void *)(b + h->staged_offset);
+    v->views = (const graph_image_view *)(const void *)(b + h->view_offset);
     v->tasks = (const graph_image_task *)(const void *)(b + h->task_offset);
     v->args = (const graph_image_arg *)(const void *)(b + h->arg_offset);
     v->fanout = (const uint32_t *)(const void *)(b + h->fanout_offset);
     return GRAPH_OK;
 }
 
-static int check_staged(const image_view *v)
+static int check_staged(const image_parts *v)
 {
     uint64_t next = 0;
     for (uint32_t i = 0; i < v->h->staged_count; i++) {
@@ -68,20 +72,22 @@ static int check_staged(const image_view *v)
     return GRAPH_OK;
 }
 
-static int check_scalar(const graph_image_arg *a)
+/* Every view: a valid shape whose extent is the one recorded. */
+static int check_views(const image_parts *v)
 {
-    static const uint32_t zero[SIMPLER_MAX_TENSOR_DIMS];
-    for (uint32_t d = 0; d < SIMPLER_MAX_TENSOR_DIMS; d++)
-        if (a->shapes[d] != zero[d] || a->strides[d] != zero[d])
+    for (uint32_t i = 0; i < v->h->view_count; i++) {
+        const graph_image_view *w = &v->views[i];
+        uint64_t extent;
+        if (w->reserved[0] != 0 || w->reserved[1] != 0 || w->reserved[2] != 0 ||
+            graph_view_extent(w->dtype, w->ndims, w->shapes, w->strides, &extent) != GRAPH_OK ||
+            extent != w->extent)
             return BAD;
-    if (a->tag != 0 || a->addr_kind != 0 || a->dtype != 0 || a->ndims != 0 || a->buffer_bytes != 0 ||
-        a->start_offset != 0 || a->staged_index != 0)
-        return BAD;
+    }
     return GRAPH_OK;
 }
 
 /* The buffer [addr, addr + buffer_bytes) must lie in its region. */
-static int check_tensor_place(const image_view *v, const graph_image_arg *a)
+static int check_tensor_place(const image_parts *v, const graph_image_arg *a)
 {
     uint64_t region_lo = 0, region_hi = 0;
     switch (a->addr_kind) {
@@ -107,24 +113,25 @@ static int check_tensor_place(const image_view *v, const graph_image_arg *a)
     return GRAPH_OK;
 }
 
-static int check_args(const image_view *v)
+/* Views are checked first: a tensor's range check uses its view's
+ * extent as recorded. */
+static int check_args(const image_parts *v)
 {
     for (uint32_t i = 0; i < v->h->arg_count; i++) {
         const graph_image_arg *a = &v->args[i];
         uint64_t first, end;
-        if (a->reserved != 0)
-            return BAD;
         if (a->kind == GRAPH_ARG_SCALAR) {
-            if (check_scalar(a) != GRAPH_OK)
+            if (a->tag != 0 || a->addr_kind != 0 || a->staged_index != 0 || a->view != 0 || a->buffer_bytes != 0 ||
+                a->start_offset != 0)
                 return BAD;
             continue;
         }
-        if (a->kind != GRAPH_ARG_TENSOR || a->tag > SIMPLER_TAG_NO_DEP)
+        if (a->kind != GRAPH_ARG_TENSOR || a->tag > SIMPLER_TAG_NO_DEP || a->view >= v->h->view_count)
             return BAD;
-        if (graph_view_range(a->dtype, a->ndims, a->shapes, a->strides, a->start_offset, a->buffer_bytes,
-                             &first, &end) != GRAPH_OK)
-            return BAD;
-        if (check_tensor_place(v, a) != GRAPH_OK)
+        const graph_image_view *w = &v->views[a->view];
+        if (graph_view_bytes(graph_dtype_bytes(w->dtype), w->extent, a->start_offset, a->buffer_bytes, &first,
+                             &end) != GRAPH_OK ||
+            check_tensor_place(v, a) != GRAPH_OK)
             return BAD;
     }
     return GRAPH_OK;
@@ -135,7 +142,7 @@ static int check_args(const image_view *v)
  * name it a successor was counted already: its count in `seen` is final
  * and must equal its fan-in count. Fan-out lists increase strictly, so no
  * edge is counted twice. */
-static int check_tasks(const image_view *v, uint32_t *seen)
+static int check_tasks(const image_parts *v, uint32_t *seen)
 {
     const graph_image_header *h = v->h;
     uint32_t args = 0, fanin = 0, fanout = 0;
@@ -167,11 +174,12 @@ static int check_tasks(const image_view *v, uint32_t *seen)
 
 int graph_image_check(const void *image, size_t size, uint32_t *scratch, uint32_t scratch_count)
 {
-    image_view v;
+    image_parts v;
     int rc = check_header(image, size, &v);
     if (rc == GRAPH_OK && (v.h->task_count > scratch_count || (scratch == NULL && v.h->task_count != 0)))
         return BAD;
     rc = rc ? rc : check_staged(&v);
+    rc = rc ? rc : check_views(&v);
     rc = rc ? rc : check_args(&v);
     rc = rc ? rc : check_tasks(&v, scratch);
     return rc;

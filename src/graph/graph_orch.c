@@ -105,7 +105,7 @@ static int resolve_host(const graph_scratch *s, const ChipTensor *t, graph_image
             t->buffer_addr - c->buffer_addr <= c->buffer_bytes - t->buffer_bytes) {
             a->addr_kind = GRAPH_ADDR_STAGED;
             a->addr = st->temp_offset + (t->buffer_addr - c->buffer_addr);
-            a->staged_index = i;
+            a->staged_index = (uint8_t)i;
             return GRAPH_OK;
         }
     }
@@ -138,10 +138,27 @@ static int resolve_address(const graph_scratch *s, const ChipTensor *t, uint32_t
     }
 }
 
+/* The index of `v` in the graph's views: found through the cache, or
+ * appended (there is room: a graph holds at most one view per argument,
+ * and the caller holds a free argument record). */
+static uint32_t view_index(graph_scratch *s, const graph_image_view *v)
+{
+    uint32_t h = v->dtype * 0x9e3779b9u ^ v->ndims;
+    for (uint32_t d = 0; d < SIMPLER_MAX_TENSOR_DIMS; d++)
+        h = (h ^ v->shapes[d]) * 0x85ebca6bu ^ v->strides[d] * 0xc2b2ae35u;
+    uint32_t *slot = &s->view_cache[(h ^ h >> 16) % GRAPH_VIEW_CACHE];
+    if (*slot != 0 && memcmp(&s->g.views[*slot - 1], v, sizeof(*v)) == 0)
+        return *slot - 1;
+    s->g.views[s->g.view_count] = *v;
+    *slot = ++s->g.view_count;
+    return s->g.view_count - 1;
+}
+
 static int orch_add_tensor(SimplerOrch *orch, const ChipTensor *tensor, uint32_t tag)
 {
     graph_scratch *s = scratch_of(orch);
     graph_image_arg *a, rec;
+    graph_image_view view;
     uint64_t first, end;
     int rc = next_arg(s, &a);
     if (rc == GRAPH_OK && (tensor == NULL || tag > SIMPLER_TAG_NO_DEP))
@@ -149,18 +166,22 @@ static int orch_add_tensor(SimplerOrch *orch, const ChipTensor *tensor, uint32_t
     if (rc == GRAPH_OK)
         rc = graph_tensor_check(tensor, &first, &end);
     memset(&rec, 0, sizeof(rec));
+    memset(&view, 0, sizeof(view));
     if (rc == GRAPH_OK)
         rc = resolve_address(s, tensor, tag, &rec);
+    if (rc == GRAPH_OK)
+        rc = graph_view_extent(tensor->dtype, tensor->ndims, tensor->shapes, tensor->strides, &view.extent);
     if (rc != GRAPH_OK)
         return graph_build_fail(s, rc);
+    view.dtype = tensor->dtype;
+    view.ndims = tensor->ndims;
+    memcpy(view.shapes, tensor->shapes, sizeof(view.shapes));
+    memcpy(view.strides, tensor->strides, sizeof(view.strides));
     rec.kind = GRAPH_ARG_TENSOR;
     rec.tag = (uint8_t)tag;
-    rec.dtype = tensor->dtype;
-    rec.ndims = tensor->ndims;
+    rec.view = view_index(s, &view);
     rec.buffer_bytes = tensor->buffer_bytes;
     rec.start_offset = tensor->start_offset;
-    memcpy(rec.shapes, tensor->shapes, sizeof(rec.shapes));
-    memcpy(rec.strides, tensor->strides, sizeof(rec.strides));
     *a = rec;
     s->open_count++;
     return GRAPH_OK;

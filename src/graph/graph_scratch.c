@@ -8,7 +8,7 @@
 /* Byte offsets of each array inside the one block. Types with 8-byte
  * alignment come first; each of their sizes is a multiple of 8. */
 typedef struct scratch_layout {
-    size_t args, segments, tasks, readers, fanin, seen, list, total;
+    size_t args, views, segments, tasks, readers, fanin, seen, list, total;
     uint32_t segment_count;
 } scratch_layout;
 
@@ -27,6 +27,7 @@ static int layout_of(const graph_limits *l, scratch_layout *out)
     /* Every access adds at most two segment boundaries. */
     out->segment_count = 2 * l->arg_max + 2;
     int rc = add_array(&c, l->arg_max, sizeof(graph_image_arg), &out->args);
+    rc = rc ? rc : add_array(&c, l->arg_max, sizeof(graph_image_view), &out->views); /* at most one per arg */
     rc = rc ? rc : add_array(&c, out->segment_count, sizeof(tensor_map_segment), &out->segments);
     rc = rc ? rc : add_array(&c, l->task_max, sizeof(graph_image_task), &out->tasks);
     rc = rc ? rc : add_array(&c, l->reader_max, sizeof(tensor_map_reader), &out->readers);
@@ -38,6 +39,7 @@ static int layout_of(const graph_limits *l, scratch_layout *out)
 }
 
 _Static_assert(sizeof(graph_image_arg) % 8 == 0, "scratch layout keeps 8-byte alignment");
+_Static_assert(sizeof(graph_image_view) % 8 == 0, "scratch layout keeps 8-byte alignment");
 _Static_assert(sizeof(tensor_map_segment) % 8 == 0, "scratch layout keeps 8-byte alignment");
 _Static_assert(sizeof(graph_image_task) % 8 == 0, "scratch layout keeps 8-byte alignment");
 
@@ -45,6 +47,7 @@ static void bind(graph_scratch *s, const scratch_layout *lay)
 {
     char *b = s->block;
     s->g.args = (graph_image_arg *)(void *)(b + lay->args);
+    s->g.views = (graph_image_view *)(void *)(b + lay->views);
     s->g.tasks = (graph_image_task *)(void *)(b + lay->tasks);
     s->g.fanin = (uint32_t *)(void *)(b + lay->fanin);
     tensor_map_init(&s->map, (tensor_map_segment *)(void *)(b + lay->segments), lay->segment_count,

@@ -34,10 +34,10 @@ static int tag_writes(uint8_t tag)
 
 static int track(graph_scratch *s, const graph_image_arg *a, uint32_t task, int write)
 {
+    const graph_image_view *v = &s->g.views[a->view];
     uint64_t first = 0, end = 0;
     /* add_tensor validated the view, so this cannot fail. */
-    (void)graph_view_range(a->dtype, a->ndims, a->shapes, a->strides, a->start_offset, a->buffer_bytes,
-                           &first, &end);
+    (void)graph_view_bytes(graph_dtype_bytes(v->dtype), v->extent, a->start_offset, a->buffer_bytes, &first, &end);
     uint64_t lo = a->addr + first, hi = a->addr + end;
     uint32_t space = space_of(a->addr_kind);
     return write ? tensor_map_write(&s->map, space, lo, hi, task, &s->deps)

@@ -1,7 +1,8 @@
 /*
  * The executor's tensor fill (device_executor.c, included here): a kernel
  * gets a tensor whose every byte the executor wrote, whatever the stack
- * held before, with the address resolved in the argument's region.
+ * held before, with the address resolved in the argument's region and
+ * the shape of the view the argument names.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,22 +11,28 @@
 
 #include "device/device_executor.c"
 
+/* Views 0 (unused) and 1, a 4 x 8 view with a row stride of 16. */
+static graph_image_view views[2];
+
 static graph_image_arg heap_arg(void)
 {
+    memset(views, 0, sizeof(views));
+    views[1].dtype = SIMPLER_DTYPE_FLOAT32;
+    views[1].ndims = 2;
+    views[1].extent = 3 * 16 + 7 + 1;
+    views[1].shapes[0] = 4;
+    views[1].shapes[1] = 8;
+    views[1].strides[0] = 16;
+    views[1].strides[1] = 1;
     graph_image_arg a;
     memset(&a, 0, sizeof(a));
     a.kind = GRAPH_ARG_TENSOR;
     a.tag = SIMPLER_TAG_INPUT;
     a.addr_kind = GRAPH_ADDR_HEAP;
-    a.dtype = SIMPLER_DTYPE_FLOAT32;
-    a.ndims = 2;
+    a.view = 1;
     a.addr = 2048;
     a.buffer_bytes = 4096;
     a.start_offset = 3;
-    a.shapes[0] = 4;
-    a.shapes[1] = 8;
-    a.strides[0] = 16;
-    a.strides[1] = 1;
     return a;
 }
 
@@ -39,7 +46,7 @@ static void fill_writes_every_byte_over_a_dirty_tensor(void **state)
     graph_image_arg a = heap_arg();
     ChipTensor t;
     memset(&t, 0xa5, sizeof(t));
-    fill_tensor(&d, &a, &t);
+    fill_tensor(&d, views, &a, &t);
 
     ChipTensor want;
     memset(&want, 0, sizeof(want));
@@ -66,10 +73,10 @@ static void fill_resolves_each_address_kind(void **state)
     graph_image_arg a = heap_arg();
     ChipTensor t;
     a.addr_kind = GRAPH_ADDR_STAGED;
-    fill_tensor(&d, &a, &t);
+    fill_tensor(&d, views, &a, &t);
     assert_int_equal(t.buffer_addr, 0x20000000u + 2048);
     a.addr_kind = GRAPH_ADDR_DEVICE;
-    fill_tensor(&d, &a, &t);
+    fill_tensor(&d, views, &a, &t);
     assert_int_equal(t.buffer_addr, 2048);
 }
 

@@ -272,6 +272,67 @@ static void graph_build_edge_limit_is_capacity_exceeded(void **state)
     free(args);
 }
 
+/* 600 reads of a device buffer in 300 distinct shapes (1-D views of
+ * 1..300 floats, every 7th a 2-D view instead), each shape twice: more
+ * shapes than the view cache has slots. */
+#define VIEW_SHAPES 300u
+static int orch_many_shapes(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    for (uint32_t round = 0; round < 2; round++) {
+        for (uint32_t n = 1; n <= VIEW_SHAPES; n++) {
+            ChipTensor t = args->tensors[0];
+            t.start_offset = 1000u * n; /* disjoint ranges: one reader each */
+            t.shapes[0] = n;
+            if (n % 7 == 0) { /* a 2-D view: n rows of 1 with a row stride of 2 */
+                t.ndims = 2;
+                t.shapes[0] = n / 7;
+                t.strides[0] = 2;
+                t.shapes[1] = 1;
+                t.strides[1] = 1;
+            }
+            simpler_orch_args_begin(orch);
+            simpler_orch_add_input(orch, &t);
+            simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
+        }
+    }
+    return 0;
+}
+
+static void graph_build_args_name_views_of_their_own_shape(void **state)
+{
+    (void)state;
+    graph_scratch *s = gt_scratch(2 * VIEW_SHAPES);
+    ChipStorageTaskArgs *args = fixture_args_new();
+    gt_args_add_tensor(args, DEV_A, 1000 * (VIEW_SHAPES + 1), SIMPLER_ADDRESS_SPACE_DEVICE);
+    const graph *g = NULL;
+    assert_int_equal(graph_build_run(s, orch_many_shapes, args, &g), 0);
+    assert_int_equal(g->arg_count, 2 * VIEW_SHAPES);
+    assert_true(g->view_count >= VIEW_SHAPES && g->view_count <= 2 * VIEW_SHAPES);
+    assert_true(g->view_count < 2 * VIEW_SHAPES); /* the cache found some repeats */
+    for (uint32_t i = 0; i < g->arg_count; i++) {
+        uint32_t n = i % VIEW_SHAPES + 1;
+        assert_true(g->args[i].view < g->view_count);
+        const graph_image_view *v = &g->views[g->args[i].view];
+        assert_int_equal(v->dtype, SIMPLER_DTYPE_FLOAT32);
+        if (n % 7 == 0) {
+            assert_int_equal(v->ndims, 2);
+            assert_int_equal(v->shapes[0], n / 7);
+            assert_int_equal(v->strides[0], 2);
+            assert_int_equal(v->extent, 2 * (n / 7 - 1) + 1);
+        } else {
+            assert_int_equal(v->ndims, 1);
+            assert_int_equal(v->shapes[0], n);
+            assert_int_equal(v->extent, n);
+        }
+    }
+    size_t size;
+    void *img = gt_image(g, &size);
+    assert_int_equal(gt_check(img, size), 0);
+    free(img);
+    graph_scratch_destroy(s);
+    free(args);
+}
+
 /* Misuse cases, selected by scalar 0. */
 static int orch_misuse(SimplerOrch *orch, const ChipStorageTaskArgs *args)
 {
@@ -441,6 +502,7 @@ int main(void)
         cmocka_unit_test(graph_build_heap_and_temp_limits_are_capacity_exceeded),
         cmocka_unit_test(graph_build_calls_after_a_failure_return_the_first_status),
         cmocka_unit_test(graph_build_edge_limit_is_capacity_exceeded),
+        cmocka_unit_test(graph_build_args_name_views_of_their_own_shape),
         cmocka_unit_test(graph_build_misuse_returns_documented_status),
         cmocka_unit_test(graph_build_rejects_malformed_call_arguments),
         cmocka_unit_test(graph_scratch_create_rejects_bad_limits),

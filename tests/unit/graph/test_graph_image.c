@@ -2,7 +2,7 @@
  * named corruption of one is rejected with -1005. */
 #include "graph_test_util.h"
 
-enum { HDR, STAGED, TASK, ARG, FANOUT };
+enum { HDR, STAGED, VIEW, TASK, ARG, FANOUT };
 
 typedef struct corruption {
     const char *what;
@@ -14,13 +14,15 @@ typedef struct corruption {
 } corruption;
 
 /* The diamond image with `a` staged from the host:
- * staged {a}; tasks 0..3; args a c | c d | c e | d e out 7;
+ * staged {a}; one view (16 floats); tasks 0..3;
+ * args a c | c d | c e | d e out 7;
  * fan-in counts 0 1 1 2; fan-out 1 2 | 3 | 3. */
 static const corruption corruptions[] = {
     {"bad magic", HDR, 0, 0, 4, 0x12345678},
     {"bad version", HDR, 0, 4, 4, 1},
     {"bad header size", HDR, 0, 8, 4, 64},
-    {"reserved0 set", HDR, 0, 12, 4, 1},
+    {"view count too high", HDR, 0, 12, 4, 2},
+    {"view count zero", HDR, 0, 12, 4, 0},
     {"image size disagrees", HDR, 0, 16, 8, 4096},
     {"heap size unaligned", HDR, 0, 24, 8, 3000},
     {"heap smaller than its tensors", HDR, 0, 24, 8, 2048},
@@ -35,7 +37,7 @@ static const corruption corruptions[] = {
     {"arg offset moved", HDR, 0, 60, 4, 264},
     {"fan-out offset moved", HDR, 0, 64, 4, 8},
     {"fan-out offset past the end", HDR, 0, 64, 4, 1u << 20},
-    {"reserved2 set", HDR, 0, 68, 4, 1},
+    {"view offset moved", HDR, 0, 68, 4, 96 + 32 + 8},
     {"staged offset moved", HDR, 0, 72, 4, 0},
     {"reserved1 set", HDR, 0, 76, 4, 1},
     {"reserved words set", HDR, 0, 88, 8, 1},
@@ -62,27 +64,33 @@ static const corruption corruptions[] = {
     {"tensor tag unknown", ARG, 0, 1, 1, 5},
     {"address kind zero", ARG, 1, 2, 1, 0},
     {"address kind unknown", ARG, 1, 2, 1, 4},
-    {"dtype zero", ARG, 1, 3, 1, 0},
-    {"dtype unknown", ARG, 1, 3, 1, SIMPLER_DTYPE_COUNT},
-    {"ndims zero", ARG, 1, 4, 4, 0},
-    {"ndims over five", ARG, 1, 4, 4, 6},
-    {"shape zero", ARG, 1, 32, 4, 0},
-    {"stride zero", ARG, 1, 52, 4, 0},
-    {"stride in an unused dim", ARG, 1, 56, 4, 1},
+    {"dtype zero", VIEW, 0, 0, 1, 0},
+    {"dtype unknown", VIEW, 0, 0, 1, SIMPLER_DTYPE_COUNT},
+    {"view reserved set", VIEW, 0, 1, 1, 1},
+    {"ndims zero", VIEW, 0, 4, 4, 0},
+    {"ndims over five", VIEW, 0, 4, 4, 6},
+    {"view extent understated", VIEW, 0, 8, 8, 1},
+    {"view extent overstated", VIEW, 0, 8, 8, 17},
+    {"shape zero", VIEW, 0, 16, 4, 0},
+    {"stride zero", VIEW, 0, 36, 4, 0},
+    {"stride in an unused dim", VIEW, 0, 40, 4, 1},
+    {"view index out of range", ARG, 1, 4, 4, 1},
     {"view past its buffer", ARG, 1, 24, 8, 1},
     {"heap tensor past the heap", ARG, 5, 8, 8, 3072},
     {"heap tensor at a huge offset", ARG, 5, 8, 8, 1ull << 63},
     {"staged tensor past its copy", ARG, 0, 8, 8, 64},
-    {"staged index out of range", ARG, 0, 72, 4, 1},
-    {"device tensor with a staged index", ARG, 8, 72, 4, 1},
+    {"staged index out of range", ARG, 0, 3, 1, 1},
+    {"device tensor with a staged index", ARG, 8, 3, 1, 1},
+    {"heap tensor with a staged index", ARG, 1, 3, 1, 1},
     {"device buffer wrapping", ARG, 8, 8, 8, UINT64_MAX - 8},
     {"OUTPUT into a caller buffer", ARG, 8, 1, 1, SIMPLER_TAG_OUTPUT},
     {"OUTPUT_EXISTING into the heap", ARG, 1, 1, 1, SIMPLER_TAG_OUTPUT_EXISTING},
-    {"arg reserved set", ARG, 0, 76, 4, 1},
     {"scalar with a tag", ARG, 9, 1, 1, 1},
-    {"scalar with a dtype", ARG, 9, 3, 1, 1},
-    {"scalar with a shape", ARG, 9, 40, 4, 1},
+    {"scalar with an address kind", ARG, 9, 2, 1, 1},
+    {"scalar with a staged index", ARG, 9, 3, 1, 1},
+    {"scalar with a view", ARG, 9, 4, 4, 1},
     {"scalar with bytes", ARG, 9, 16, 8, 1},
+    {"scalar with an offset", ARG, 9, 24, 8, 1},
     {"successor not after the task", FANOUT, 0, 0, 4, 0},
     {"successor repeated", FANOUT, 1, 0, 4, 1},
     {"successors not increasing", FANOUT, 0, 0, 4, 3},
@@ -106,6 +114,7 @@ static size_t section_offset(const graph_image_header *h, int section)
 {
     switch (section) {
     case STAGED: return h->staged_offset;
+    case VIEW: return h->view_offset;
     case TASK: return h->task_offset;
     case ARG: return h->arg_offset;
     case FANOUT: return h->fanout_offset;
@@ -117,6 +126,7 @@ static size_t record_size(int section)
 {
     switch (section) {
     case STAGED: return sizeof(graph_image_staged);
+    case VIEW: return sizeof(graph_image_view);
     case TASK: return sizeof(graph_image_task);
     case ARG: return sizeof(graph_image_arg);
     case FANOUT: return sizeof(uint32_t);
@@ -130,7 +140,7 @@ static void graph_image_check_accepts_built_image(void **state)
     size_t size;
     void *img = diamond_image(&size);
     const graph_image_header *h = img;
-    assert_int_equal(size, 96 + 32 + 4 * 32 + 10 * 80 + 4 * 4);
+    assert_int_equal(size, 96 + 32 + 56 + 4 * 32 + 10 * 32 + 4 * 4); /* one view: all 16 floats */
     assert_int_equal(h->staged_count, 1);
     assert_int_equal(gt_check(img, size), 0);
     const uint32_t *fanout = (const uint32_t *)((const char *)img + h->fanout_offset);
@@ -269,8 +279,10 @@ static void graph_image_size_bound_covers_every_graph_of_the_limits(void **state
     limits.edge_max = 4;
     assert_int_equal(graph_scratch_create(&limits, &s), 0);
     assert_int_equal(graph_build_run(s, orch_diamond, args, &g), 0);
-    /* The diamond fills tasks, args and edges; 254 more staged entries fit. */
-    assert_int_equal(graph_image_size_bound(4, 10, 4), graph_image_size(g) + 254 * sizeof(graph_image_staged));
+    /* The diamond fills tasks, args and edges; 254 more staged entries
+     * and 9 more views (one per argument) fit. */
+    assert_int_equal(graph_image_size_bound(4, 10, 4),
+                     graph_image_size(g) + 254 * sizeof(graph_image_staged) + 9 * sizeof(graph_image_view));
     graph_scratch_destroy(s);
     free(args);
 }

@@ -15,7 +15,7 @@ static void graph_requirements_of_diamond_match_hand_computed(void **state)
     assert_int_equal(graph_requirements_of(g, &r), 0);
     assert_int_equal(r.task_count, 4);
     assert_int_equal(r.gm_heap_bytes, 3 * 1024);           /* c, d, e: 64 bytes each, 1024-aligned */
-    assert_int_equal(r.graph_definition_bytes, 96 + 4 * 32 + 10 * 80 + 4 * 4);
+    assert_int_equal(r.graph_definition_bytes, 96 + 56 + 4 * 32 + 10 * 32 + 4 * 4); /* one view */;
     assert_int_equal(r.runtime_arena_bytes, 256 + 4 * 16 + 64 * 448);
     assert_int_equal(r.scheduler_state_bytes, 2 * (64 + 4 * 64));
     assert_int_equal(r.retained_temp_bytes, 0);
@@ -33,7 +33,7 @@ static void graph_requirements_count_staged_host_tensors(void **state)
     assert_int_equal(graph_build_run(s, orch_diamond, args, &g), 0);
     assert_int_equal(graph_requirements_of(g, &r), 0);
     assert_int_equal(r.retained_temp_bytes, 2 * 1024);     /* two 64-byte copies, 1024-aligned */
-    assert_int_equal(r.graph_definition_bytes, 96 + 2 * 32 + 4 * 32 + 10 * 80 + 4 * 4);
+    assert_int_equal(r.graph_definition_bytes, 96 + 2 * 32 + 56 + 4 * 32 + 10 * 32 + 4 * 4);
     graph_scratch_destroy(s);
     free(args);
 }
@@ -68,7 +68,7 @@ static void graph_requirements_scale_with_task_count(void **state)
     assert_int_equal(r.gm_heap_bytes, 101 * 2048);
     assert_int_equal(r.runtime_arena_bytes, 256 + 100 * 16 + 64 * 448);
     assert_int_equal(r.scheduler_state_bytes, 2 * (64 + 4 * 128)); /* 128 = next_pow2(100) */
-    assert_int_equal(r.graph_definition_bytes, 96 + 100 * 32 + 200 * 80 + 99 * 4);
+    assert_int_equal(r.graph_definition_bytes, 96 + 56 + 100 * 32 + 200 * 32 + 99 * 4);
     graph_scratch_destroy(s);
     free(args);
 }

@@ -40,7 +40,7 @@ static void graph_requirements_api_diamond_matches_hand_computed(void **state)
     assert_int_equal(simpler_graph_requirements(image, image_size, args, &r), 0);
     assert_int_equal(r.task_count, 4);
     assert_int_equal(r.gm_heap_bytes, 3 * 1024);
-    assert_int_equal(r.graph_definition_bytes, 96 + 32 + 4 * 32 + 10 * 80 + 4 * 4);
+    assert_int_equal(r.graph_definition_bytes, 96 + 32 + 56 + 4 * 32 + 10 * 32 + 4 * 4);
     assert_int_equal(r.runtime_arena_bytes, 256 + 4 * 16 + 64 * 448);
     assert_int_equal(r.scheduler_state_bytes, 2 * (64 + 4 * 64));
     assert_int_equal(r.retained_temp_bytes, 1024);
@@ -55,7 +55,7 @@ static void graph_requirements_api_sizes_graphs_past_the_first_window(void **sta
     assert_int_equal(simpler_graph_requirements(image, image_size, args, &r), 0);
     assert_int_equal(r.task_count, 1500);
     assert_int_equal(r.scheduler_state_bytes, 2 * (64 + 4 * 2048));
-    assert_int_equal(r.graph_definition_bytes, 96 + 1500 * 32 + 1500 * 80 + 1499 * 4);
+    assert_int_equal(r.graph_definition_bytes, 96 + 56 + 1500 * 32 + 1500 * 32 + 1499 * 4);
     free(args);
 }
 
