@@ -10,7 +10,9 @@
  *     of which        the device scheduler's own timings of each run:
  *                     image restore + validation, and the scheduler loop
  *                     (seed to last completion; program_device_times).
- * Each figure is ns per task, the median of --runs runs (default 7).
+ * Each figure is ns per task, the median of --runs runs (default 7); the
+ * first row is the machine's cross-CPU cache-line round trip (handoff.h),
+ * which the device rows scale with.
  * Before timing, one run of each side is checked: the baseline's order of
  * completion, the build's edge count, and, with a kernel that stores a
  * check value per task instead of the empty one, the values simpler's
@@ -24,6 +26,7 @@
 
 #include "baseline_pool.h"
 #include "dag_shapes.h"
+#include "handoff.h"
 #include "simpler/runtime_c_api.h"
 #include "simpler_side.h"
 #include "timing.h"
@@ -31,6 +34,8 @@
 #ifndef BENCH_DAG_CALLABLE
 #define BENCH_DAG_CALLABLE "bench_dag.callable"
 #endif
+
+#define LINE_ROUND_TRIPS 20000u
 
 /* The machine has 2 cores; the baseline gets one worker per core. */
 #define BASELINE_WORKERS 2u
@@ -174,6 +179,17 @@ static void bench_run(struct bench_report *r, struct simpler_program *p, const c
     bench_report_add(r, name, "ns/task", loop, runs);
 }
 
+/* The machine's cross-CPU cache-line round trip, first: the scheduler
+ * loops below scale with it (see handoff.h). */
+static void bench_machine_rows(struct bench_report *r, unsigned runs)
+{
+    double x[BENCH_RUNS_MAX];
+    for (unsigned run = 0; run < runs; run++)
+        x[run] = bench_line_round_trip_ns(LINE_ROUND_TRIPS);
+    if (x[0] >= 0)
+        bench_report_add(r, "machine: CPU-to-CPU cache-line round trip", "ns", x, runs);
+}
+
 int main(int argc, char **argv)
 {
     struct bench_options opt;
@@ -191,6 +207,7 @@ int main(int argc, char **argv)
     struct simpler_program *program = NULL;
     const char *stage = "";
     int program_status = simpler_program_create(BENCH_DAG_CALLABLE, &program, &stage);
+    bench_machine_rows(&report, opt.runs);
     for (int shape = 0; shape < DAG_SHAPE_COUNT; shape++) {
         struct dag d;
         if (dag_create(&d, (enum dag_shape)shape) != 0) {

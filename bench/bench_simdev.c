@@ -2,7 +2,8 @@
  * bench_simdev — what the simulated device costs per operation: kernel
  * enqueue, an event record+wait pair, a stream round trip, and graph
  * replay for captured graphs of 1, 10, 100 and 1000 nodes, and beside them
- * the machine's thread handoff cost (handoff.h). Every figure
+ * the machine's thread handoff cost and cross-CPU cache-line round trip
+ * (handoff.h). Every figure
  * is the median of --runs runs (default 7). Kernels are empty, so the
  * figures are simdev's own overhead. Usage: bench_simdev [--json] [--runs N]
  */
@@ -16,6 +17,7 @@
 /* Operations per run. Enqueue-only loops stay below the stream ring
  * (SIMDEV_STREAM_RING_OPS) so that no enqueue waits for the worker. */
 #define ENQUEUE_LAUNCHES 1000
+#define LINE_ROUND_TRIPS 20000u /* cache-line ping-pongs per run */
 #define EVENT_PAIRS 500
 #define ROUND_TRIPS 500
 #define REPLAY_NODE_BUDGET 2000 /* node executions per replay run */
@@ -153,6 +155,10 @@ static void bench_streams(struct bench_report *r, simdev_stream_t a, simdev_stre
     for (unsigned run = 0; run < runs; run++)
         x[run] = bench_handoff_ns(HANDOFF_ROUND_TRIPS);
     bench_report_add(r, "host: condvar handoff (no simdev)", "ns/handoff", x, runs);
+    for (unsigned run = 0; run < runs; run++)
+        x[run] = bench_line_round_trip_ns(LINE_ROUND_TRIPS);
+    if (x[0] >= 0)
+        bench_report_add(r, "host: CPU-to-CPU cache-line round trip", "ns/trip", x, runs);
     check(simdev_event_destroy(e), "simdev_event_destroy");
 }
 

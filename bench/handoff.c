@@ -1,7 +1,10 @@
-/* The condition-variable ping-pong of handoff.h. */
+/* The condition-variable and cache-line ping-pongs of handoff.h. */
+#define _GNU_SOURCE
 #include "handoff.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 
 #include "timing.h"
 
@@ -48,4 +51,72 @@ double bench_handoff_ns(unsigned round_trips)
     uint64_t elapsed = bench_now_ns() - t0;
     pthread_join(helper, NULL);
     return (double)elapsed / (2.0 * round_trips);
+}
+
+#define LINE_WARM_UP 1000u
+
+struct line_pingpong {
+    _Alignas(64) _Atomic unsigned ping;
+    _Alignas(64) _Atomic unsigned pong;
+    unsigned round_trips;
+    int cpu[2];
+};
+
+static int pin(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void *line_pong_main(void *arg)
+{
+    struct line_pingpong *p = arg;
+    if (pin(p->cpu[1]) != 0) {
+        atomic_store(&p->pong, UINT32_MAX); /* tells the caller to give up */
+        return NULL;
+    }
+    for (unsigned i = 1; i <= p->round_trips; i++) {
+        while (atomic_load_explicit(&p->ping, memory_order_acquire) != i)
+            __builtin_ia32_pause();
+        atomic_store_explicit(&p->pong, i, memory_order_release);
+    }
+    return NULL;
+}
+
+double bench_line_round_trip_ns(unsigned round_trips)
+{
+    struct line_pingpong p = {.round_trips = round_trips + LINE_WARM_UP};
+    cpu_set_t allowed, own;
+    int n = 0;
+    if (round_trips == 0 || sched_getaffinity(0, sizeof(allowed), &allowed) != 0 ||
+        pthread_getaffinity_np(pthread_self(), sizeof(own), &own) != 0)
+        return -1;
+    for (int cpu = 0; cpu < CPU_SETSIZE && n < 2; cpu++)
+        if (CPU_ISSET(cpu, &allowed))
+            p.cpu[n++] = cpu;
+    if (n < 2 || pin(p.cpu[0]) != 0)
+        return -1;
+    pthread_t helper;
+    if (pthread_create(&helper, NULL, line_pong_main, &p) != 0) {
+        (void)pthread_setaffinity_np(pthread_self(), sizeof(own), &own);
+        return -1;
+    }
+    /* The first round trips include the helper's start; time the rest. */
+    uint64_t t0 = 0;
+    int failed = 0;
+    for (unsigned i = 1; i <= p.round_trips && !failed; i++) {
+        if (i == LINE_WARM_UP + 1)
+            t0 = bench_now_ns();
+        atomic_store_explicit(&p.ping, i, memory_order_release);
+        unsigned got;
+        while ((got = atomic_load_explicit(&p.pong, memory_order_acquire)) != i && got != UINT32_MAX)
+            __builtin_ia32_pause();
+        failed = got == UINT32_MAX;
+    }
+    uint64_t elapsed = bench_now_ns() - t0;
+    pthread_join(helper, NULL);
+    (void)pthread_setaffinity_np(pthread_self(), sizeof(own), &own);
+    return failed ? -1 : (double)elapsed / round_trips;
 }

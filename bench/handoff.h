@@ -12,4 +12,12 @@
  * negative value when the helper thread could not be started. */
 double bench_handoff_ns(unsigned round_trips);
 
+/* Nanoseconds per round trip of a cache line between the first two CPUs
+ * this process may use: two threads pinned one per CPU take turns
+ * storing a counter the other polls (with a pause), no syscall. Every
+ * scheduler <-> core exchange pays this, so it says which "mode" the
+ * machine is in (the build VM swings between about 100 and 400 ns).
+ * Negative when fewer than two CPUs are allowed or pinning failed. */
+double bench_line_round_trip_ns(unsigned round_trips);
+
 #endif
