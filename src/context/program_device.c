@@ -99,7 +99,6 @@ static void chain_abort(simpler_context *ctx, const device_run_desc *desc)
     (void)sync_stream(ctx, CONTEXT_STREAM_AICPU);
     device_slots_quit(desc);
     (void)sync_stream(ctx, CONTEXT_STREAM_AICORE);
-    (void)sync_stream(ctx, CONTEXT_STREAM_CALLER);
 }
 
 /* A stream whose work faulted stays faulted (simdev: sticky); replace it
@@ -133,32 +132,28 @@ static int streams_ready(simpler_context *ctx)
     return 0;
 }
 
+/* The program-mode chain (device_chain.h): the engine streams only. */
 static int chain_enqueue(simpler_context *ctx, const device_run_desc *desc)
 {
     platform_launch_ops launch;
     uint64_t scratch[(sizeof(device_run_desc) + 7) / 8];
-    device_streams streams = {ctx->streams[CONTEXT_STREAM_CALLER], ctx->streams[CONTEXT_STREAM_AICPU],
-                              ctx->streams[CONTEXT_STREAM_AICORE]};
-    device_events events = {ctx->events[CONTEXT_EVENT_START], ctx->events[CONTEXT_EVENT_AICORE_START],
-                            ctx->events[CONTEXT_EVENT_AICORE_DONE], ctx->events[CONTEXT_EVENT_AICPU_DONE],
-                            ctx->events[CONTEXT_EVENT_SERIAL_TAIL]};
     platform_launch_ops_derive(ctx->ops, &launch);
-    return device_chain_enqueue(&launch, &streams, &events, desc, NULL, 0, scratch, sizeof(scratch));
+    return device_chain_enqueue_program(&launch, ctx->streams[CONTEXT_STREAM_AICPU],
+                                        ctx->streams[CONTEXT_STREAM_AICORE], ctx->events[CONTEXT_EVENT_AICORE_START],
+                                        desc, scratch, sizeof(scratch));
 }
 
-/* Waits for the chain's tail on the CALLER stream. A fault on the AICPU
- * or AICore stream need not reach the caller stream through the events,
- * and a faulted stream skips all later work (the next run's executor
- * would wait for a scheduler that is skipped), so both are synchronized
- * too, which returns their sticky fault; they are idle by then, since
- * the tail waited for them. Returns 0 or the first device code. */
+/* Waits for the scheduler (AICPU stream), then the executor (AICore
+ * stream), which the scheduler dismissed before it returned. Both are
+ * synchronized even when the first faulted, so both are idle after: a
+ * faulted stream skips all later work (the next run's executor would
+ * wait for a scheduler that is skipped). Returns 0 or the first device
+ * code. */
 static int chain_wait(simpler_context *ctx)
 {
-    static const int engines[] = {CONTEXT_STREAM_AICPU, CONTEXT_STREAM_AICORE};
-    int code = sync_stream(ctx, CONTEXT_STREAM_CALLER);
-    for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]) && code == 0; i++)
-        code = sync_stream(ctx, engines[i]);
-    return code;
+    int code = sync_stream(ctx, CONTEXT_STREAM_AICPU);
+    int aicore = sync_stream(ctx, CONTEXT_STREAM_AICORE);
+    return code != 0 ? code : aicore;
 }
 
 /* The status word: 0 or a device error; anything else means no scheduler

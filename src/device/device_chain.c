@@ -32,21 +32,32 @@ static int check_desc(const device_run_desc *desc)
     return device_validate_desc(desc) == DEVICE_ERR_PACKET_INVALID ? CHAIN_INVALID_PARAM : 0;
 }
 
-/* The AICPU stream's prologue and the AICore stream's launch. */
-static int enqueue_front(const platform_launch_ops *ops, const device_streams *st, const device_events *ev,
-                         const device_run_desc *desc)
+/* The arena clear on the AICPU stream and the executor launch on the
+ * AICore stream after it. */
+static int enqueue_engines(const platform_launch_ops *ops, platform_stream *aicpu, platform_stream *aicore,
+                           platform_event *aicore_start, const device_run_desc *desc)
 {
     void *arena = (void *)(uintptr_t)desc->runtime_base;
     uint32_t cores = desc->aic_count + desc->aiv_count;
     int rc;
 
+    if ((rc = ops->memset_async(ops->user, arena, 0, device_run_desc_arena_bytes(desc), aicpu)) != 0 ||
+        (rc = ops->event_record(ops->user, aicore_start, aicpu)) != 0 ||
+        (rc = ops->stream_wait_event(ops->user, aicore, aicore_start)) != 0)
+        return rc;
+    return ops->launch_kernel(ops->user, aicore, PLATFORM_ENGINE_AICORE, device_executor_kernel, cores, desc,
+                              sizeof(*desc));
+}
+
+/* The AICPU stream's prologue and the AICore stream's launch. */
+static int enqueue_front(const platform_launch_ops *ops, const device_streams *st, const device_events *ev,
+                         const device_run_desc *desc)
+{
+    int rc;
+
     if ((rc = ops->event_record(ops->user, ev->start, st->caller)) != 0 ||
         (rc = ops->stream_wait_event(ops->user, st->aicpu, ev->start)) != 0 ||
-        (rc = ops->memset_async(ops->user, arena, 0, device_run_desc_arena_bytes(desc), st->aicpu)) != 0 ||
-        (rc = ops->event_record(ops->user, ev->aicore_start, st->aicpu)) != 0 ||
-        (rc = ops->stream_wait_event(ops->user, st->aicore, ev->aicore_start)) != 0 ||
-        (rc = ops->launch_kernel(ops->user, st->aicore, PLATFORM_ENGINE_AICORE, device_executor_kernel, cores,
-                                 desc, sizeof(*desc))) != 0)
+        (rc = enqueue_engines(ops, st->aicpu, st->aicore, ev->aicore_start, desc)) != 0)
         return rc;
     return ops->event_record(ops->user, ev->aicore_done, st->aicore);
 }
@@ -101,4 +112,20 @@ int device_chain_enqueue(const platform_launch_ops *ops, const device_streams *s
         memcpy((uint8_t *)scratch + sizeof(*desc), inline_image, inline_bytes);
     return device_chain_enqueue_launch(ops, streams, events, device_scheduler_kernel, scratch,
                                        device_chain_scratch_bytes(inline_bytes));
+}
+
+int device_chain_enqueue_program(const platform_launch_ops *ops, platform_stream *aicpu, platform_stream *aicore,
+                                 platform_event *aicore_start, const device_run_desc *desc, void *scratch,
+                                 size_t scratch_bytes)
+{
+    if (ops == NULL || aicpu == NULL || aicore == NULL || aicore_start == NULL || desc == NULL ||
+        scratch == NULL || desc->inline_bytes != 0 || scratch_bytes < device_chain_scratch_bytes(0) ||
+        ((uintptr_t)scratch & 7u) != 0 || check_desc(desc) != 0)
+        return CHAIN_INVALID_PARAM;
+    memcpy(scratch, desc, sizeof(*desc));
+    int rc = enqueue_engines(ops, aicpu, aicore, aicore_start, desc);
+    if (rc != 0)
+        return rc;
+    return ops->launch_kernel(ops->user, aicpu, PLATFORM_ENGINE_AICPU, device_scheduler_kernel, 1, scratch,
+                              sizeof(*desc));
 }

@@ -10,8 +10,19 @@
  *           AicoreDone, record AicpuDone
  *   caller: wait AicpuDone, record SerialTail
  *
- * Kernel mode calls it from launch on the user's stream; program mode on
- * a context-owned caller stream, which it then synchronizes.
+ * Kernel mode calls it from launch on the user's stream.
+ *
+ * Program mode, which waits on the host anyway, enqueues only the engine
+ * part (device_chain_enqueue_program):
+ *
+ *   AICPU:  memset the runtime arena, record AicoreStart
+ *   AICore: wait AicoreStart, launch the executor
+ *   AICPU:  launch the scheduler with desc
+ *
+ * and synchronizes the AICPU and AICore streams itself: no caller stream
+ * and no joins, so a run pays two fewer hand-offs between simdev threads
+ * at its start (caller -> AICPU) and two fewer at its end (AICore ->
+ * AICPU -> caller).
  */
 #ifndef SIMPLER_DEVICE_CHAIN_H
 #define SIMPLER_DEVICE_CHAIN_H
@@ -62,6 +73,19 @@ static inline size_t device_chain_scratch_bytes(size_t inline_bytes)
 int device_chain_enqueue(const platform_launch_ops *ops, const device_streams *streams,
                          const device_events *events, const device_run_desc *desc, const void *inline_image,
                          size_t inline_bytes, void *scratch, size_t scratch_bytes);
+
+/* The program-mode chain above (5 operations: the memset, the record,
+ * the wait and the two launches) for `desc` without an inline image
+ * (inline_bytes 0); the scheduler's argument is assembled in `scratch`
+ * (8-aligned, >= device_chain_scratch_bytes(0)). Same returns as
+ * device_chain_enqueue: SIMDEV_ERROR_INVALID_PARAM for NULL arguments, an
+ * inline image, short or misaligned scratch or a descriptor that cannot
+ * place the handshake slots (nothing enqueued); else 0 or the first
+ * failing enqueue's code, the operations before it staying enqueued (the
+ * caller dismisses a half-started executor through the slots). */
+int device_chain_enqueue_program(const platform_launch_ops *ops, platform_stream *aicpu, platform_stream *aicore,
+                                 platform_event *aicore_start, const device_run_desc *desc, void *scratch,
+                                 size_t scratch_bytes);
 
 /* The same chain with a scheduler launch the caller assembled: `sched_fn`
  * (device_scheduler_kernel, or a body that checks and restores its own

@@ -224,6 +224,78 @@ static void chain_launch_variant_runs_the_given_scheduler_on_the_given_bytes(voi
     free(k);
 }
 
+/* ---- the program-mode chain: the engine streams only ---- */
+
+static int fake_enqueue_program(fake *k, size_t scratch_bytes)
+{
+    return device_chain_enqueue_program(&k->ops, k->streams.aicpu, k->streams.aicore, k->events.aicore_start,
+                                        &k->desc, k->scratch, scratch_bytes);
+}
+
+static void program_chain_enqueues_the_engine_part_only(void **state)
+{
+    (void)state;
+    fake *k = fake_new();
+    k->desc.inline_bytes = 0;
+    const op want[] = {
+        {OP_MEMSET, S(1), NULL, 0, NULL, 0, graph_runtime_arena_bytes(4)},
+        {OP_RECORD, S(1), E(1), 0, NULL, 0, 0},
+        {OP_WAIT, S(2), E(1), 0, NULL, 0, 0},
+        {OP_LAUNCH, S(2), NULL, PLATFORM_ENGINE_AICORE, device_executor_kernel, 3, sizeof(device_run_desc)},
+        {OP_LAUNCH, S(1), NULL, PLATFORM_ENGINE_AICPU, device_scheduler_kernel, 1, sizeof(device_run_desc)},
+    };
+    assert_int_equal(fake_enqueue_program(k, sizeof(k->scratch)), 0);
+    assert_int_equal(k->r.count, 5);
+    for (int i = 0; i < 5; i++) {
+        const op *got = &k->r.ops[i];
+        assert_int_equal(got->kind, want[i].kind);
+        assert_ptr_equal(got->stream, want[i].stream);
+        assert_ptr_equal(got->event, want[i].event);
+        assert_int_equal(got->engine, want[i].engine);
+        assert_true(got->fn == want[i].fn);
+        assert_int_equal(got->blocks, want[i].blocks);
+        assert_int_equal(got->bytes, want[i].bytes);
+    }
+    assert_memory_equal(k->scratch, &k->desc, sizeof(k->desc)); /* the scheduler's argument */
+    for (int at = 1; at <= 5; at++) {
+        k->r.count = 0;
+        k->r.fail_at = at;
+        assert_int_equal(fake_enqueue_program(k, sizeof(k->scratch)), SIMDEV_ERROR_MEMORY_ALLOCATION);
+        assert_int_equal(k->r.count, at);
+    }
+    free(k);
+}
+
+static void program_chain_refuses_bad_arguments_before_any_enqueue(void **state)
+{
+    (void)state;
+    fake *k = fake_new();
+    k->desc.inline_bytes = 0;
+    platform_event *start = k->events.aicore_start;
+    assert_int_equal(device_chain_enqueue_program(NULL, S(1), S(2), start, &k->desc, k->scratch, sizeof(k->scratch)),
+                     SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(device_chain_enqueue_program(&k->ops, NULL, S(2), start, &k->desc, k->scratch,
+                                                  sizeof(k->scratch)), SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(device_chain_enqueue_program(&k->ops, S(1), NULL, start, &k->desc, k->scratch,
+                                                  sizeof(k->scratch)), SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(device_chain_enqueue_program(&k->ops, S(1), S(2), NULL, &k->desc, k->scratch,
+                                                  sizeof(k->scratch)), SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(device_chain_enqueue_program(&k->ops, S(1), S(2), start, NULL, k->scratch, sizeof(k->scratch)),
+                     SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(device_chain_enqueue_program(&k->ops, S(1), S(2), start, &k->desc, NULL, sizeof(k->scratch)),
+                     SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(fake_enqueue_program(k, sizeof(device_run_desc) - 8), SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(device_chain_enqueue_program(&k->ops, S(1), S(2), start, &k->desc, k->scratch + 4,
+                                                  sizeof(k->scratch) - 8), SIMDEV_ERROR_INVALID_PARAM);
+    k->desc.inline_bytes = 256; /* program mode uploads its image itself */
+    assert_int_equal(fake_enqueue_program(k, sizeof(k->scratch)), SIMDEV_ERROR_INVALID_PARAM);
+    k->desc.inline_bytes = 0;
+    k->desc.runtime_bytes = graph_runtime_arena_bytes(4) - 1; /* no room for the slots */
+    assert_int_equal(fake_enqueue_program(k, sizeof(k->scratch)), SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(k->r.count, 0);
+    free(k);
+}
+
 /* ---- over simdev ---- */
 
 #define N 32u
@@ -333,6 +405,8 @@ int main(void)
         cmocka_unit_test(chain_stops_at_the_first_failing_enqueue_and_returns_its_code),
         cmocka_unit_test(chain_refuses_bad_arguments_before_any_enqueue),
         cmocka_unit_test(chain_launch_variant_runs_the_given_scheduler_on_the_given_bytes),
+        cmocka_unit_test(program_chain_enqueues_the_engine_part_only),
+        cmocka_unit_test(program_chain_refuses_bad_arguments_before_any_enqueue),
         DT_TEST(chain_enqueue_allocates_synchronizes_and_queries_nothing),
         DT_TEST(chain_captured_on_caller_stream_replays_with_fresh_inputs),
     };
