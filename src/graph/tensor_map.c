@@ -254,10 +254,33 @@ static int read_fits(const tensor_map *map, const access_parts *p, uint64_t lo, 
            map->reader_capacity - map->reader_used >= overlapped + gaps;
 }
 
+/* The segment that is exactly [lo, hi), or NIL: a search that writes
+ * nothing. Most accesses repeat a range already in the map (a tensor
+ * written by one task and read by the next), and for those the treap's
+ * split and merge, which rewrite the nodes on two paths, are not needed. */
+static uint32_t find_exact(const tensor_map_segment *s, uint32_t t, uint64_t lo, uint64_t hi)
+{
+    while (t != NIL && s[t].lo != lo)
+        t = s[t].lo < lo ? s[t].right : s[t].left;
+    return t != NIL && s[t].hi == hi ? t : NIL;
+}
+
 int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
                     tensor_map_deps *deps)
 {
     GRAPH_ASSERT(space < TENSOR_MAP_SPACES && lo < hi);
+    tensor_map_segment *seg = map->segments;
+    uint32_t e = find_exact(seg, map->root[space], lo, hi);
+    if (e != NIL) {
+        int fresh = seg[e].readers == NIL || map->readers[seg[e].readers].task != task;
+        if (fresh && map->reader_used == map->reader_capacity)
+            return GRAPH_ERR_CAPACITY_EXCEEDED;
+        if (seg[e].writer != TENSOR_MAP_NO_WRITER)
+            tensor_map_deps_add(deps, seg[e].writer);
+        if (fresh)
+            seg[e].readers = reader_new(map, task, seg[e].readers);
+        return GRAPH_OK;
+    }
     access_parts p;
     int rc = access_open(map, space, lo, hi, &p);
     if (rc != GRAPH_OK)
@@ -311,11 +334,22 @@ int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, 
                      tensor_map_deps *deps)
 {
     GRAPH_ASSERT(space < TENSOR_MAP_SPACES && lo < hi);
+    tensor_map_segment *s = map->segments;
+    uint32_t e = find_exact(s, map->root[space], lo, hi);
+    if (e != NIL) {
+        map->visit++;
+        GRAPH_ASSERT(map->visit != 0);
+        if (s[e].writer != TENSOR_MAP_NO_WRITER)
+            tensor_map_deps_add(deps, s[e].writer);
+        add_readers(map, s[e].readers, deps);
+        s[e].writer = task;
+        s[e].readers = NIL;
+        return GRAPH_OK;
+    }
     access_parts p;
     int rc = access_open(map, space, lo, hi, &p);
     if (rc != GRAPH_OK)
         return rc;
-    tensor_map_segment *s = map->segments;
     if (p.list == NIL && segments_available(map) == 0) {
         access_close(map, space, &p);
         return GRAPH_ERR_CAPACITY_EXCEEDED;

@@ -186,6 +186,87 @@ static void tensor_map_reset_forgets_everything(void **state)
     assert_int_equal(rd(0, 100, 1), 0);
 }
 
+/* Random accesses against a byte-by-byte model: ranges on a grid of 8
+ * bytes in a 64-byte window of two spaces, so exact repeats of a range
+ * (the map's search-only path) mix with partial overlaps (split and
+ * merge). Every access's predecessors must equal the model's. */
+#define MODEL_BYTES 64u
+#define MODEL_TASKS 32u
+
+typedef struct model {
+    uint32_t writer[2][MODEL_BYTES]; /* task + 1, 0 none */
+    uint32_t readers[2][MODEL_BYTES]; /* bit t: task t read since the last write */
+} model;
+
+static uint32_t model_access(model *m, uint32_t space, int write, uint32_t lo, uint32_t hi, uint32_t task)
+{
+    uint32_t deps = 0;
+    for (uint32_t b = lo; b < hi; b++) {
+        if (m->writer[space][b] != 0)
+            deps |= 1u << (m->writer[space][b] - 1);
+        if (write)
+            deps |= m->readers[space][b];
+    }
+    for (uint32_t b = lo; b < hi; b++) {
+        if (write) {
+            m->writer[space][b] = task + 1;
+            m->readers[space][b] = 0;
+        } else {
+            m->readers[space][b] |= 1u << task;
+        }
+    }
+    return deps & ~(1u << task);
+}
+
+static void tensor_map_random_accesses_match_a_byte_model(void **state)
+{
+    (void)state;
+    static tensor_map_segment segments[256];
+    static tensor_map_reader readers[1024];
+    static uint32_t seen[MODEL_TASKS], list[MODEL_TASKS];
+    tensor_map map;
+    tensor_map_deps deps;
+    uint32_t rng = 12345;
+    tensor_map_init(&map, segments, 256, readers, 1024);
+    tensor_map_deps_init(&deps, seen, list, MODEL_TASKS);
+    for (int round = 0; round < 300; round++) {
+        model m;
+        memset(&m, 0, sizeof(m));
+        tensor_map_reset(&map);
+        for (uint32_t task = 0; task < MODEL_TASKS; task++) {
+            rng = rng * 1103515245u + 12345u;
+            uint32_t a = (rng >> 8) % 8, b = (rng >> 12) % 8, space = (rng >> 16) & 1;
+            int write = (rng >> 20) & 1;
+            uint32_t lo = 8 * (a < b ? a : b), hi = 8 * ((a < b ? b : a) + 1);
+            uint32_t want = model_access(&m, space, write, lo, hi, task);
+            tensor_map_deps_begin(&deps, task);
+            int rc = write ? tensor_map_write(&map, space, lo, hi, task, &deps)
+                           : tensor_map_read(&map, space, lo, hi, task, &deps);
+            assert_int_equal(rc, 0);
+            uint32_t got = 0;
+            for (uint32_t i = 0; i < deps.count; i++)
+                got |= 1u << deps.list[i];
+            if (got != want)
+                fail_msg("round %d task %u: %s [%u, %u) space %u: deps %#x, model %#x", round, task,
+                         write ? "write" : "read", lo, hi, space, got, want);
+        }
+    }
+}
+
+/* The search-only path refuses a read when the reader pool is full, and
+ * records nothing. */
+static void tensor_map_exact_read_with_a_full_reader_pool_changes_nothing(void **state)
+{
+    (void)state;
+    setup_pools(64, 1);
+    assert_int_equal(wr(0, 100, 0), 0);
+    assert_int_equal(rd(0, 100, 1), 1u << 0); /* takes the one reader node */
+    tensor_map_deps_begin(&fx.deps, 2);
+    assert_int_equal(tensor_map_read(&fx.map, 1, 0, 100, 2, &fx.deps), GRAPH_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(fx.deps.count, 0);
+    assert_int_equal(wr(0, 100, 3), (1u << 0) | (1u << 1));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -201,6 +282,8 @@ int main(void)
         cmocka_unit_test_setup(tensor_map_exhausted_reader_pool_changes_nothing, setup),
         cmocka_unit_test_setup(tensor_map_exhausted_segment_pool_changes_nothing, setup),
         cmocka_unit_test_setup(tensor_map_reset_forgets_everything, setup),
+        cmocka_unit_test(tensor_map_random_accesses_match_a_byte_model),
+        cmocka_unit_test(tensor_map_exact_read_with_a_full_reader_pool_changes_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
