@@ -159,18 +159,15 @@ static int orch_add_tensor(SimplerOrch *orch, const ChipTensor *tensor, uint32_t
     graph_scratch *s = scratch_of(orch);
     graph_image_arg *a, rec;
     graph_image_view view;
-    uint64_t first, end;
     int rc = next_arg(s, &a);
     if (rc == GRAPH_OK && (tensor == NULL || tag > SIMPLER_TAG_NO_DEP))
         rc = GRAPH_ERR_INVALID_ARGUMENT;
-    if (rc == GRAPH_OK)
-        rc = graph_tensor_check(tensor, &first, &end);
     memset(&rec, 0, sizeof(rec));
     memset(&view, 0, sizeof(view));
     if (rc == GRAPH_OK)
-        rc = resolve_address(s, tensor, tag, &rec);
+        rc = graph_tensor_check(tensor, &view.extent);
     if (rc == GRAPH_OK)
-        rc = graph_view_extent(tensor->dtype, tensor->ndims, tensor->shapes, tensor->strides, &view.extent);
+        rc = resolve_address(s, tensor, tag, &rec);
     if (rc != GRAPH_OK)
         return graph_build_fail(s, rc);
     view.dtype = tensor->dtype;

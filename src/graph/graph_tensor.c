@@ -1,6 +1,7 @@
 #include "graph/graph_tensor.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #include "graph/graph_status.h"
 
@@ -34,24 +35,16 @@ int graph_view_extent(uint32_t dtype, uint32_t ndims, const uint32_t *shapes, co
     return GRAPH_OK;
 }
 
-int graph_view_range(uint32_t dtype, uint32_t ndims, const uint32_t *shapes, const uint32_t *strides,
-                     uint64_t start_offset, uint64_t buffer_bytes, uint64_t *first, uint64_t *end)
+int graph_tensor_check(const ChipTensor *t, uint64_t *extent)
 {
-    uint64_t extent;
-    if (graph_view_extent(dtype, ndims, shapes, strides, &extent) != GRAPH_OK)
+    static const uint8_t zero[sizeof(t->reserved)];
+    uint64_t first, end;
+    /* memcmp, not a byte loop: this runs for every argument a build adds. */
+    if (t->reserved0[0] != 0 || t->reserved0[1] != 0 || memcmp(t->reserved, zero, sizeof(zero)) != 0)
         return GRAPH_ERR_INVALID_ARGUMENT;
-    return graph_view_bytes(graph_dtype_bytes(dtype), extent, start_offset, buffer_bytes, first, end);
-}
-
-int graph_tensor_check(const ChipTensor *t, uint64_t *first, uint64_t *end)
-{
-    if (t->reserved0[0] != 0 || t->reserved0[1] != 0)
-        return GRAPH_ERR_INVALID_ARGUMENT;
-    for (size_t i = 0; i < sizeof(t->reserved); i++)
-        if (t->reserved[i] != 0)
-            return GRAPH_ERR_INVALID_ARGUMENT;
     if (t->buffer_addr > UINT64_MAX - t->buffer_bytes)
         return GRAPH_ERR_INVALID_ARGUMENT;
-    return graph_view_range(t->dtype, t->ndims, t->shapes, t->strides, t->start_offset, t->buffer_bytes,
-                            first, end);
+    if (graph_view_extent(t->dtype, t->ndims, t->shapes, t->strides, extent) != GRAPH_OK)
+        return GRAPH_ERR_INVALID_ARGUMENT;
+    return graph_view_bytes(graph_dtype_bytes(t->dtype), *extent, t->start_offset, t->buffer_bytes, &first, &end);
 }

@@ -37,18 +37,11 @@ static inline int graph_view_bytes(uint32_t elem, uint64_t extent, uint64_t star
     return GRAPH_OK;
 }
 
-/* Checks a view: known dtype, ndims 1..5, shapes and strides > 0 for used
- * dims and zero after, and the touched bytes inside [0, buffer_bytes).
- * On success writes the touched range relative to the buffer start as
- * [*first, *end) (the bounding range of a strided view) and returns 0;
- * else GRAPH_ERR_INVALID_ARGUMENT. The descriptor's address fields are
- * not looked at. */
-int graph_view_range(uint32_t dtype, uint32_t ndims, const uint32_t *shapes, const uint32_t *strides,
-                     uint64_t start_offset, uint64_t buffer_bytes, uint64_t *first, uint64_t *end);
-
-/* graph_view_range of a whole ChipTensor, plus: reserved bytes zero and
- * buffer_addr + buffer_bytes not wrapping. Address spaces are the
+/* A whole ChipTensor's checks: reserved bytes zero, buffer_addr +
+ * buffer_bytes not wrapping, and its view (graph_view_extent, then
+ * graph_view_bytes inside buffer_bytes). Writes the view's extent and
+ * returns 0, or GRAPH_ERR_INVALID_ARGUMENT. Address spaces are the
  * caller's business. */
-int graph_tensor_check(const ChipTensor *t, uint64_t *first, uint64_t *end);
+int graph_tensor_check(const ChipTensor *t, uint64_t *extent);
 
 #endif

@@ -392,6 +392,16 @@ static int orch_misuse(SimplerOrch *orch, const ChipStorageTaskArgs *args)
         simpler_orch_args_begin(orch);
         simpler_orch_add_input(orch, &dev);
         break;
+    case 12: /* a reserved byte set, the last one */
+        dev.reserved[sizeof(dev.reserved) - 1] = 1;
+        simpler_orch_args_begin(orch);
+        simpler_orch_add_input(orch, &dev);
+        break;
+    case 13: /* a buffer that wraps the address space */
+        dev.buffer_addr = UINT64_MAX - 8;
+        simpler_orch_args_begin(orch);
+        simpler_orch_add_input(orch, &dev);
+        break;
     }
     return 0;
 }
@@ -404,6 +414,7 @@ static void graph_build_misuse_returns_documented_status(void **state)
         GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT,
         GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT,
         GRAPH_ERR_INVALID_STATE,    -5,                         GRAPH_ERR_INVALID_ARGUMENT,
+        GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT,
     };
     graph_scratch *s = gt_scratch(4);
     ChipStorageTaskArgs *args = fixture_args_new();
