@@ -28,6 +28,7 @@ static void reset(graph_scratch *s, const ChipStorageTaskArgs *args)
     s->g.task_count = 0;
     s->g.arg_count = 0;
     s->g.view_count = 0;
+    s->open_views = 0;
     memset(s->view_cache, 0, sizeof(s->view_cache));
     s->g.edge_count = 0;
     s->g.staged_count = 0;
@@ -78,6 +79,7 @@ int graph_build_run(graph_scratch *scratch, SimplerOrchEntryFn entry, const Chip
         rc = graph_status_of_entry(entry_rc);
     if (rc != GRAPH_OK)
         goto err_discard_graph;
+    graph_orch_discard_open(scratch); /* a list never submitted adds nothing */
     scratch->call = NULL;
     if (out != NULL)
         *out = &scratch->g;

@@ -24,6 +24,7 @@ struct graph_scratch {
     int status;                      /* first failure of the running build */
     int open;                        /* args_begin seen, submit not yet */
     uint32_t open_count;             /* args of the open task, at g.args[g.arg_count] */
+    uint32_t open_views;             /* g.view_count when the open task's list began */
     uint32_t view_cache[GRAPH_VIEW_CACHE]; /* by view hash: 1 + index of a view in g.views, or 0 */
     void *block;                     /* every array above lives in this allocation */
 };
@@ -33,6 +34,10 @@ extern const SimplerOrchOps graph_orch_ops;
 
 /* Records `rc` as the build's status if it is the first failure; returns rc. */
 int graph_build_fail(graph_scratch *scratch, int rc);
+
+/* Drops the open (unsubmitted) argument list, with the views only it
+ * added, so the graph keeps at most one view per argument it holds. */
+void graph_orch_discard_open(graph_scratch *scratch);
 
 /* The submit op (graph_submit.c): derives the task's dependencies. */
 int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type);

@@ -69,13 +69,26 @@ static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, 
     return GRAPH_OK;
 }
 
+void graph_orch_discard_open(graph_scratch *s)
+{
+    if (s->open && s->g.view_count > s->open_views) {
+        for (uint32_t i = 0; i < GRAPH_VIEW_CACHE; i++)
+            if (s->view_cache[i] > s->open_views)
+                s->view_cache[i] = 0;
+        s->g.view_count = s->open_views;
+    }
+    s->open = 0;
+    s->open_count = 0;
+}
+
 static int orch_args_begin(SimplerOrch *orch)
 {
     graph_scratch *s = scratch_of(orch);
     if (s->status != GRAPH_OK)
         return s->status;
+    graph_orch_discard_open(s);
     s->open = 1;
-    s->open_count = 0;
+    s->open_views = s->g.view_count;
     return GRAPH_OK;
 }
 

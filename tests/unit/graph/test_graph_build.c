@@ -333,6 +333,78 @@ static void graph_build_args_name_views_of_their_own_shape(void **state)
     free(args);
 }
 
+/* Argument lists that are never submitted, selected by scalar 0: one
+ * re-begun before its submit, 5000 re-begun in a row (each a new shape,
+ * far more than the scratch holds views), one re-begun and then given the
+ * same shape again, one left open at the end.
+ * Their views must go with them. */
+static int orch_discarded_lists(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    ChipTensor t = args->tensors[0];
+    switch (args->scalars[0]) {
+    case 0:
+        simpler_orch_args_begin(orch);
+        t.shapes[0] = 1;
+        simpler_orch_add_input(orch, &t);
+        simpler_orch_args_begin(orch);
+        t.shapes[0] = 2;
+        simpler_orch_add_input(orch, &t);
+        return simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
+    case 1:
+        for (uint32_t n = 1; n <= 5000; n++) {
+            simpler_orch_args_begin(orch);
+            t.shapes[0] = n;
+            simpler_orch_add_input(orch, &t);
+        }
+        simpler_orch_args_begin(orch);
+        t.shapes[0] = 3;
+        simpler_orch_add_input(orch, &t);
+        return simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
+    case 3: /* the discarded list's shape again: the cache must not hand back its dropped view */
+        simpler_orch_args_begin(orch);
+        t.shapes[0] = 6;
+        simpler_orch_add_input(orch, &t);
+        simpler_orch_args_begin(orch);
+        simpler_orch_add_input(orch, &t);
+        return simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
+    default:
+        simpler_orch_args_begin(orch);
+        t.shapes[0] = 4;
+        simpler_orch_add_input(orch, &t);
+        simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
+        simpler_orch_args_begin(orch);
+        t.shapes[0] = 5;
+        simpler_orch_add_input(orch, &t);
+        return 0;
+    }
+}
+
+static void graph_build_discarded_argument_lists_leave_no_view(void **state)
+{
+    (void)state;
+    static const uint32_t kept_shape[] = {2, 3, 6, 4};
+    graph_scratch *s = gt_scratch(16);
+    ChipStorageTaskArgs *args = fixture_args_new();
+    gt_args_add_tensor(args, DEV_A, 8000, SIMPLER_ADDRESS_SPACE_DEVICE);
+    gt_args_add_scalar(args, 0);
+    for (uint64_t mode = 0; mode < 4; mode++) {
+        const graph *g = NULL;
+        args->scalars[0] = mode == 2 ? 3 : mode == 3 ? 2 : mode;
+        assert_int_equal(graph_build_run(s, orch_discarded_lists, args, &g), 0);
+        assert_int_equal(g->task_count, 1);
+        assert_int_equal(g->arg_count, 1);
+        assert_int_equal(g->view_count, 1);
+        assert_int_equal(g->args[0].view, 0);
+        assert_int_equal(g->views[0].shapes[0], kept_shape[mode]);
+        size_t size;
+        void *img = gt_image(g, &size);
+        assert_int_equal(gt_check(img, size), 0);
+        free(img);
+    }
+    graph_scratch_destroy(s);
+    free(args);
+}
+
 /* Misuse cases, selected by scalar 0. */
 static int orch_misuse(SimplerOrch *orch, const ChipStorageTaskArgs *args)
 {
@@ -514,6 +586,7 @@ int main(void)
         cmocka_unit_test(graph_build_calls_after_a_failure_return_the_first_status),
         cmocka_unit_test(graph_build_edge_limit_is_capacity_exceeded),
         cmocka_unit_test(graph_build_args_name_views_of_their_own_shape),
+        cmocka_unit_test(graph_build_discarded_argument_lists_leave_no_view),
         cmocka_unit_test(graph_build_misuse_returns_documented_status),
         cmocka_unit_test(graph_build_rejects_malformed_call_arguments),
         cmocka_unit_test(graph_scratch_create_rejects_bad_limits),
