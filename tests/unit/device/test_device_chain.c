@@ -112,6 +112,22 @@ static int fake_enqueue(fake *k)
                                 k->scratch, sizeof(k->scratch));
 }
 
+/* The recorder saw exactly `count` operations, those of `want`. */
+static void assert_ops(const recorder *r, const op *want, int count)
+{
+    assert_int_equal(r->count, count);
+    for (int i = 0; i < count; i++) {
+        const op *got = &r->ops[i];
+        assert_int_equal(got->kind, want[i].kind);
+        assert_ptr_equal(got->stream, want[i].stream);
+        assert_ptr_equal(got->event, want[i].event);
+        assert_int_equal(got->engine, want[i].engine);
+        assert_true(got->fn == want[i].fn);
+        assert_int_equal(got->blocks, want[i].blocks);
+        assert_int_equal(got->bytes, want[i].bytes);
+    }
+}
+
 static void chain_enqueues_exactly_the_spec_sequence(void **state)
 {
     (void)state;
@@ -131,17 +147,7 @@ static void chain_enqueues_exactly_the_spec_sequence(void **state)
         {OP_RECORD, S(0), E(4), 0, NULL, 0, 0},
     };
     assert_int_equal(fake_enqueue(k), 0);
-    assert_int_equal(k->r.count, 12);
-    for (int i = 0; i < 12; i++) {
-        const op *got = &k->r.ops[i];
-        assert_int_equal(got->kind, want[i].kind);
-        assert_ptr_equal(got->stream, want[i].stream);
-        assert_ptr_equal(got->event, want[i].event);
-        assert_int_equal(got->engine, want[i].engine);
-        assert_true(got->fn == want[i].fn);
-        assert_int_equal(got->blocks, want[i].blocks);
-        assert_int_equal(got->bytes, want[i].bytes);
-    }
+    assert_ops(&k->r, want, 12);
     free(k);
 }
 
@@ -245,17 +251,7 @@ static void program_chain_enqueues_the_engine_part_only(void **state)
         {OP_LAUNCH, S(1), NULL, PLATFORM_ENGINE_AICPU, device_scheduler_kernel, 1, sizeof(device_run_desc)},
     };
     assert_int_equal(fake_enqueue_program(k, sizeof(k->scratch)), 0);
-    assert_int_equal(k->r.count, 5);
-    for (int i = 0; i < 5; i++) {
-        const op *got = &k->r.ops[i];
-        assert_int_equal(got->kind, want[i].kind);
-        assert_ptr_equal(got->stream, want[i].stream);
-        assert_ptr_equal(got->event, want[i].event);
-        assert_int_equal(got->engine, want[i].engine);
-        assert_true(got->fn == want[i].fn);
-        assert_int_equal(got->blocks, want[i].blocks);
-        assert_int_equal(got->bytes, want[i].bytes);
-    }
+    assert_ops(&k->r, want, 5);
     assert_memory_equal(k->scratch, &k->desc, sizeof(k->desc)); /* the scheduler's argument */
     for (int at = 1; at <= 5; at++) {
         k->r.count = 0;

@@ -36,13 +36,20 @@ static graph_image_arg heap_arg(void)
     return a;
 }
 
-static void fill_writes_every_byte_over_a_dirty_tensor(void **state)
+/* A descriptor with only the two region bases fill_tensor reads. */
+static device_run_desc run_desc(void)
 {
-    (void)state;
     device_run_desc d;
     memset(&d, 0, sizeof(d));
     d.heap_base = 0x10000000u;
     d.temp_base = 0x20000000u;
+    return d;
+}
+
+static void fill_writes_every_byte_over_a_dirty_tensor(void **state)
+{
+    (void)state;
+    device_run_desc d = run_desc();
     graph_image_arg a = heap_arg();
     ChipTensor t;
     memset(&t, 0xa5, sizeof(t));
@@ -66,10 +73,7 @@ static void fill_writes_every_byte_over_a_dirty_tensor(void **state)
 static void fill_resolves_each_address_kind(void **state)
 {
     (void)state;
-    device_run_desc d;
-    memset(&d, 0, sizeof(d));
-    d.heap_base = 0x10000000u;
-    d.temp_base = 0x20000000u;
+    device_run_desc d = run_desc();
     graph_image_arg a = heap_arg();
     ChipTensor t;
     a.addr_kind = GRAPH_ADDR_STAGED;

@@ -63,6 +63,15 @@ static inline int gt_check(const void *img, size_t size)
     return rc;
 }
 
+/* Writes the image of `g` and checks that graph_image_check accepts it. */
+static inline void gt_assert_image_valid(const graph *g)
+{
+    size_t size;
+    void *img = gt_image(g, &size);
+    assert_int_equal(gt_check(img, size), 0);
+    free(img);
+}
+
 /* Predecessors of task i, as a bit mask over ids 0..63. */
 static inline uint64_t gt_preds(const graph *g, uint32_t i)
 {

@@ -325,10 +325,7 @@ static void graph_build_args_name_views_of_their_own_shape(void **state)
             assert_int_equal(v->extent, n);
         }
     }
-    size_t size;
-    void *img = gt_image(g, &size);
-    assert_int_equal(gt_check(img, size), 0);
-    free(img);
+    gt_assert_image_valid(g);
     graph_scratch_destroy(s);
     free(args);
 }
@@ -396,10 +393,7 @@ static void graph_build_discarded_argument_lists_leave_no_view(void **state)
         assert_int_equal(g->view_count, 1);
         assert_int_equal(g->args[0].view, 0);
         assert_int_equal(g->views[0].shapes[0], kept_shape[mode]);
-        size_t size;
-        void *img = gt_image(g, &size);
-        assert_int_equal(gt_check(img, size), 0);
-        free(img);
+        gt_assert_image_valid(g);
     }
     graph_scratch_destroy(s);
     free(args);

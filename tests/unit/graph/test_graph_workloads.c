@@ -68,11 +68,8 @@ static int orch_w3(SimplerOrch *orch, const ChipStorageTaskArgs *args)
 static const graph *build_checked(graph_scratch *s, SimplerOrchEntryFn entry, const ChipStorageTaskArgs *args)
 {
     const graph *g = NULL;
-    size_t size;
     assert_int_equal(graph_build_run(s, entry, args, &g), 0);
-    void *img = gt_image(g, &size);
-    assert_int_equal(gt_check(img, size), 0);
-    free(img);
+    gt_assert_image_valid(g);
     return g;
 }
 
