@@ -6,10 +6,13 @@
  *                     (orchestration, TensorMap, graph image), no device;
  *   simpler run       simpler_run in program mode, end to end (build,
  *                     upload, device execution on simdev, wait);
- *   simpler execute   run minus the median build: the device side;
- *     of which        the device scheduler's own timings of each run:
- *                     image restore + validation, and the scheduler loop
- *                     (seed to last completion; program_device_times).
+ *   simpler execute   each run less its own host build (the library
+ *                     times its phases: program_run_times_get), and
+ *     of which        the parts of that: upload (staging and image
+ *                     copy), launch (chain enqueue), wait (until the
+ *                     streams are idle; in it the scheduler's own
+ *                     timings: validation, and the loop from seed to
+ *                     last completion) and finish (status, copies back).
  * Each figure is ns per task, the median of --runs runs (default 7); the
  * first row is the machine's cross-CPU cache-line round trip (handoff.h),
  * which the device rows scale with.
@@ -21,8 +24,10 @@
  * Usage: bench_graph [--json] [--runs N]
  */
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "baseline_pool.h"
 #include "dag_shapes.h"
@@ -124,8 +129,8 @@ static void wrong(const char *what, enum dag_shape shape, uint32_t got, uint32_t
     exit(1);
 }
 
-/* Host build of `shape`; returns its median ns/task, or -1 if it failed. */
-static double bench_build(struct bench_report *r, struct simpler_build *b, const struct dag *d, unsigned runs)
+/* Host build of `shape`, in-process. */
+static void bench_build(struct bench_report *r, struct simpler_build *b, const struct dag *d, unsigned runs)
 {
     double samples[BENCH_RUNS_MAX];
     enum dag_shape shape = d->shape;
@@ -137,19 +142,35 @@ static double bench_build(struct bench_report *r, struct simpler_build *b, const
         rc = simpler_build_once(b, shape, &samples[run], &edges);
     if (rc != 0) {
         skip_row(r, shape, "simpler host build", "graph_build_run", rc);
-        return -1;
+        return;
     }
     char name[64];
     row_name(name, sizeof(name), shape, "simpler host build");
     bench_report_add(r, name, "ns/task", samples, runs);
-    return r->rows[r->row_count - 1].median;
 }
 
-/* Program-mode runs of `shape`, and the same less the build median. */
+/* One row per part of a program-mode run (simpler_run_sample), each the
+ * median over the runs of that part. */
+static const struct run_row {
+    const char *name;
+    size_t offset;
+} run_rows[] = {
+    {"simpler run (program mode)", offsetof(struct simpler_run_sample, run)},
+    {"simpler execute (run - build)", offsetof(struct simpler_run_sample, execute)},
+    {"  of which upload", offsetof(struct simpler_run_sample, upload)},
+    {"  of which launch", offsetof(struct simpler_run_sample, launch)},
+    {"  of which wait", offsetof(struct simpler_run_sample, wait)},
+    {"    in it device validation", offsetof(struct simpler_run_sample, validation)},
+    {"    in it scheduler loop", offsetof(struct simpler_run_sample, loop)},
+    {"  of which finish", offsetof(struct simpler_run_sample, finish)},
+};
+
+/* Program-mode runs of `shape`, whole and by part. */
 static void bench_run(struct bench_report *r, struct simpler_program *p, const char *stage, int status,
-                      enum dag_shape shape, double build_median, unsigned runs)
+                      enum dag_shape shape, unsigned runs)
 {
-    double samples[BENCH_RUNS_MAX], execute[BENCH_RUNS_MAX], prepare[BENCH_RUNS_MAX], loop[BENCH_RUNS_MAX];
+    struct simpler_run_sample samples[BENCH_RUNS_MAX];
+    double column[BENCH_RUNS_MAX];
     int rc = status;
     uint32_t bad_task = 0;
     if (rc == 0) {
@@ -161,22 +182,18 @@ static void bench_run(struct bench_report *r, struct simpler_program *p, const c
         exit(1);
     }
     for (unsigned run = 0; rc == 0 && run < runs; run++)
-        rc = simpler_program_run(p, shape, &samples[run], &prepare[run], &loop[run]);
+        rc = simpler_program_run(p, shape, &samples[run]);
     if (rc != 0) {
         skip_row(r, shape, "simpler run (program mode)", stage, rc);
         return;
     }
-    for (unsigned run = 0; run < runs; run++)
-        execute[run] = samples[run] - (build_median > 0 ? build_median : 0);
-    char name[64];
-    row_name(name, sizeof(name), shape, "simpler run (program mode)");
-    bench_report_add(r, name, "ns/task", samples, runs);
-    row_name(name, sizeof(name), shape, "simpler execute (run - build)");
-    bench_report_add(r, name, "ns/task", execute, runs);
-    row_name(name, sizeof(name), shape, "  of which device validation");
-    bench_report_add(r, name, "ns/task", prepare, runs);
-    row_name(name, sizeof(name), shape, "  of which scheduler loop");
-    bench_report_add(r, name, "ns/task", loop, runs);
+    for (size_t row = 0; row < sizeof(run_rows) / sizeof(run_rows[0]); row++) {
+        char name[64];
+        for (unsigned run = 0; run < runs; run++)
+            memcpy(&column[run], (const char *)&samples[run] + run_rows[row].offset, sizeof(double));
+        row_name(name, sizeof(name), shape, run_rows[row].name);
+        bench_report_add(r, name, "ns/task", column, runs);
+    }
 }
 
 /* The machine's cross-CPU cache-line round trip, first: the scheduler
@@ -215,9 +232,9 @@ int main(int argc, char **argv)
             return 1;
         }
         bench_baseline(&report, pool, &d, opt.runs);
-        double build_median = bench_build(&report, build, &d, opt.runs);
+        bench_build(&report, build, &d, opt.runs);
         dag_destroy(&d);
-        bench_run(&report, program, stage, program_status, (enum dag_shape)shape, build_median, opt.runs);
+        bench_run(&report, program, stage, program_status, (enum dag_shape)shape, opt.runs);
     }
     simpler_program_destroy(program);
     simpler_build_destroy(build);

@@ -233,12 +233,15 @@ static void bench_w3(struct bench_report *r, const image *img, unsigned runs)
 
 static void bench_w3_others(struct bench_report *r, const char *image_path, unsigned runs)
 {
-    double samples[BENCH_RUNS_MAX], prepare, loop;
+    double samples[BENCH_RUNS_MAX];
+    struct simpler_run_sample sample;
     struct simpler_program *p = NULL;
     const char *stage = NULL;
     int rc = simpler_program_create(image_path, &p, &stage);
-    for (unsigned s = 0; rc == 0 && s < runs; s++)
-        rc = simpler_program_run(p, DAG_LAYERS, &samples[s], &prepare, &loop);
+    for (unsigned s = 0; rc == 0 && s < runs; s++) {
+        rc = simpler_program_run(p, DAG_LAYERS, &sample);
+        samples[s] = sample.run;
+    }
     if (rc == 0)
         bench_report_add(r, "W3 layers: program run", "ns/task", samples, runs);
     else

@@ -195,15 +195,23 @@ static int program_run(struct simpler_program *p, enum dag_shape shape, int32_t 
     return rc;
 }
 
-int simpler_program_run(struct simpler_program *p, enum dag_shape shape, double *ns_per_task,
-                        double *prepare_per_task, double *loop_per_task)
+int simpler_program_run(struct simpler_program *p, enum dag_shape shape, struct simpler_run_sample *out)
 {
-    uint64_t prepare = 0, loop = 0;
-    int rc = program_run(p, shape, DAG_ORCH_FUNC_EMPTY, ns_per_task);
-    rc = rc ? rc : program_device_times(p->ctx, &prepare, &loop);
-    *prepare_per_task = (double)prepare / dag_shape_task_count(shape);
-    *loop_per_task = (double)loop / dag_shape_task_count(shape);
-    return rc;
+    program_run_times t;
+    double n = dag_shape_task_count(shape);
+    int rc = program_run(p, shape, DAG_ORCH_FUNC_EMPTY, &out->run);
+    rc = rc ? rc : program_run_times_get(p->ctx, &t);
+    if (rc != 0)
+        return rc;
+    out->build = (double)t.host_build_ns / n;
+    out->execute = out->run - out->build;
+    out->upload = (double)t.upload_ns / n;
+    out->launch = (double)t.launch_ns / n;
+    out->wait = (double)t.wait_ns / n;
+    out->finish = (double)t.finish_ns / n;
+    out->validation = (double)t.device_prepare_ns / n;
+    out->loop = (double)t.device_graph_ns / n;
+    return 0;
 }
 
 int simpler_program_verify(struct simpler_program *p, enum dag_shape shape, uint32_t *bad_task)

@@ -28,12 +28,16 @@ struct simpler_program;
  * the step that failed (*stage names it; nothing is left open). */
 int simpler_program_create(const char *image_path, struct simpler_program **out, const char **stage);
 void simpler_program_destroy(struct simpler_program *p);
-/* One simpler_run of `shape` with the empty kernel; *ns_per_task is its
- * wall time per task, *prepare_per_task and *loop_per_task the device
- * scheduler's own timings of it (image restore + validation; seed to last
- * completion), per task. */
-int simpler_program_run(struct simpler_program *p, enum dag_shape shape, double *ns_per_task,
-                        double *prepare_per_task, double *loop_per_task);
+/* One simpler_run of `shape` with the empty kernel, in ns per task: the
+ * whole call, and where it went (program_run_times): the host build of
+ * this run (orchestration, capacity, image write), execute = run - that
+ * build, and execute's parts: upload (staging, image copy), launch (the
+ * chain's enqueue), wait (until both streams are idle; the scheduler's
+ * validation and loop inside it) and finish (status word, copies back). */
+struct simpler_run_sample {
+    double run, build, execute, upload, launch, wait, validation, loop, finish;
+};
+int simpler_program_run(struct simpler_program *p, enum dag_shape shape, struct simpler_run_sample *out);
 /* One simpler_run of `shape` with the check kernel on zeroed slots, then
  * compares every task's check value (dag_shapes.h) with the expected one. 0 when all match,
  * SIMPLER_SIDE_WRONG_RESULT (with *bad_task set) when one does not, or

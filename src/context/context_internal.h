@@ -59,6 +59,21 @@ typedef struct context_kernel_hooks {
     void (*destroy)(struct simpler_context *ctx);
 } context_kernel_hooks;
 
+/* Where a program-mode run spent its time, in nanoseconds (benchmarks;
+ * program_run_times_get). The host's phases add up to the run after its
+ * argument checks; the device's two are the scheduler's own timings,
+ * inside launch_ns + wait_ns (the scheduler may start before the host's
+ * enqueue call returns). */
+typedef struct program_run_times {
+    uint64_t host_build_ns;     /* orchestration, requirements, capacity, image write, descriptor */
+    uint64_t upload_ns;         /* HOST tensors staged in, image upload, status word reset */
+    uint64_t launch_ns;         /* the chain's enqueue */
+    uint64_t wait_ns;           /* enqueue end to both streams idle */
+    uint64_t finish_ns;         /* status word read, HOST tensors copied back */
+    uint64_t device_prepare_ns; /* scheduler: restore and validation of the image */
+    uint64_t device_graph_ns;   /* scheduler: seed to last completion */
+} program_run_times;
+
 typedef struct simpler_context {
     pthread_mutex_t lock;
     int mode;                  /* CONTEXT_MODE_*; written only by context_latch */
@@ -78,6 +93,7 @@ typedef struct simpler_context {
     callable_dlopen_counts dlopen_counts;
     int last_device_error;     /* latest failing device code (platform_status_keep) */
     uint64_t last_runtime_base; /* program mode: runtime arena of the last run that completed, or 0 */
+    program_run_times run_times; /* program mode: host phases of the last run (valid with last_runtime_base) */
 
     graph_scratch *scratch;    /* host build storage, sized by task window */
     void *image;               /* host copy of the last graph image */

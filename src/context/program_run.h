@@ -47,14 +47,15 @@ int program_stage_out(simpler_context *ctx, const graph *g, const ChipStorageTas
  * idle and usable either way). */
 int program_execute(simpler_context *ctx, const device_run_desc *desc);
 
-/* The device scheduler's own timings of the last program-mode run that
- * completed: restore and validation of the image (*prepare_ns), and seed
- * to last completion (*graph_ns). Internal (benchmarks; not exported).
- * Returns 0, -1005 for a NULL pointer or handle, -1003 when the context
- * is not an initialized program context or no run has completed since
- * init or since the last run that failed (at any step), or a device
- * copy's status. Nothing is written on failure. */
-int program_device_times(DeviceContextHandle handle, uint64_t *prepare_ns, uint64_t *graph_ns);
+/* Writes the last completed run's times to *out. Returns 0, -1005 for a
+ * NULL pointer or handle, -1003 when the context is not an initialized
+ * program context or no run has completed since init or since the last
+ * run that failed (at any step), or a device copy's status. Nothing is
+ * written on failure. */
+int program_run_times_get(DeviceContextHandle handle, program_run_times *out);
+
+/* CLOCK_MONOTONIC in nanoseconds, for program_run_times. */
+uint64_t program_now_ns(void);
 
 /* Exports the trace records of the last run to
  * "<config->output_prefix>trace.json". Returns 0 or the failing step's

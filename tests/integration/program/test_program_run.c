@@ -148,62 +148,98 @@ static void program_run_missing_kernel_is_a_device_status_and_context_stays_usab
     assert_int_equal(vadd_check(&v, 1), 0);
 }
 
-/* The scheduler's own timings (program_device_times, for benchmarks):
- * only after a run that completed, on a context of its own on device 1
- * (finalize resets its device, which the suite's context uses). */
-static void program_run_device_times_of_the_last_completed_run(void **state)
+/* Where the last completed run spent its time (program_run_times_get,
+ * for benchmarks): only after a run that completed, on a context of its
+ * own on device 1 (finalize resets its device, which the suite's context
+ * uses). */
+static int times_untouched(const program_run_times *t)
+{
+    program_run_times seven;
+    memset(&seven, 7, sizeof(seven));
+    return memcmp(t, &seven, sizeof(seven)) == 0;
+}
+
+static void times_check(DeviceContextHandle ctx, program_run_times *t)
+{
+    assert_int_equal(program_run_times_get(ctx, t), 0);
+    assert_true(t->host_build_ns > 0 && t->upload_ns > 0 && t->launch_ns > 0 && t->wait_ns > 0 && t->finish_ns > 0);
+    assert_true(t->device_prepare_ns > 0 && t->device_graph_ns > 0);
+    /* The scheduler ran after its launch was enqueued and before the
+     * wait ended, on the same clock (it may start before the host's
+     * enqueue call returns, so launch and wait together). */
+    assert_true(t->device_prepare_ns + t->device_graph_ns <= t->launch_ns + t->wait_ns);
+}
+
+static void times_absent(DeviceContextHandle ctx)
+{
+    program_run_times t;
+    memset(&t, 7, sizeof(t));
+    assert_int_equal(program_run_times_get(ctx, &t), PTO_RUNTIME_ERR_INVALID_STATE);
+    assert_true(times_untouched(&t));
+}
+
+static void program_run_times_of_the_last_completed_run(void **state)
 {
     suite *s = *state;
     static vadd_buffers v;
     ChipStorageTaskArgs args;
-    uint64_t prepare = 7, loop = 7;
+    program_run_times t;
     DeviceContextHandle ctx = create_device_context();
     assert_non_null(ctx);
-    assert_int_equal(program_device_times(ctx, &prepare, &loop), PTO_RUNTIME_ERR_INVALID_STATE);
+    times_absent(ctx);
     assert_int_equal(simpler_init(ctx, 1, NULL), 0);
     assert_int_equal(simpler_register_callable(ctx, 3, s->image.bytes, s->image.size), 0);
-    assert_int_equal(program_device_times(ctx, &prepare, &loop), PTO_RUNTIME_ERR_INVALID_STATE);
-    assert_true(prepare == 7 && loop == 7);
+    times_absent(ctx);
 
     vadd_buffers_fill(&v, 1.0f);
     vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 3, 0);
     assert_int_equal(simpler_run(ctx, 3, &args, NULL), 0);
-    assert_int_equal(program_device_times(NULL, &prepare, &loop), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
-    assert_int_equal(program_device_times(ctx, NULL, &loop), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
-    assert_int_equal(program_device_times(ctx, &prepare, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
-    assert_int_equal(program_device_times(ctx, &prepare, &loop), 0);
-    assert_true(prepare > 0 && prepare != 7 && loop > 0 && loop != 7);
+    assert_int_equal(program_run_times_get(NULL, &t), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(program_run_times_get(ctx, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    times_check(ctx, &t);
 
     /* A run that failed before the device (here the orchestration, after
      * which the next commit may re-base the arena) leaves nothing to
      * report; nor does a run the device refused. */
     vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 1, (uint64_t)(int64_t)-42);
     assert_int_equal(simpler_run(ctx, 3, &args, NULL), -42);
-    assert_int_equal(program_device_times(ctx, &prepare, &loop), PTO_RUNTIME_ERR_INVALID_STATE);
+    times_absent(ctx);
     vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 3, 0);
     assert_int_equal(simpler_run(ctx, 3, &args, NULL), 0);
-    assert_int_equal(program_device_times(ctx, &prepare, &loop), 0);
+    times_check(ctx, &t);
     vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 1, VADD_MODE_MISSING);
     assert_true(simpler_run(ctx, 3, &args, NULL) < 0);
-    assert_int_equal(program_device_times(ctx, &prepare, &loop), PTO_RUNTIME_ERR_INVALID_STATE);
+    times_absent(ctx);
+
+    /* Nor does a run whose k-th synchronous copy failed, for every k up
+     * to the first run that needs fewer: staging in, the upload, the
+     * status word and the copy back (after the device finished). */
     vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 1, 0);
-    assert_int_equal(simpler_run(ctx, 3, &args, NULL), 0);
-    assert_int_equal(program_device_times(ctx, &prepare, &loop), 0);
+    int rc = -1;
+    for (uint64_t k = 1; rc != 0; k++) {
+        assert_int_equal(simdev_fault_inject(SIMDEV_CALL_MEMCPY_SYNC, k, SIMDEV_ERROR_INVALID_PARAM), SIMDEV_SUCCESS);
+        rc = simpler_run(ctx, 3, &args, NULL);
+        assert_int_equal(simdev_fault_clear(), SIMDEV_SUCCESS);
+        if (rc != 0)
+            times_absent(ctx);
+        assert_true(k < 16);
+    }
+    times_check(ctx, &t);
 
     /* Its one device call fails: the device status, nothing written, and
-     * the timings are still there once the device answers again. */
-    uint64_t kept_prepare = prepare, kept_loop = loop;
-    prepare = loop = 7;
+     * the times are still there once the device answers again. */
+    program_run_times kept = t;
+    memset(&t, 7, sizeof(t));
     assert_int_equal(simdev_fault_inject(SIMDEV_CALL_MEMCPY_SYNC, 1, SIMDEV_ERROR_INVALID_PARAM), SIMDEV_SUCCESS);
-    int rc = program_device_times(ctx, &prepare, &loop);
+    rc = program_run_times_get(ctx, &t);
     assert_int_equal(simdev_fault_clear(), SIMDEV_SUCCESS);
     assert_true(rc < 0 && rc != PTO_RUNTIME_ERR_INVALID_STATE && rc != PTO_RUNTIME_ERR_INVALID_ARGUMENT);
-    assert_true(prepare == 7 && loop == 7);
-    assert_int_equal(program_device_times(ctx, &prepare, &loop), 0);
-    assert_true(prepare == kept_prepare && loop == kept_loop);
+    assert_true(times_untouched(&t));
+    assert_int_equal(program_run_times_get(ctx, &t), 0);
+    assert_memory_equal(&t, &kept, sizeof(t));
 
     assert_int_equal(finalize_device(ctx), 0);
-    assert_int_equal(program_device_times(ctx, &prepare, &loop), PTO_RUNTIME_ERR_INVALID_STATE);
+    times_absent(ctx);
     destroy_device_context(ctx);
 }
 
@@ -248,7 +284,7 @@ int main(void)
         cmocka_unit_test(program_run_returns_orchestration_failure_code),
         cmocka_unit_test(program_run_missing_kernel_is_a_device_status_and_context_stays_usable),
         cmocka_unit_test(program_run_with_trace_writes_one_event_per_task),
-        cmocka_unit_test(program_run_device_times_of_the_last_completed_run),
+        cmocka_unit_test(program_run_times_of_the_last_completed_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
