@@ -91,7 +91,7 @@ static void node_run(struct simdev_graph *g, const struct sd_node *node)
         fault = sd_pool_run(&sd_g.dev[g->device].pools[node->engine], node->fn, node->block_dim, node->args);
         break;
     case SD_NODE_MEMCPY:
-        memmove(node->dst, node->src, node->size);
+        sd_copy(node->dst, node->src, node->size);
         break;
     case SD_NODE_MEMSET:
         memset(node->dst, node->value, node->size);

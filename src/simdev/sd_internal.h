@@ -70,6 +70,17 @@ void sd_heap_free_all(struct sd_heap *h);
 /* 1 when [p, p+size) lies inside one live allocation. */
 int sd_heap_contains(const struct sd_heap *h, const void *p, size_t size);
 
+/* Every simdev copy (synchronous, stream op, graph node) runs this. It
+ * has memmove's effect; a copy of SD_STREAMING_COPY_MIN bytes or more
+ * into a device's memory that does not overlap its source stores around
+ * the CPU caches, as a DMA engine writes device memory: the lines are
+ * not pulled into the copying CPU's cache, and copies held by other CPUs
+ * (the device threads that read the previous contents) are invalidated
+ * without a transfer each. Sanitizer builds use memmove throughout, so
+ * the sanitizer sees every byte (docs/simdev.md). */
+#define SD_STREAMING_COPY_MIN ((size_t)64 * 1024)
+void sd_copy(void *dst, const void *src, size_t size);
+
 /* ---- engines: persistent worker pools ---- */
 struct sd_launch {
     simdev_kernel_fn fn;

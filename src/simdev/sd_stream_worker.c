@@ -60,7 +60,7 @@ static int run_op(struct simdev_stream *s, const struct sd_op *op, int faulted)
         return sd_pool_run(&sd_g.dev[s->device].pools[op->engine], op->fn, op->block_dim,
                            op->arg_consumed ? s->arg_ring + op->arg_offset : NULL);
     case SD_OP_MEMCPY:
-        memmove(op->dst, op->src, op->size);
+        sd_copy(op->dst, op->src, op->size);
         return 0;
     case SD_OP_MEMSET:
         memset(op->dst, op->value, op->size);
