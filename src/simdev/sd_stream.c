@@ -6,7 +6,10 @@
  * so steady-state enqueue allocates nothing; a full ring makes the enqueuer
  * wait for the worker to retire ops.
  */
+#define _GNU_SOURCE
+#include <sched.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/host_alloc.h"
 #include "simdev/sd_internal.h"
@@ -80,10 +83,24 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
     pthread_mutex_unlock(&s->mu);
 }
 
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int sd_stream_wait_idle(struct simdev_stream *s)
 {
     pthread_mutex_lock(&s->mu);
     uint64_t target = s->head;
+    if (s->tail < target) {
+        pthread_mutex_unlock(&s->mu);
+        uint64_t until = now_ns() + SD_SYNC_POLL_NS;
+        while (atomic_load_explicit(&s->retired, memory_order_acquire) < target && now_ns() < until)
+            sched_yield();
+        pthread_mutex_lock(&s->mu);
+    }
     while (s->tail < target)
         pthread_cond_wait(&s->space_cv, &s->mu);
     int fault = s->fault;
@@ -124,6 +141,7 @@ int simdev_stream_create(simdev_stream_t *stream)
     if (s->arg_ring == NULL)
         goto err_free_ring;
     s->device = device;
+    atomic_init(&s->retired, 0);
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->work_cv, NULL);
     pthread_cond_init(&s->space_cv, NULL);

@@ -300,6 +300,50 @@ struct filler {
     struct sequence_args args[SIMDEV_STREAM_RING_OPS + 64];
 };
 
+/* A synchronous wait polls only briefly (SD_SYNC_POLL_NS, 50 us), then
+ * blocks: waiting 300 ms for a stream costs the waiter far less CPU time
+ * than that (an unbounded poll, which yields but never blocks, costs
+ * about all of it when a CPU is free). */
+struct gate_opener {
+    struct fix_gate *gate;
+    long delay_ms;
+};
+
+static void *open_gate_later(void *p)
+{
+    struct gate_opener *o = p;
+    struct timespec delay = {o->delay_ms / 1000, (o->delay_ms % 1000) * 1000000L};
+    nanosleep(&delay, NULL);
+    fix_gate_open(o->gate);
+    return NULL;
+}
+
+static double thread_cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void stream_synchronize_blocks_after_a_brief_poll(void **state)
+{
+    (void)state;
+    simdev_stream_t stream = fix_stream();
+    struct gate_opener o = {fix_gate_new(), 300};
+    pthread_t opener;
+    assert_int_equal(simdev_launch_host_func(stream, fix_gate_host_fn, o.gate), SIMDEV_SUCCESS);
+    assert_int_equal(pthread_create(&opener, NULL, open_gate_later, &o), 0);
+    double cpu = thread_cpu_ms();
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    cpu = thread_cpu_ms() - cpu;
+    assert_int_equal(pthread_join(opener, NULL), 0);
+    assert_int_equal(atomic_load(&o.gate->passed), 1);
+    assert_int_equal(atomic_load(&o.gate->timeouts), 0);
+    if (cpu > 100.0)
+        fail_msg("the waiter used %.1f ms of CPU while waiting 300 ms", cpu);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+}
+
 static void *filler_main(void *p)
 {
     struct filler *f = p;
@@ -426,6 +470,7 @@ int main(void)
         FIX_TEST(kernel_blocks_of_one_launch_run_concurrently_on_aicpu),
         FIX_TEST(kernel_runs_every_block_once_in_waves_beyond_pool),
         FIX_TEST(stream_destroy_and_device_synchronize_wait_for_queued_work),
+        FIX_TEST(stream_synchronize_blocks_after_a_brief_poll),
         FIX_TEST(device_current_is_per_thread_and_defaults_to_zero),
         FIX_TEST(device_streams_and_memory_work_on_second_device),
         FIX_TEST(device_reset_frees_memory_and_invalidates_handles),
