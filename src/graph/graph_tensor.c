@@ -5,16 +5,6 @@
 
 #include "graph/graph_status.h"
 
-uint32_t graph_dtype_bytes(uint32_t dtype)
-{
-    static const uint8_t bytes[SIMPLER_DTYPE_COUNT] = {
-        [SIMPLER_DTYPE_FLOAT32] = 4, [SIMPLER_DTYPE_FLOAT16] = 2, [SIMPLER_DTYPE_BFLOAT16] = 2,
-        [SIMPLER_DTYPE_INT32] = 4,   [SIMPLER_DTYPE_INT64] = 8,   [SIMPLER_DTYPE_INT8] = 1,
-        [SIMPLER_DTYPE_UINT8] = 1,   [SIMPLER_DTYPE_INT16] = 2,   [SIMPLER_DTYPE_FLOAT64] = 8,
-    };
-    return dtype < SIMPLER_DTYPE_COUNT ? bytes[dtype] : 0;
-}
-
 int graph_view_extent(uint32_t dtype, uint32_t ndims, const uint32_t *shapes, const uint32_t *strides,
                       uint64_t *extent)
 {

@@ -10,8 +10,17 @@
 #include "graph/graph_status.h"
 #include "simpler/task_args.h"
 
-/* Bytes per element of a SIMPLER_DTYPE_*, 0 for an unknown one. */
-uint32_t graph_dtype_bytes(uint32_t dtype);
+/* Bytes per element of a SIMPLER_DTYPE_*, 0 for an unknown one. Inline:
+ * the image check asks once per tensor argument. */
+static inline uint32_t graph_dtype_bytes(uint32_t dtype)
+{
+    static const uint8_t bytes[SIMPLER_DTYPE_COUNT] = {
+        [SIMPLER_DTYPE_FLOAT32] = 4, [SIMPLER_DTYPE_FLOAT16] = 2, [SIMPLER_DTYPE_BFLOAT16] = 2,
+        [SIMPLER_DTYPE_INT32] = 4,   [SIMPLER_DTYPE_INT64] = 8,   [SIMPLER_DTYPE_INT8] = 1,
+        [SIMPLER_DTYPE_UINT8] = 1,   [SIMPLER_DTYPE_INT16] = 2,   [SIMPLER_DTYPE_FLOAT64] = 8,
+    };
+    return dtype < SIMPLER_DTYPE_COUNT ? bytes[dtype] : 0;
+}
 
 /* Checks a view's shape: known dtype, ndims 1..5, shapes and strides > 0
  * for used dims and zero after, and a span that fits 64 bits. On success
