@@ -16,7 +16,7 @@ static int enqueue_front(const platform_launch_ops *ops, simpler_context *ctx, p
         return rc;
     *enqueued = 1;
     if ((rc = ops->stream_wait_event(ops->user, aicpu, ctx->events[CONTEXT_EVENT_START])) != 0 ||
-        (rc = ops->memset_async(ops->user, arena, 0, graph_runtime_arena_bytes(desc->task_count), aicpu)) != 0 ||
+        (rc = ops->memset_async(ops->user, arena, 0, device_run_desc_clear_bytes(desc), aicpu)) != 0 ||
         (rc = ops->event_record(ops->user, ctx->events[CONTEXT_EVENT_AICORE_START], aicpu)) != 0 ||
         (rc = ops->stream_wait_event(ops->user, aicore, ctx->events[CONTEXT_EVENT_AICORE_START])) != 0 ||
         (rc = ops->launch_kernel(ops->user, aicore, PLATFORM_ENGINE_AICORE, device_executor_kernel,

@@ -41,7 +41,7 @@ static int enqueue_engines(const platform_launch_ops *ops, platform_stream *aicp
     uint32_t cores = desc->aic_count + desc->aiv_count;
     int rc;
 
-    if ((rc = ops->memset_async(ops->user, arena, 0, device_run_desc_arena_bytes(desc), aicpu)) != 0 ||
+    if ((rc = ops->memset_async(ops->user, arena, 0, device_run_desc_clear_bytes(desc), aicpu)) != 0 ||
         (rc = ops->event_record(ops->user, aicore_start, aicpu)) != 0 ||
         (rc = ops->stream_wait_event(ops->user, aicore, aicore_start)) != 0)
         return rc;

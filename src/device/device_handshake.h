@@ -3,8 +3,8 @@
  *
  * Offsets come from graph/requirements.h (never recomputed here):
  *   [0, 256)          device_runtime_header: the scheduler's doorbell
+ *   handshake slots   device_core_slot per core (room for 64), seven lines each
  *   task state        device_task_state per task (scheduler only)
- *   handshake slots   device_core_slot per core, one cache line each
  *
  * A slot holds a ring of tasks for its core. The scheduler writes task
  * ids into ring[posted % DEVICE_SLOT_RING] and then publishes the new
@@ -20,8 +20,8 @@
  * The state word says "serve the ring" (IDLE) or "leave" (QUIT, stored
  * by the scheduler at the end, or by the host after a half-built chain);
  * a core asleep blocks on `bell`, which only grows (device_slot.h). The
- * chain zeroes the whole arena before every execution, so every slot
- * starts IDLE with an empty ring. The executor treats any state other
+ * chain zeroes the header and the slots of the cores it runs before
+ * every execution, so every such slot starts IDLE with an empty ring. The executor treats any state other
  * than IDLE as QUIT, and a ring entry outside the task range also makes
  * it leave, so a slot left in garbage can only make a core leave, never
  * run a task that does not exist.
@@ -97,7 +97,7 @@ static inline device_task_state *device_task_state_at(const device_run_desc *d, 
 
 static inline device_core_slot *device_core_slot_at(const device_run_desc *d, uint32_t core)
 {
-    return (device_core_slot *)(uintptr_t)(d->runtime_base + graph_runtime_core_slot_offset(d->task_count, core));
+    return (device_core_slot *)(uintptr_t)(d->runtime_base + graph_runtime_core_slot_offset(core));
 }
 
 /* The core type of executor block `core`: AIC cores come first. */

@@ -55,4 +55,10 @@ static inline uint64_t device_run_desc_arena_bytes(const device_run_desc *d)
     return graph_runtime_arena_bytes(d->task_count);
 }
 
+/* What the chain zeroes before the execution: header and used slots. */
+static inline uint64_t device_run_desc_clear_bytes(const device_run_desc *d)
+{
+    return graph_runtime_clear_bytes(d->aic_count + d->aiv_count);
+}
+
 #endif

@@ -35,25 +35,38 @@
 
 _Static_assert(GRAPH_CORE_SLOT_MAX == SIMDEV_MAX_ENGINE_THREADS, "a slot per AICore thread");
 
+/* The runtime arena: the header, one handshake slot per possible core,
+ * then the task state. The slots come before the task state so that what
+ * the chain zeroes before every execution (the header and the slots of
+ * the cores it runs, graph_runtime_clear_bytes) is small and does not
+ * grow with the graph; the scheduler's seeding writes every task's state
+ * before anything reads it. Slots start on a cache line (the arena base
+ * is 1024-aligned, the header and a slot are multiples of 64), so no
+ * slot line is shared with the header, a neighbour or task state. */
+static inline uint64_t graph_runtime_core_slot_offset(uint32_t core)
+{
+    return GRAPH_RUNTIME_HEADER_BYTES + (uint64_t)core * GRAPH_CORE_SLOT_BYTES;
+}
+
 /* Task state of task i lives at this offset of the runtime arena. */
 static inline uint64_t graph_runtime_task_state_offset(uint32_t task)
 {
-    return GRAPH_RUNTIME_HEADER_BYTES + (uint64_t)task * GRAPH_TASK_STATE_BYTES;
-}
-
-/* Handshake slot of core c, for a graph of task_count tasks: the slots
- * start on a cache line (the arena base is 1024-aligned), so no slot line
- * is shared with task state or with the neighbouring slot. */
-static inline uint64_t graph_runtime_core_slot_offset(uint32_t task_count, uint32_t core)
-{
-    uint64_t slots = (graph_runtime_task_state_offset(task_count) + 63u) & ~(uint64_t)63u;
-    return slots + (uint64_t)core * GRAPH_CORE_SLOT_BYTES;
+    return graph_runtime_core_slot_offset(GRAPH_CORE_SLOT_MAX) + (uint64_t)task * GRAPH_TASK_STATE_BYTES;
 }
 
 static inline uint64_t graph_runtime_arena_bytes(uint32_t task_count)
 {
-    return graph_runtime_core_slot_offset(task_count, GRAPH_CORE_SLOT_MAX);
+    return graph_runtime_task_state_offset(task_count);
 }
+
+/* The bytes at the start of the arena the chain zeroes before an
+ * execution on `cores` cores: the header and those cores' slots. */
+static inline uint64_t graph_runtime_clear_bytes(uint32_t cores)
+{
+    return graph_runtime_core_slot_offset(cores);
+}
+
+_Static_assert(GRAPH_RUNTIME_HEADER_BYTES % 64 == 0 && GRAPH_CORE_SLOT_BYTES % 64 == 0, "slots on cache lines");
 
 /* Entries per ready queue: a power of two holding every task. */
 static inline uint64_t graph_ready_queue_slots(uint32_t task_count)

@@ -135,7 +135,7 @@ static void chain_enqueues_exactly_the_spec_sequence(void **state)
     const op want[] = {
         {OP_RECORD, S(0), E(0), 0, NULL, 0, 0},
         {OP_WAIT, S(1), E(0), 0, NULL, 0, 0},
-        {OP_MEMSET, S(1), NULL, 0, NULL, 0, graph_runtime_arena_bytes(4)},
+        {OP_MEMSET, S(1), NULL, 0, NULL, 0, graph_runtime_clear_bytes(3)},
         {OP_RECORD, S(1), E(1), 0, NULL, 0, 0},
         {OP_WAIT, S(2), E(1), 0, NULL, 0, 0},
         {OP_LAUNCH, S(2), NULL, PLATFORM_ENGINE_AICORE, device_executor_kernel, 3, sizeof(device_run_desc)},
@@ -244,7 +244,7 @@ static void program_chain_enqueues_the_engine_part_only(void **state)
     fake *k = fake_new();
     k->desc.inline_bytes = 0;
     const op want[] = {
-        {OP_MEMSET, S(1), NULL, 0, NULL, 0, graph_runtime_arena_bytes(4)},
+        {OP_MEMSET, S(1), NULL, 0, NULL, 0, graph_runtime_clear_bytes(3)},
         {OP_RECORD, S(1), E(1), 0, NULL, 0, 0},
         {OP_WAIT, S(2), E(1), 0, NULL, 0, 0},
         {OP_LAUNCH, S(2), NULL, PLATFORM_ENGINE_AICORE, device_executor_kernel, 3, sizeof(device_run_desc)},

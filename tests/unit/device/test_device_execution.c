@@ -258,6 +258,20 @@ static void device_diamond_computes_42_everywhere(void **state)
     free(args);
 }
 
+/* The chain zeroes only the header and the slots of the cores it runs
+ * (graph_runtime_clear_bytes): task state, and the slots of cores it
+ * does not run, may hold anything from before, because seeding writes
+ * every task's state before the scheduler reads it. */
+static void device_task_state_left_from_before_is_never_read(void **state)
+{
+    dt_fixture *f = *state;
+    assert_int_equal(simdev_memset(f->runtime, 0xA5, f->runtime_bytes), 0);
+    device_diamond_computes_42_everywhere(state);
+    uint8_t tail[64];
+    assert_int_equal(simdev_memcpy(tail, (uint8_t *)f->runtime + f->runtime_bytes - sizeof(tail), sizeof(tail)), 0);
+    assert_true(tail[sizeof(tail) - 1] == 0xA5); /* the last task slot of the window: never used, never cleared */
+}
+
 static void device_layered_graph_matches_host_reference(void **state)
 {
     dt_fixture *f = *state;
@@ -482,6 +496,7 @@ int main(void)
         DT_TEST(device_chain_of_inout_tasks_runs_in_order),
         DT_TEST(device_fan_out_and_in_computes_every_slice),
         DT_TEST(device_diamond_computes_42_everywhere),
+        DT_TEST(device_task_state_left_from_before_is_never_read),
         DT_TEST(device_layered_graph_matches_host_reference),
         DT_TEST(device_tasks_run_only_on_cores_of_their_type),
         DT_TEST(device_long_tasks_wake_sleeping_cores),

@@ -76,10 +76,14 @@ static void graph_requirements_scale_with_task_count(void **state)
 static void graph_requirement_formulas_match_their_layout(void **state)
 {
     (void)state;
-    assert_int_equal(graph_runtime_task_state_offset(0), 256);
-    assert_int_equal(graph_runtime_core_slot_offset(10, 0), 448); /* 256 + 160, up to a multiple of 64 */
-    assert_int_equal(graph_runtime_core_slot_offset(12, 1), 256 + 192 + 448);
+    /* header 256 | 64 slots of 448 | 16 per task */
+    assert_int_equal(graph_runtime_core_slot_offset(0), 256);
+    assert_int_equal(graph_runtime_core_slot_offset(1), 256 + 448);
+    assert_int_equal(graph_runtime_task_state_offset(0), 256 + 64 * 448);
+    assert_int_equal(graph_runtime_task_state_offset(10), 256 + 64 * 448 + 160);
     assert_int_equal(graph_runtime_arena_bytes(0), 256 + 64 * 448);
+    assert_int_equal(graph_runtime_arena_bytes(12), 256 + 64 * 448 + 12 * 16);
+    assert_int_equal(graph_runtime_clear_bytes(6), 256 + 6 * 448);
     assert_int_equal(graph_ready_queue_slots(0), 64);
     assert_int_equal(graph_ready_queue_slots(64), 64);
     assert_int_equal(graph_ready_queue_slots(65), 128);
