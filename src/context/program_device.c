@@ -1,8 +1,6 @@
 /* The device half of a program-mode run: the run descriptor, the chain on
  * the context's own streams, the wait and the status word. */
-#define _POSIX_C_SOURCE 199309L
 #include <string.h>
-#include <time.h>
 
 #include "common/log.h"
 #include "context/context.h"
@@ -177,7 +175,7 @@ int program_execute(simpler_context *ctx, const device_run_desc *desc)
     const platform_ops *ops = ctx->ops;
     program_run_times *t = &ctx->run_times;
     int32_t word = 0;
-    uint64_t start = program_now_ns();
+    uint64_t start = clock_now_ns();
     int rc = streams_ready(ctx);
     rc = rc ? rc
             : context_device_status(ctx, "memcpy_sync",
@@ -189,23 +187,23 @@ int program_execute(simpler_context *ctx, const device_run_desc *desc)
                                                      PROGRAM_STATUS_UNWRITTEN_BYTE, sizeof(int32_t)));
     if (rc != 0)
         return rc;
-    uint64_t uploaded = program_now_ns();
+    uint64_t uploaded = clock_now_ns();
     int code = chain_enqueue(ctx, desc);
     if (code != 0) {
         chain_abort(ctx, desc);
         streams_renew_faulted(ctx);
         return context_device_status(ctx, "device_chain_enqueue", code);
     }
-    uint64_t launched = program_now_ns();
+    uint64_t launched = clock_now_ns();
     code = chain_wait(ctx);
-    uint64_t waited = program_now_ns();
+    uint64_t waited = clock_now_ns();
     if (code != 0)
         streams_renew_faulted(ctx);
     rc = status_word_read(ctx, desc, &word);
     t->upload_ns = uploaded - start;
     t->launch_ns = launched - uploaded;
     t->wait_ns = waited - launched;
-    t->finish_ns = program_now_ns() - waited;
+    t->finish_ns = clock_now_ns() - waited;
     if (rc == 0 && (word == 0 || device_error_range(word)) && (code == 0 || word != 0)) {
         if (word == 0)
             ctx->last_runtime_base = desc->runtime_base;
@@ -244,11 +242,4 @@ int program_run_times_get(DeviceContextHandle handle, program_run_times *out)
         *out = t;
     }
     return rc;
-}
-
-uint64_t program_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

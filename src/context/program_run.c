@@ -64,13 +64,13 @@ static int run_locked(simpler_context *ctx, int32_t id, const ChipStorageTaskArg
     if (rc == 0)
         ctx->last_runtime_base = 0; /* the commit below may re-base the arena */
     rc = rc ? rc : context_select_device(ctx);
-    uint64_t start = program_now_ns();
+    uint64_t start = clock_now_ns();
     rc = rc ? rc : run_prepare(ctx, &rq, args, &g, &desc);
-    uint64_t built = program_now_ns();
+    uint64_t built = clock_now_ns();
     rc = rc ? rc : program_stage_in(ctx, g, args);
-    uint64_t staged = program_now_ns();
+    uint64_t staged = clock_now_ns();
     rc = rc ? rc : program_execute(ctx, &desc);
-    uint64_t executed = program_now_ns();
+    uint64_t executed = clock_now_ns();
     rc = rc ? rc : program_stage_out(ctx, g, args);
     if (rc == 0 && rq.config.trace)
         rc = program_trace_export(ctx, &rq.config);
@@ -80,7 +80,7 @@ static int run_locked(simpler_context *ctx, int32_t id, const ChipStorageTaskArg
     }
     ctx->run_times.host_build_ns = built - start;
     ctx->run_times.upload_ns += staged - built;
-    ctx->run_times.finish_ns += program_now_ns() - executed;
+    ctx->run_times.finish_ns += clock_now_ns() - executed;
     return 0;
 }
 

@@ -6,6 +6,7 @@
 #ifndef SIMPLER_CONTEXT_PROGRAM_RUN_H
 #define SIMPLER_CONTEXT_PROGRAM_RUN_H
 
+#include "common/clock.h"
 #include "context/context_internal.h"
 #include "device/device_kernel_table.h"
 #include "device/device_run_desc.h"
@@ -53,9 +54,6 @@ int program_execute(simpler_context *ctx, const device_run_desc *desc);
  * run that failed (at any step), or a device copy's status. Nothing is
  * written on failure. */
 int program_run_times_get(DeviceContextHandle handle, program_run_times *out);
-
-/* CLOCK_MONOTONIC in nanoseconds, for program_run_times. */
-uint64_t program_now_ns(void);
 
 /* Exports the trace records of the last run to
  * "<config->output_prefix>trace.json". Returns 0 or the failing step's

@@ -2,17 +2,16 @@
 #define _GNU_SOURCE
 #include "device/device_wait.h"
 
+#include "common/clock.h"
+
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 uint64_t device_now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return clock_now_ns();
 }
 
 int device_spin_step(device_spin *spin)

@@ -9,8 +9,8 @@
 #define _GNU_SOURCE
 #include <sched.h>
 #include <string.h>
-#include <time.h>
 
+#include "common/clock.h"
 #include "common/host_alloc.h"
 #include "simdev/sd_internal.h"
 
@@ -83,21 +83,14 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
     pthread_mutex_unlock(&s->mu);
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 int sd_stream_wait_idle(struct simdev_stream *s)
 {
     pthread_mutex_lock(&s->mu);
     uint64_t target = s->head;
     if (s->tail < target) {
         pthread_mutex_unlock(&s->mu);
-        uint64_t until = now_ns() + SD_SYNC_POLL_NS;
-        while (atomic_load_explicit(&s->retired, memory_order_acquire) < target && now_ns() < until)
+        uint64_t until = clock_now_ns() + SD_SYNC_POLL_NS;
+        while (atomic_load_explicit(&s->retired, memory_order_acquire) < target && clock_now_ns() < until)
             sched_yield();
         pthread_mutex_lock(&s->mu);
     }
