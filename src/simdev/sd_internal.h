@@ -161,8 +161,9 @@ struct simdev_stream {
     pthread_cond_t work_cv;   /* an op was queued, or stop */
     pthread_cond_t space_cv;  /* an op retired */
     struct sd_op *ring;
-    uint64_t head, tail;       /* ops queued / retired, monotonic */
-    _Atomic uint64_t retired;  /* tail, stored after it: polled without mu */
+    uint64_t head;             /* ops queued, monotonic (under mu) */
+    _Atomic uint64_t tail;     /* ops retired, monotonic: changed under mu,
+                                * also polled without it (sd_stream_wait_idle) */
     uint8_t *arg_ring;
     uint64_t arg_head, arg_tail;
     int fault;                 /* sticky kernel fault, under mu */

@@ -90,7 +90,7 @@ int sd_stream_wait_idle(struct simdev_stream *s)
     if (s->tail < target) {
         pthread_mutex_unlock(&s->mu);
         uint64_t until = clock_now_ns() + SD_SYNC_POLL_NS;
-        while (atomic_load_explicit(&s->retired, memory_order_acquire) < target && clock_now_ns() < until)
+        while (atomic_load_explicit(&s->tail, memory_order_acquire) < target && clock_now_ns() < until)
             sched_yield();
         pthread_mutex_lock(&s->mu);
     }
@@ -134,7 +134,7 @@ int simdev_stream_create(simdev_stream_t *stream)
     if (s->arg_ring == NULL)
         goto err_free_ring;
     s->device = device;
-    atomic_init(&s->retired, 0);
+    atomic_init(&s->tail, 0);
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->work_cv, NULL);
     pthread_cond_init(&s->space_cv, NULL);

@@ -90,8 +90,7 @@ void *sd_stream_main(void *arg)
         pthread_mutex_lock(&s->mu);
         if (fault != 0 && s->fault == 0)
             s->fault = fault;
-        s->tail++;
-        atomic_store_explicit(&s->retired, s->tail, memory_order_release);
+        atomic_store_explicit(&s->tail, s->tail + 1, memory_order_release);
         s->arg_tail += op.arg_consumed;
         pthread_cond_broadcast(&s->space_cv);
     }
