@@ -11,7 +11,8 @@
  *     dry, and halves when a wait stalls while a core holds a queue;
  *   - a core is refilled when it holds less than half its depth; cores
  *     are served in order, and a later core gets tasks only while more
- *     are ready than a ring holds; a sleeping core is woken only when no
+ *     are ready than a ring holds and the tasks are long (a core takes
+ *     DEVICE_GATHER_NS or more per task); a sleeping core is woken only when no
  *     core of its type is awake, or after stalls (no completion for a
  *     whole spin with tasks waiting) brought depth to 1: tasks that long
  *     are worth a wake-up, short ones are not.
@@ -40,7 +41,29 @@ typedef struct sched {
     int stalled;                       /* no completion since the last stall */
     uint32_t posted[DEVICE_CORE_MAX];  /* our copy of each slot's posted */
     uint32_t seen[DEVICE_CORE_MAX];    /* completions consumed per core */
+    uint64_t window_start[DEVICE_CORE_MAX]; /* clock at the core's measuring window start; 0 none yet */
+    uint32_t window_done[DEVICE_CORE_MAX];  /* completions in that window */
+    uint64_t task_ns;                  /* latest time per task of a core; 0 until measured */
 } sched;
+
+/* Tasks shorter than this stay on the cores already serving them: a
+ * later core of the type gets tasks only when a core takes this long
+ * per task. Tasks that short finish within a few cache-line hand-offs of
+ * each other, so a second core buys little and costs its own hand-offs;
+ * and on simdev the AICore threads share the AICore CPUs, so a second
+ * busy core slows the first (W3's empty tasks spread over four cores ran
+ * 36 ns per task against 28 on one). */
+#define DEVICE_GATHER_NS 2000u
+/* A core's time per task is measured over windows of this many
+ * completions: one clock read per window (a read per task cost W1 70 ns
+ * per task on the build VM). */
+#define DEVICE_MEASURE_TASKS 32u
+
+/* How the scheduler reads the clock; test_device_dispatch.c includes
+ * this file with its own clock. */
+#ifndef DEVICE_SCHED_NOW
+#define DEVICE_SCHED_NOW device_now_ns
+#endif
 
 static void write_status(const device_run_desc *d, int32_t status)
 {
@@ -100,8 +123,9 @@ static int core_asleep(const sched *s, uint32_t core)
  * once it holds less than half its depth: posting costs a fenced store,
  * so rings are refilled in batches, not after every completion. A core
  * holding more is busy enough, and later cores of its type get tasks
- * only if more are ready than a ring holds, so short tasks gather on few
- * cores and the rest fall asleep. A sleeping core costs a wake-up (tens
+ * only if more are ready than a ring holds and the tasks are long
+ * (DEVICE_GATHER_NS), so short tasks gather on one core and the rest
+ * fall asleep. A sleeping core costs a wake-up (tens
  * of microseconds on a VM): one is woken only when no core of its type
  * is awake, or once stalls have brought depth down to 1 (tasks long
  * enough that more cores pay for their wake-ups). */
@@ -131,11 +155,13 @@ static void dispatch(sched *s)
                 continue;
             awake[type]++;
         }
+        int short_tasks = s->task_ns < DEVICE_GATHER_NS;
         if (s->posted[c] - s->seen[c] >= (s->depth + 1) / 2) {
-            enough[type] = device_ready_queue_count(q) <= s->depth;
+            enough[type] = short_tasks || device_ready_queue_count(q) <= s->depth;
             continue;
         }
         fill(s, c);
+        enough[type] = short_tasks;
     }
 }
 
@@ -157,6 +183,22 @@ static void complete(sched *s, uint32_t id)
     }
 }
 
+/* Core `core` completed `n` more tasks. Once its window holds
+ * DEVICE_MEASURE_TASKS, the window's time per completion becomes task_ns
+ * (which decides whether later cores get tasks) and a new window starts.
+ * Time the core sat idle inside a window counts too: that errs towards
+ * long, so towards spreading, which is where the old policy stood. */
+static void measure(sched *s, uint32_t core, uint32_t n)
+{
+    if (s->window_start[core] != 0 && (s->window_done[core] += n) < DEVICE_MEASURE_TASKS)
+        return;
+    uint64_t now = DEVICE_SCHED_NOW();
+    if (s->window_start[core] != 0 && now > s->window_start[core])
+        s->task_ns = (now - s->window_start[core]) / s->window_done[core];
+    s->window_start[core] = now;
+    s->window_done[core] = 0;
+}
+
 /* Consumes every completion the cores published; returns how many. The
  * loads are sequentially consistent: they pair with the cores' check of
  * sched_sleeping (device_executor.c). */
@@ -170,6 +212,7 @@ static uint32_t collect(sched *s)
         uint32_t finished = atomic_load(&slot->finished);
         if (finished == s->seen[c])
             continue;
+        measure(s, c, finished - s->seen[c]);
         while (s->seen[c] != finished) {
             complete(s, slot->ring[s->seen[c] % DEVICE_SLOT_RING]);
             s->seen[c]++;
@@ -190,10 +233,14 @@ static int backlog(const sched *s)
 
 /* A whole spin passed without a completion: the tasks running are long.
  * Queues behind them wait, so hand out less per core from now on; and
- * tell dispatch that waking sleeping cores pays. */
+ * tell dispatch that waking sleeping cores, and spreading, pays. */
 static void stall(sched *s)
 {
     s->stalled = 1;
+    /* Long until a window says otherwise: a first window of long tasks
+     * would take DEVICE_MEASURE_TASKS of them to close. */
+    if (s->task_ns < DEVICE_GATHER_NS)
+        s->task_ns = DEVICE_GATHER_NS;
     for (uint32_t c = 0; c < s->cores; c++) {
         if (s->posted[c] - s->seen[c] >= 2 && s->depth > 1) {
             s->depth /= 2;

@@ -3,7 +3,9 @@
  * hooked reader of the cores' sleeping flags): a core that falls asleep
  * after dispatch counted it awake must still be served, or a type with
  * ready tasks and nothing in flight is left with nobody to run them and
- * the scheduler blocks on its doorbell forever.
+ * the scheduler blocks on its doorbell forever. Also with a hooked clock:
+ * how the time per task is measured, and that short tasks stay on one
+ * core while long ones spread.
  */
 #include <stdlib.h>
 
@@ -14,6 +16,12 @@ static int flag_reads;
 static int flip_core = -1; /* reads awake on its first read, asleep after */
 static int test_asleep(const struct sched *s, unsigned core);
 #define DEVICE_DISPATCH_ASLEEP(s, core) test_asleep((s), (core))
+static uint64_t clock_ns = 1000; /* what the scheduler reads as the time */
+static uint64_t test_now(void)
+{
+    return clock_ns;
+}
+#define DEVICE_SCHED_NOW test_now
 #include "device/device_scheduler.c"
 
 static int test_asleep(const struct sched *s, unsigned core)
@@ -31,6 +39,7 @@ static int test_asleep(const struct sched *s, unsigned core)
 typedef struct fixture {
     device_run_desc d;
     void *runtime, *queues;
+    graph_image_task tasks[4]; /* no fan-out: collect only marks them done */
     sched s;
 } fixture;
 
@@ -50,6 +59,7 @@ static int setup(void **state)
     f->d.runtime_base = (uintptr_t)f->runtime;
     f->d.scheduler_base = (uintptr_t)f->queues;
     f->s.d = &f->d;
+    f->s.tasks = f->tasks;
     f->s.rt = device_runtime_header_at(&f->d);
     f->s.cores = 2;
     f->s.depth = 2;
@@ -57,6 +67,7 @@ static int setup(void **state)
     f->s.queue[SIMPLER_CORE_TYPE_AIV] = device_ready_queue_reset(&f->d, SIMPLER_CORE_TYPE_AIV);
     flag_reads = 0;
     flip_core = -1;
+    clock_ns = 1000;
     *state = f;
     return 0;
 }
@@ -100,11 +111,103 @@ static void dispatch_wakes_one_core_when_none_of_the_type_is_awake(void **state)
     assert_int_equal(atomic_load(&device_core_slot_at(&f->d, 0)->bell), 0);
 }
 
+/* Both cores AIV and awake, three tasks ready, depth 1. */
+static void two_awake_aiv_cores(fixture *f)
+{
+    f->d.aic_count = 0;
+    f->d.aiv_count = 2;
+    for (uint32_t t = 0; t < 3; t++)
+        device_ready_queue_push(f->s.queue[SIMPLER_CORE_TYPE_AIV], t);
+    f->s.depth = 1;
+}
+
+/* Tasks measured shorter than DEVICE_GATHER_NS all go to the first awake
+ * core, even with more ready than it holds. */
+static void dispatch_keeps_short_tasks_on_one_core(void **state)
+{
+    fixture *f = *state;
+    two_awake_aiv_cores(f);
+    f->s.task_ns = DEVICE_GATHER_NS - 1;
+    dispatch(&f->s);
+    assert_int_equal(f->s.posted[0], 1);
+    assert_int_equal(f->s.posted[1], 0);
+    /* A later pass with core 0 still busy leaves core 1 idle too. */
+    dispatch(&f->s);
+    assert_int_equal(f->s.posted[1], 0);
+    assert_int_equal(device_ready_queue_count(f->s.queue[SIMPLER_CORE_TYPE_AIV]), 2);
+}
+
+/* Long tasks go to every awake core with room. */
+static void dispatch_spreads_long_tasks(void **state)
+{
+    fixture *f = *state;
+    two_awake_aiv_cores(f);
+    f->s.task_ns = DEVICE_GATHER_NS;
+    dispatch(&f->s);
+    assert_int_equal(f->s.posted[0], 1);
+    assert_int_equal(f->s.posted[1], 1);
+}
+
+/* A core's time per task: over windows of DEVICE_MEASURE_TASKS
+ * completions, the first starting at its first completion. */
+static void measure_times_windows_of_completions(void **state)
+{
+    fixture *f = *state;
+    measure(&f->s, 0, 1); /* opens the window at 1000 */
+    assert_int_equal(f->s.task_ns, 0);
+    clock_ns = 1000 + (DEVICE_MEASURE_TASKS - 1) * 300;
+    measure(&f->s, 0, DEVICE_MEASURE_TASKS - 1);
+    assert_int_equal(f->s.task_ns, 0); /* one short of a window */
+    clock_ns = 1000 + DEVICE_MEASURE_TASKS * 300;
+    measure(&f->s, 0, 1);
+    assert_int_equal(f->s.task_ns, 300);
+    /* The next window starts where that one ended. */
+    clock_ns += DEVICE_MEASURE_TASKS * 5000;
+    measure(&f->s, 0, DEVICE_MEASURE_TASKS);
+    assert_int_equal(f->s.task_ns, 5000);
+}
+
+/* collect counts what it consumes into the core's window. */
+static void collect_feeds_the_measuring_window(void **state)
+{
+    fixture *f = *state;
+    f->d.aic_count = 0;
+    f->d.aiv_count = 2;
+    for (uint32_t t = 0; t < 4; t++)
+        device_ready_queue_push(f->s.queue[SIMPLER_CORE_TYPE_AIV], t);
+    f->s.depth = 4;
+    dispatch(&f->s);
+    assert_int_equal(f->s.posted[0], 4);
+    device_core_slot *slot = device_core_slot_at(&f->d, 0);
+    atomic_store(&slot->finished, 1);
+    assert_int_equal(collect(&f->s), 1);
+    assert_int_equal(f->s.window_start[0], 1000);
+    clock_ns = 2000;
+    atomic_store(&slot->finished, 4);
+    assert_int_equal(collect(&f->s), 3);
+    assert_int_equal(f->s.window_done[0], 3);
+}
+
+/* A stall (a whole spin without a completion) counts as long tasks until
+ * a window measures them. */
+static void stall_marks_tasks_long(void **state)
+{
+    fixture *f = *state;
+    f->s.task_ns = 100;
+    stall(&f->s);
+    assert_true(f->s.task_ns >= DEVICE_GATHER_NS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(dispatch_serves_a_core_that_fell_asleep_during_the_pass, setup, teardown),
         cmocka_unit_test_setup_teardown(dispatch_wakes_one_core_when_none_of_the_type_is_awake, setup, teardown),
+        cmocka_unit_test_setup_teardown(dispatch_keeps_short_tasks_on_one_core, setup, teardown),
+        cmocka_unit_test_setup_teardown(dispatch_spreads_long_tasks, setup, teardown),
+        cmocka_unit_test_setup_teardown(measure_times_windows_of_completions, setup, teardown),
+        cmocka_unit_test_setup_teardown(collect_feeds_the_measuring_window, setup, teardown),
+        cmocka_unit_test_setup_teardown(stall_marks_tasks_long, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
