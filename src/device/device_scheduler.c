@@ -289,6 +289,15 @@ static void await_completions(sched *s)
     }
 }
 
+/* The first tasks go out before dispatch is announced (release), so a
+ * core that finds it announced with nothing posted knows no work is on
+ * its way and sleeps without spinning (device_slot_await_start). */
+static void announce_dispatch(sched *s)
+{
+    dispatch(s);
+    atomic_store_explicit(&s->rt->dispatching, 1, memory_order_release);
+}
+
 static void run_graph(const device_run_desc *d)
 {
     const uint8_t *image = (const uint8_t *)(uintptr_t)d->definition_base;
@@ -303,8 +312,7 @@ static void run_graph(const device_run_desc *d)
     };
 
     seed(&s);
-    /* Cores waiting for a first task may sleep from now on. */
-    atomic_store_explicit(&s.rt->dispatching, 1, memory_order_relaxed);
+    announce_dispatch(&s);
     while (s.completed < d->task_count) {
         dispatch(&s);
         await_completions(&s);

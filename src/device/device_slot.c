@@ -35,9 +35,10 @@ int device_slot_quitting(device_core_slot *slot)
     return atomic_load_explicit(&slot->state, memory_order_acquire) != DEVICE_SLOT_IDLE;
 }
 
-uint32_t device_slot_wait(device_core_slot *slot, uint32_t done)
+uint32_t device_slot_wait(device_core_slot *slot, uint32_t done, uint32_t polls)
 {
     device_spin spin = DEVICE_SPIN_INIT(DEVICE_CORE_YIELD_NS);
+    spin.polls = polls < DEVICE_SPIN_POLLS ? DEVICE_SPIN_POLLS - polls : 0;
     for (;;) {
         uint32_t posted = atomic_load_explicit(&slot->posted, memory_order_acquire);
         if (posted != done)
@@ -57,10 +58,17 @@ uint32_t device_slot_wait(device_core_slot *slot, uint32_t done)
     }
 }
 
-void device_slot_await_start(device_core_slot *slot, _Atomic uint32_t *dispatching, uint32_t budget_ns)
+int device_slot_await_start(device_core_slot *slot, _Atomic uint32_t *dispatching, uint32_t budget_ns)
 {
     device_spin spin = DEVICE_SPIN_INIT(budget_ns);
-    while (atomic_load_explicit(&slot->posted, memory_order_relaxed) == 0 && !device_slot_quitting(slot) &&
-           atomic_load_explicit(dispatching, memory_order_relaxed) == 0 && device_spin_step(&spin))
-        ;
+    for (;;) {
+        if (atomic_load_explicit(&slot->posted, memory_order_relaxed) != 0 || device_slot_quitting(slot))
+            return 0;
+        /* Acquire: the scheduler's first posts come before its release
+         * of `dispatching`, so the re-read below sees any made here. */
+        if (atomic_load_explicit(dispatching, memory_order_acquire) != 0)
+            return atomic_load_explicit(&slot->posted, memory_order_relaxed) == 0;
+        if (!device_spin_step(&spin))
+            return 0;
+    }
 }

@@ -34,16 +34,19 @@ void device_slot_quit(device_core_slot *slot);
 int device_slot_quitting(device_core_slot *slot);
 
 /* Core: returns the posted count once it differs from `done`, or `done`
- * if the core must leave. */
-uint32_t device_slot_wait(device_core_slot *slot, uint32_t done);
+ * if the core must leave. Polls at most `polls` times (up to
+ * DEVICE_SPIN_POLLS) before it first sleeps, DEVICE_SPIN_POLLS after
+ * every wake-up. */
+uint32_t device_slot_wait(device_core_slot *slot, uint32_t done, uint32_t polls);
 
 /* Core, before its first wait of an execution (the executor passes
  * DEVICE_CORE_START_YIELD_NS): returns once a task was posted, the core
  * was told to leave, `*dispatching` became nonzero (the scheduler has
- * validated; a core still without work may then sleep as usual), or
- * `budget_ns` passed. Polls, then yields the CPU between polls; never
- * blocks. */
-void device_slot_await_start(device_core_slot *slot, _Atomic uint32_t *dispatching, uint32_t budget_ns);
+ * validated and posted its first tasks), or `budget_ns` passed. Polls,
+ * then yields the CPU between polls; never blocks. Returns 1 when the
+ * scheduler announced dispatch with nothing posted here (this core has
+ * no work coming soon: it may sleep without spinning), else 0. */
+int device_slot_await_start(device_core_slot *slot, _Atomic uint32_t *dispatching, uint32_t budget_ns);
 
 /* Tells every core of the execution described by `d` to leave. */
 void device_slots_quit(const device_run_desc *d);

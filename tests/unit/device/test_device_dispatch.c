@@ -24,9 +24,11 @@ static uint64_t test_now(void)
 #define DEVICE_SCHED_NOW test_now
 #include "device/device_scheduler.c"
 
+static uint32_t dispatching_at_flag_read = UINT32_MAX;
 static int test_asleep(const struct sched *s, unsigned core)
 {
     flag_reads++;
+    dispatching_at_flag_read = atomic_load(&s->rt->dispatching);
     if ((int)core == flip_core) {
         flip_core = -2; /* the next read of it says asleep */
         return 0;
@@ -109,6 +111,18 @@ static void dispatch_wakes_one_core_when_none_of_the_type_is_awake(void **state)
     assert_int_equal(f->s.posted[1], 1);
     assert_int_equal(f->s.posted[0], 0); /* the AIC core has nothing to run */
     assert_int_equal(atomic_load(&device_core_slot_at(&f->d, 0)->bell), 0);
+}
+
+/* The first tasks are posted before dispatch is announced: a core that
+ * sees it announced with nothing posted may sleep at once. */
+static void first_tasks_go_out_before_dispatch_is_announced(void **state)
+{
+    fixture *f = *state;
+    device_ready_queue_push(f->s.queue[SIMPLER_CORE_TYPE_AIV], 0);
+    announce_dispatch(&f->s);
+    assert_int_equal(dispatching_at_flag_read, 0);
+    assert_int_equal(atomic_load(&device_core_slot_at(&f->d, 1)->posted), 1);
+    assert_int_equal(atomic_load(&f->s.rt->dispatching), 1);
 }
 
 /* Both cores AIV and awake, three tasks ready, depth 1. */
@@ -203,6 +217,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(dispatch_serves_a_core_that_fell_asleep_during_the_pass, setup, teardown),
         cmocka_unit_test_setup_teardown(dispatch_wakes_one_core_when_none_of_the_type_is_awake, setup, teardown),
+        cmocka_unit_test_setup_teardown(first_tasks_go_out_before_dispatch_is_announced, setup, teardown),
         cmocka_unit_test_setup_teardown(dispatch_keeps_short_tasks_on_one_core, setup, teardown),
         cmocka_unit_test_setup_teardown(dispatch_spreads_long_tasks, setup, teardown),
         cmocka_unit_test_setup_teardown(measure_times_windows_of_completions, setup, teardown),

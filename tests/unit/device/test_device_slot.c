@@ -36,6 +36,8 @@ static struct {
     device_core_slot slot __attribute__((aligned(64)));
     uint32_t done;         /* the core's finished count */
     uint32_t result;       /* what device_slot_wait returned */
+    uint32_t polls;        /* the core thread's polls before its first sleep */
+    int start_result;      /* what device_slot_await_start returned */
     window_fn in_window;   /* run by the hook on the core thread's first block */
     _Atomic int blocks;    /* futex waits the core entered */
     sem_t about_to_block;  /* posted by the hook (first block) */
@@ -58,7 +60,7 @@ static void hook(_Atomic uint32_t *word, uint32_t expected)
 static void *core_thread(void *arg)
 {
     (void)arg;
-    t.result = device_slot_wait(&t.slot, t.done);
+    t.result = device_slot_wait(&t.slot, t.done, t.polls);
     sem_post(&t.returned);
     return NULL;
 }
@@ -69,6 +71,8 @@ static int setup(void **state)
     memset(&t.slot, 0, sizeof(t.slot));
     t.done = 0;
     t.result = UINT32_MAX;
+    t.polls = DEVICE_SPIN_POLLS;
+    t.start_result = -1;
     t.in_window = NULL;
     atomic_store(&t.blocks, 0);
     sem_init(&t.about_to_block, 0, 0);
@@ -142,7 +146,7 @@ static void slot_wait_returns_work_already_posted(void **state)
     (void)state;
     t.slot.posted = 3;
     t.done = 1;
-    assert_int_equal(device_slot_wait(&t.slot, t.done), 3);
+    assert_int_equal(device_slot_wait(&t.slot, t.done, DEVICE_SPIN_POLLS), 3);
     assert_int_equal(atomic_load(&t.blocks), 0);
 }
 
@@ -155,6 +159,21 @@ static void slot_post_wakes_a_core_asleep(void **state)
     device_slot_post(&t.slot, 1);
     core_join(th);
     assert_int_equal(t.result, 1);
+}
+
+/* A core told to sleep without polling (nothing was posted when dispatch
+ * began) still wakes on a post. */
+static void slot_wait_without_polls_wakes_on_a_post(void **state)
+{
+    (void)state;
+    t.polls = 0;
+    pthread_t th = core_start_and_block(NULL);
+    struct timespec nap = {0, 20 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    device_slot_post(&t.slot, 2);
+    core_join(th);
+    assert_int_equal(t.result, 2);
+    assert_true(atomic_load(&t.blocks) >= 1);
 }
 
 /* The case a toggled wake word loses: two posts between the core's
@@ -203,7 +222,7 @@ static void slot_garbage_state_reads_as_quit(void **state)
     (void)state;
     atomic_store(&t.slot.state, 0xdeadbeefu);
     assert_true(device_slot_quitting(&t.slot));
-    assert_int_equal(device_slot_wait(&t.slot, 0), 0);
+    assert_int_equal(device_slot_wait(&t.slot, 0, DEVICE_SPIN_POLLS), 0);
     atomic_store(&t.slot.state, DEVICE_SLOT_IDLE);
     assert_false(device_slot_quitting(&t.slot));
 }
@@ -225,7 +244,7 @@ static uint32_t start_budget_ns;
 static void *starting_core_thread(void *arg)
 {
     (void)arg;
-    device_slot_await_start(&t.slot, &dispatching, start_budget_ns);
+    t.start_result = device_slot_await_start(&t.slot, &dispatching, start_budget_ns);
     sem_post(&t.returned);
     return NULL;
 }
@@ -268,6 +287,17 @@ static void start_wait_ends_when_the_scheduler_dispatches(void **state)
     pthread_t th = starting_core();
     atomic_store(&dispatching, 1);
     start_joined_quickly(th);
+    assert_int_equal(t.start_result, 1); /* nothing posted: sleep at once */
+}
+
+/* Dispatch announced with a task posted first: the core has work. */
+static void start_wait_with_a_post_before_dispatch_has_work(void **state)
+{
+    (void)state;
+    t.slot.ring[0] = 1;
+    device_slot_post(&t.slot, 1);
+    atomic_store(&dispatching, 1);
+    assert_int_equal(device_slot_await_start(&t.slot, &dispatching, 0), 0);
 }
 
 static void start_wait_ends_on_a_post(void **state)
@@ -278,6 +308,7 @@ static void start_wait_ends_on_a_post(void **state)
     device_slot_post(&t.slot, 1);
     start_joined_quickly(th);
     assert_int_equal(atomic_load(&t.slot.bell), 0); /* it was awake */
+    assert_int_equal(t.start_result, 0);
 }
 
 static void start_wait_ends_on_quit(void **state)
@@ -286,6 +317,7 @@ static void start_wait_ends_on_quit(void **state)
     pthread_t th = starting_core();
     device_slot_quit(&t.slot);
     start_joined_quickly(th);
+    assert_int_equal(t.start_result, 0);
 }
 
 static void start_wait_gives_up_after_its_budget_without_sleeping(void **state)
@@ -293,7 +325,7 @@ static void start_wait_gives_up_after_its_budget_without_sleeping(void **state)
     (void)state;
     atomic_store(&dispatching, 0);
     uint64_t t0 = device_now_ns();
-    device_slot_await_start(&t.slot, &dispatching, 2000000u);
+    assert_int_equal(device_slot_await_start(&t.slot, &dispatching, 2000000u), 0);
     assert_true(device_now_ns() - t0 >= 2000000u);
     assert_int_equal(atomic_load(&t.blocks), 0);
 }
@@ -303,6 +335,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(slot_wait_returns_work_already_posted, setup, teardown),
         cmocka_unit_test_setup_teardown(slot_post_wakes_a_core_asleep, setup, teardown),
+        cmocka_unit_test_setup_teardown(slot_wait_without_polls_wakes_on_a_post, setup, teardown),
         cmocka_unit_test_setup_teardown(slot_two_posts_before_the_wait_still_wake, setup, teardown),
         cmocka_unit_test_setup_teardown(slot_one_post_before_the_wait_wakes, setup, teardown),
         cmocka_unit_test_setup_teardown(slot_quit_before_the_wait_wakes, setup, teardown),
@@ -311,6 +344,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(slot_post_to_an_awake_core_leaves_the_bell, setup, teardown),
         cmocka_unit_test_setup_teardown(start_wait_ends_when_the_scheduler_dispatches, setup, teardown),
         cmocka_unit_test_setup_teardown(start_wait_ends_on_a_post, setup, teardown),
+        cmocka_unit_test_setup_teardown(start_wait_with_a_post_before_dispatch_has_work, setup, teardown),
         cmocka_unit_test_setup_teardown(start_wait_ends_on_quit, setup, teardown),
         cmocka_unit_test_setup_teardown(start_wait_gives_up_after_its_budget_without_sleeping, setup, teardown),
     };
