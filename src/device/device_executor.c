@@ -131,7 +131,7 @@ void device_executor_kernel(uint32_t block_idx, uint32_t block_dim, const void *
 
     /* A core the scheduler gave nothing when it started dispatching
      * sleeps at once: its spin would only take the AICore CPU from the
-     * cores that got work (W3: loop 29-42 -> 21-29 ns per task). */
+     * cores that got work (W3: loop 31-38 -> 21-26 ns per task). */
     uint32_t polls = device_slot_await_start(slot, &rt->dispatching, DEVICE_CORE_START_YIELD_NS) ? 0 : DEVICE_SPIN_POLLS;
     for (;;) {
         uint32_t posted = device_slot_wait(slot, done, polls);
