@@ -1,8 +1,9 @@
 /*
  * The executor's tensor fill (device_executor.c, included here): a kernel
- * gets a tensor whose every byte the executor wrote, whatever the stack
- * held before, with the address resolved in the argument's region and
- * the shape of the view the argument names.
+ * gets a tensor whose every byte the block wrote, whatever its stack held
+ * before, with the address resolved in the argument's region and the
+ * shape of the view the argument names, also when an entry held another
+ * view for an earlier task.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,9 @@
 
 #include "device/device_executor.c"
 
-/* Views 0 (unused) and 1, a 4 x 8 view with a row stride of 16. */
-static graph_image_view views[2];
+/* Views 0 (unused), 1, a 4 x 8 view with a row stride of 16, and 2, a
+ * 1-d int8 view of 100. */
+static graph_image_view views[3];
 
 static graph_image_arg heap_arg(void)
 {
@@ -24,6 +26,11 @@ static graph_image_arg heap_arg(void)
     views[1].shapes[1] = 8;
     views[1].strides[0] = 16;
     views[1].strides[1] = 1;
+    views[2].dtype = SIMPLER_DTYPE_INT8;
+    views[2].ndims = 1;
+    views[2].extent = 100;
+    views[2].shapes[0] = 100;
+    views[2].strides[0] = 1;
     graph_image_arg a;
     memset(&a, 0, sizeof(a));
     a.kind = GRAPH_ARG_TENSOR;
@@ -46,28 +53,67 @@ static device_run_desc run_desc(void)
     return d;
 }
 
-static void fill_writes_every_byte_over_a_dirty_tensor(void **state)
+/* The tensor a kernel should see for `a` under run_desc(). */
+static ChipTensor expected(const graph_image_arg *a)
+{
+    ChipTensor want;
+    const graph_image_view *v = &views[a->view];
+    memset(&want, 0, sizeof(want));
+    want.buffer_addr = 0x10000000u + a->addr;
+    want.buffer_bytes = a->buffer_bytes;
+    want.start_offset = a->start_offset;
+    want.ndims = v->ndims;
+    want.dtype = v->dtype;
+    want.address_space = SIMPLER_ADDRESS_SPACE_DEVICE;
+    memcpy(want.shapes, v->shapes, sizeof(want.shapes));
+    memcpy(want.strides, v->strides, sizeof(want.strides));
+    return want;
+}
+
+/* A block's arrays start from whatever its stack held. */
+static core_args *dirty_block(void)
+{
+    core_args *c = malloc(sizeof(*c));
+    assert_non_null(c);
+    memset(c, 0xa5, sizeof(*c));
+    core_args_init(c);
+    return c;
+}
+
+static void fill_writes_every_byte_over_a_dirty_block(void **state)
 {
     (void)state;
     device_run_desc d = run_desc();
     graph_image_arg a = heap_arg();
-    ChipTensor t;
-    memset(&t, 0xa5, sizeof(t));
-    fill_tensor(&d, views, &a, &t);
+    core_args *c = dirty_block();
+    fill_tensor(&d, views, &a, c, 5);
 
-    ChipTensor want;
-    memset(&want, 0, sizeof(want));
-    want.buffer_addr = 0x10000000u + 2048;
-    want.buffer_bytes = 4096;
-    want.start_offset = 3;
-    want.ndims = 2;
-    want.dtype = SIMPLER_DTYPE_FLOAT32;
-    want.address_space = SIMPLER_ADDRESS_SPACE_DEVICE;
-    want.shapes[0] = 4;
-    want.shapes[1] = 8;
-    want.strides[0] = 16;
-    want.strides[1] = 1;
-    assert_memory_equal(&t, &want, sizeof(t));
+    ChipTensor want = expected(&a);
+    assert_int_equal(want.buffer_addr, 0x10000000u + 2048);
+    assert_int_equal(want.shapes[1], 8);
+    assert_memory_equal(&c->tensors[5], &want, sizeof(want));
+    free(c);
+}
+
+/* An entry kept from an earlier task: its address fields change with
+ * every task, its shape with every change of view, back and forth. */
+static void fill_follows_each_task_on_a_kept_entry(void **state)
+{
+    (void)state;
+    device_run_desc d = run_desc();
+    graph_image_arg a = heap_arg();
+    core_args *c = dirty_block();
+    const uint32_t view_seq[] = {1, 1, 2, 2, 1, 2};
+    for (uint32_t n = 0; n < sizeof(view_seq) / sizeof(view_seq[0]); n++) {
+        a.view = view_seq[n];
+        a.addr = 1024u * (n + 1);
+        a.buffer_bytes = 8192u + n;
+        a.start_offset = n;
+        fill_tensor(&d, views, &a, c, 0);
+        ChipTensor want = expected(&a);
+        assert_memory_equal(&c->tensors[0], &want, sizeof(want));
+    }
+    free(c);
 }
 
 static void fill_resolves_each_address_kind(void **state)
@@ -75,19 +121,21 @@ static void fill_resolves_each_address_kind(void **state)
     (void)state;
     device_run_desc d = run_desc();
     graph_image_arg a = heap_arg();
-    ChipTensor t;
+    core_args *c = dirty_block();
     a.addr_kind = GRAPH_ADDR_STAGED;
-    fill_tensor(&d, views, &a, &t);
-    assert_int_equal(t.buffer_addr, 0x20000000u + 2048);
+    fill_tensor(&d, views, &a, c, 0);
+    assert_int_equal(c->tensors[0].buffer_addr, 0x20000000u + 2048);
     a.addr_kind = GRAPH_ADDR_DEVICE;
-    fill_tensor(&d, views, &a, &t);
-    assert_int_equal(t.buffer_addr, 2048);
+    fill_tensor(&d, views, &a, c, 0);
+    assert_int_equal(c->tensors[0].buffer_addr, 2048);
+    free(c);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fill_writes_every_byte_over_a_dirty_tensor),
+        cmocka_unit_test(fill_writes_every_byte_over_a_dirty_block),
+        cmocka_unit_test(fill_follows_each_task_on_a_kept_entry),
         cmocka_unit_test(fill_resolves_each_address_kind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
