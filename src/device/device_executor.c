@@ -141,6 +141,7 @@ void device_executor_kernel(uint32_t block_idx, uint32_t block_dim, const void *
     device_core_slot *slot = device_core_slot_at(d, block_idx);
     device_runtime_header *rt = device_runtime_header_at(d);
     uint32_t done = 0;
+    atomic_store_explicit(&slot->arrived, 1, memory_order_relaxed);
     core_args args_kept;
     core_args_init(&args_kept);
 

@@ -70,7 +70,8 @@ enum { DEVICE_TASK_PENDING = 0, DEVICE_TASK_READY = 1, DEVICE_TASK_RUNNING = 2, 
 typedef struct device_core_slot {
     /* written by the core: after every task, and before and after a sleep */
     _Atomic uint32_t finished; /* tasks ever completed */
-    uint32_t reserved0[15];
+    _Atomic uint32_t arrived;  /* 1 once the core's block runs, this execution */
+    uint32_t reserved0[14];
     _Atomic uint32_t sleeping; /* 1 while the core may block on bell */
     uint32_t reserved1[15];
     /* written by the scheduler (and QUIT by the host) */

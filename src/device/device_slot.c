@@ -61,6 +61,9 @@ uint32_t device_slot_wait(device_core_slot *slot, uint32_t done, uint32_t polls)
 int device_slot_await_start(device_core_slot *slot, _Atomic uint32_t *dispatching, uint32_t budget_ns)
 {
     device_spin spin = DEVICE_SPIN_INIT(budget_ns);
+    /* Yield from the first poll: a pause loop here kept the cores of the
+     * launch not yet running off a shared CPU (docs/device.md). */
+    spin.polls = DEVICE_SPIN_POLLS;
     for (;;) {
         if (atomic_load_explicit(&slot->posted, memory_order_relaxed) != 0 || device_slot_quitting(slot))
             return 0;

@@ -42,8 +42,9 @@ uint32_t device_slot_wait(device_core_slot *slot, uint32_t done, uint32_t polls)
 /* Core, before its first wait of an execution (the executor passes
  * DEVICE_CORE_START_YIELD_NS): returns once a task was posted, the core
  * was told to leave, `*dispatching` became nonzero (the scheduler has
- * validated and posted its first tasks), or `budget_ns` passed. Polls,
- * then yields the CPU between polls; never blocks. Returns 1 when the
+ * validated and posted its first tasks), or `budget_ns` passed. Yields
+ * the CPU between polls from the first (no pause phase: on simdev the
+ * cores of a launch arrive on a shared CPU); never blocks. Returns 1 when the
  * scheduler announced dispatch with nothing posted here (this core has
  * no work coming soon: it may sleep without spinning), else 0. */
 int device_slot_await_start(device_core_slot *slot, _Atomic uint32_t *dispatching, uint32_t budget_ns);

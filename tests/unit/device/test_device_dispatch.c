@@ -5,7 +5,9 @@
  * ready tasks and nothing in flight is left with nobody to run them and
  * the scheduler blocks on its doorbell forever. Also with a hooked clock:
  * how the time per task is measured, and that short tasks stay on one
- * core while long ones spread.
+ * core while long ones spread. And cores whose block has not started:
+ * served only when no core of their type is there, and not taken for
+ * slow while their tasks wait for them.
  */
 #include <stdlib.h>
 
@@ -67,6 +69,9 @@ static int setup(void **state)
     f->s.depth = 2;
     f->s.queue[SIMPLER_CORE_TYPE_AIC] = device_ready_queue_reset(&f->d, SIMPLER_CORE_TYPE_AIC);
     f->s.queue[SIMPLER_CORE_TYPE_AIV] = device_ready_queue_reset(&f->d, SIMPLER_CORE_TYPE_AIV);
+    /* Both cores arrived, unless a test says otherwise. */
+    atomic_store(&device_core_slot_at(&f->d, 0)->arrived, 1);
+    atomic_store(&device_core_slot_at(&f->d, 1)->arrived, 1);
     flag_reads = 0;
     flip_core = -1;
     clock_ns = 1000;
@@ -212,6 +217,61 @@ static void stall_marks_tasks_long(void **state)
     assert_true(f->s.task_ns >= DEVICE_GATHER_NS);
 }
 
+/* Long tasks and core 1 arrived, core 0 not yet: the tasks go to core
+ * 1, and core 0 is left for when it comes. */
+static void dispatch_serves_cores_that_arrived(void **state)
+{
+    fixture *f = *state;
+    two_awake_aiv_cores(f);
+    f->s.task_ns = DEVICE_GATHER_NS;
+    atomic_store(&device_core_slot_at(&f->d, 0)->arrived, 0);
+    dispatch(&f->s);
+    assert_int_equal(f->s.posted[0], 0);
+    assert_int_equal(f->s.posted[1], 1);
+}
+
+/* With no core of the type there yet, one of them still gets the tasks:
+ * they wait in its ring for it. */
+static void dispatch_posts_to_a_late_core_when_none_arrived(void **state)
+{
+    fixture *f = *state;
+    two_awake_aiv_cores(f);
+    atomic_store(&device_core_slot_at(&f->d, 0)->arrived, 0);
+    atomic_store(&device_core_slot_at(&f->d, 1)->arrived, 0);
+    dispatch(&f->s);
+    assert_int_equal(f->s.posted[0] + f->s.posted[1], 1);
+}
+
+/* Core 1 holds a task and has not arrived: a spin without a completion
+ * is no stall; once it arrives, a whole spin more; then a stall. */
+static void a_late_core_is_waited_for_not_taken_for_slow(void **state)
+{
+    fixture *f = *state;
+    int late = 0;
+    device_ready_queue_push(f->s.queue[SIMPLER_CORE_TYPE_AIV], 3);
+    atomic_store(&device_core_slot_at(&f->d, 1)->arrived, 0);
+    dispatch(&f->s);
+    assert_int_equal(f->s.posted[1], 1);
+    assert_int_equal(spin_verdict(&f->s, &late), SPIN_ON);
+    assert_int_equal(spin_verdict(&f->s, &late), SPIN_ON);
+    atomic_store(&device_core_slot_at(&f->d, 1)->arrived, 1);
+    assert_int_equal(spin_verdict(&f->s, &late), SPIN_RESTART);
+    assert_int_equal(spin_verdict(&f->s, &late), SPIN_STALL);
+}
+
+/* A late core holding nothing does not hold the stall back. */
+static void only_late_cores_holding_tasks_count(void **state)
+{
+    fixture *f = *state;
+    int late = 0;
+    device_ready_queue_push(f->s.queue[SIMPLER_CORE_TYPE_AIV], 3);
+    atomic_store(&device_core_slot_at(&f->d, 0)->arrived, 0);
+    dispatch(&f->s);
+    assert_int_equal(f->s.posted[0], 0);
+    assert_int_equal(f->s.posted[1], 1);
+    assert_int_equal(spin_verdict(&f->s, &late), SPIN_STALL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -223,6 +283,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(measure_times_windows_of_completions, setup, teardown),
         cmocka_unit_test_setup_teardown(collect_feeds_the_measuring_window, setup, teardown),
         cmocka_unit_test_setup_teardown(stall_marks_tasks_long, setup, teardown),
+        cmocka_unit_test_setup_teardown(dispatch_serves_cores_that_arrived, setup, teardown),
+        cmocka_unit_test_setup_teardown(dispatch_posts_to_a_late_core_when_none_arrived, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_late_core_is_waited_for_not_taken_for_slow, setup, teardown),
+        cmocka_unit_test_setup_teardown(only_late_cores_holding_tasks_count, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
