@@ -44,6 +44,7 @@ typedef struct sched {
     uint64_t window_start[DEVICE_CORE_MAX]; /* clock at the core's measuring window start; 0 none yet */
     uint32_t window_done[DEVICE_CORE_MAX];  /* completions in that window */
     uint64_t task_ns;                  /* latest time per task of a core; 0 until measured */
+    uint8_t arrived[DEVICE_CORE_MAX];  /* 1 once the core's slot said so: it stays so this execution */
 } sched;
 
 /* Tasks shorter than this stay on the cores already serving them: a
@@ -108,16 +109,22 @@ static void seed(sched *s)
     }
 }
 
-static int core_arrived(const sched *s, uint32_t core)
+/* A core's arrival only goes from 0 to 1 in an execution, so once seen
+ * it is remembered: the slot line it sits on is the one a busy core
+ * keeps writing, and dispatch asks about every core on every pass. */
+static int core_arrived(sched *s, uint32_t core)
 {
-    return atomic_load_explicit(&device_core_slot_at(s->d, core)->arrived, memory_order_relaxed) != 0;
+    if (!s->arrived[core])
+        s->arrived[core] =
+            atomic_load_explicit(&device_core_slot_at(s->d, core)->arrived, memory_order_relaxed) != 0;
+    return s->arrived[core];
 }
 
 /* A core whose block has not started yet is served like a sleeping one:
  * while another core of its type runs, tasks go there. On simdev the
  * AICore threads of a launch wake one after another, and the scheduler
  * often starts dispatching before the first AIV core arrives. */
-static int core_asleep(const sched *s, uint32_t core)
+static int core_asleep(sched *s, uint32_t core)
 {
     return atomic_load_explicit(&device_core_slot_at(s->d, core)->sleeping, memory_order_relaxed) != 0 ||
            !core_arrived(s, core);
@@ -261,7 +268,7 @@ static void stall(sched *s)
 
 /* Whether a core holding tasks has not arrived yet. Its tasks have not
  * started, so waiting for them says nothing about their length. */
-static int holder_late(const sched *s)
+static int holder_late(sched *s)
 {
     for (uint32_t c = 0; c < s->cores; c++) {
         if (s->posted[c] != s->seen[c] && !core_arrived(s, c))
@@ -276,7 +283,7 @@ enum { SPIN_ON, SPIN_RESTART, SPIN_STALL };
  * when every core holding tasks was there the whole spin; while one is
  * late, nothing (its arrival is remembered in *late); once it arrives, a
  * whole spin more from then. */
-static int spin_verdict(const sched *s, int *late)
+static int spin_verdict(sched *s, int *late)
 {
     if (holder_late(s)) {
         *late = 1;

@@ -16,7 +16,7 @@
 struct sched;
 static int flag_reads;
 static int flip_core = -1; /* reads awake on its first read, asleep after */
-static int test_asleep(const struct sched *s, unsigned core);
+static int test_asleep(struct sched *s, unsigned core);
 #define DEVICE_DISPATCH_ASLEEP(s, core) test_asleep((s), (core))
 static uint64_t clock_ns = 1000; /* what the scheduler reads as the time */
 static uint64_t test_now(void)
@@ -27,7 +27,7 @@ static uint64_t test_now(void)
 #include "device/device_scheduler.c"
 
 static uint32_t dispatching_at_flag_read = UINT32_MAX;
-static int test_asleep(const struct sched *s, unsigned core)
+static int test_asleep(struct sched *s, unsigned core)
 {
     flag_reads++;
     dispatching_at_flag_read = atomic_load(&s->rt->dispatching);
@@ -272,6 +272,20 @@ static void only_late_cores_holding_tasks_count(void **state)
     assert_int_equal(spin_verdict(&f->s, &late), SPIN_STALL);
 }
 
+/* An arrival, once read, is not read again: it cannot be undone within
+ * an execution (only the arena clear between executions resets it). */
+static void an_arrival_is_read_once(void **state)
+{
+    fixture *f = *state;
+    device_core_slot *slot = device_core_slot_at(&f->d, 1);
+    atomic_store(&slot->arrived, 0);
+    assert_false(core_arrived(&f->s, 1));
+    atomic_store(&slot->arrived, 1);
+    assert_true(core_arrived(&f->s, 1));
+    atomic_store(&slot->arrived, 0); /* never happens; shows the word is not read */
+    assert_true(core_arrived(&f->s, 1));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +301,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(dispatch_posts_to_a_late_core_when_none_arrived, setup, teardown),
         cmocka_unit_test_setup_teardown(a_late_core_is_waited_for_not_taken_for_slow, setup, teardown),
         cmocka_unit_test_setup_teardown(only_late_cores_holding_tasks_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(an_arrival_is_read_once, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
