@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context/program_run.h"
+#include "program/program_run.h"
 #include "dag_orch.h"
 #include "graph/graph_build.h"
 #include "simpler/runtime_c_api.h"

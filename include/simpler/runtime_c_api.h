@@ -249,9 +249,13 @@ SIMPLER_API int simpler_kernel_mode_init(DeviceContextHandle ctx, int device_id,
  * out of range; -1003 when the context is not a kernel context in
  * Collecting or ReadyEnqueued, or the stream is capturing; -1007 when
  * memory runs out; -1008 when querying the stream or enqueuing the
- * registration fails. A refusal before the load leaves the slot as it
- * was; a failed registration empties the slot (its generation stays
- * advanced), so no launch can name it. Thread-safe (the context's lock). */
+ * registration fails. Any failure leaves the slot as it was: the
+ * callable it held (or none), its generation, and the dlopen counts. The
+ * one exception is a device failure after the registration itself was
+ * enqueued (the event ordering the caller stream behind it failed): the
+ * device will apply the new registration, so the new callable is
+ * installed and the call returns -1008 (-1007). Thread-safe (the
+ * context's lock). */
 SIMPLER_API int simpler_kernel_mode_prepare_callable(DeviceContextHandle ctx, int32_t callable_id,
                                                      const void *callable, size_t callable_size,
                                                      void *caller_stream);
@@ -273,6 +277,19 @@ SIMPLER_API int simpler_kernel_mode_prepare_callable(DeviceContextHandle ctx, in
  * in simpler_kernel_mode_errors. Thread-safe (the context's lock). */
 SIMPLER_API int simpler_kernel_mode_launch(DeviceContextHandle ctx, int32_t callable_id, const void *args,
                                            void *caller_stream);
+
+/* Writes the per-task trace of the kernel context's last completed
+ * execution (the eager launch or a replay, whichever ran last) to `path`
+ * as Chrome/Perfetto JSON (docs/trace.md). The context needs a trace
+ * buffer, sized once at init (CONFIGURE trace_records, or
+ * CallConfig.trace); the caller has synchronized every stream that ran
+ * one of its launches. Reads device memory synchronously, so not while
+ * the calling thread captures. Returns 0; -1005 for a NULL ctx or path;
+ * -1003 for a context not in kernel mode, not initialized, Closing or
+ * Closed, or without a trace buffer; -1007/-1008 when reading device
+ * memory fails; -1000 when the file cannot be written (no partial file
+ * is left). Thread-safe (the context's lock). */
+SIMPLER_API int simpler_kernel_mode_trace_export(DeviceContextHandle ctx, const char *path);
 
 /* ---- sizing, host only: no context, no device memory ---- */
 

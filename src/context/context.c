@@ -4,7 +4,6 @@
 
 #include "common/host_alloc.h"
 #include "common/log.h"
-#include "context/program.h"
 #include "platform/platform_status.h"
 
 DeviceContextHandle create_device_context(void)
@@ -16,7 +15,6 @@ DeviceContextHandle create_device_context(void)
         host_free(ctx);
         return NULL;
     }
-    ctx->mode = CONTEXT_MODE_NONE;
     ctx->device_id = -1;
     ctx->ops = platform_ops_simdev();
     return ctx;
@@ -36,11 +34,11 @@ void context_unlock(simpler_context *ctx)
         pthread_mutex_unlock(&ctx->lock);
 }
 
-int context_latch(simpler_context *ctx, int mode)
+int context_latch(simpler_context *ctx, const context_mode_ops *mode)
 {
     if (ctx->mode == mode)
         return 0;
-    if (ctx->mode != CONTEXT_MODE_NONE)
+    if (ctx->mode != NULL)
         return PTO_RUNTIME_ERR_INVALID_STATE;
     ctx->mode = mode;
     return 0;
@@ -48,12 +46,17 @@ int context_latch(simpler_context *ctx, int mode)
 
 int context_is_kernel(const simpler_context *ctx)
 {
-    return ctx->mode == CONTEXT_MODE_KERNEL;
+    return ctx->mode != NULL && ctx->mode->mode == CONTEXT_MODE_KERNEL;
 }
 
 int context_is_program(const simpler_context *ctx)
 {
-    return ctx->mode == CONTEXT_MODE_PROGRAM;
+    return ctx->mode != NULL && ctx->mode->mode == CONTEXT_MODE_PROGRAM;
+}
+
+void *context_mode_state(const simpler_context *ctx, int mode)
+{
+    return ctx->mode != NULL && ctx->mode->mode == mode ? ctx->mode_state : NULL;
 }
 
 int context_device_status(simpler_context *ctx, const char *what, int device_code)
@@ -70,7 +73,7 @@ int context_select_device(simpler_context *ctx)
 
 int context_holds_resources(const simpler_context *ctx)
 {
-    return ctx->initialized || ctx->kernel_hooks != NULL;
+    return ctx->mode != NULL && ctx->mode->holds_resources(ctx);
 }
 
 int context_set_platform_ops(DeviceContextHandle handle, const platform_ops *ops)
@@ -95,24 +98,29 @@ int context_last_device_error(DeviceContextHandle handle)
     return code;
 }
 
+int finalize_device(DeviceContextHandle handle)
+{
+    simpler_context *ctx = context_lock(handle);
+    if (ctx == NULL)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    int rc = ctx->mode != NULL ? ctx->mode->finalize(ctx) : PTO_RUNTIME_ERR_INVALID_STATE;
+    context_unlock(ctx);
+    return rc;
+}
+
 void destroy_device_context(DeviceContextHandle handle)
 {
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
         return;
-    if (ctx->kernel_hooks != NULL && ctx->kernel_hooks->blocks_destroy(ctx)) {
+    if (ctx->mode != NULL && ctx->mode->blocks_destroy(ctx)) {
         simpler_log(SIMPLER_LOG_WARN, "destroy_device_context refused: kernel context is not closed");
         context_unlock(ctx);
         return;
     }
     context_unlock(ctx);
-    /* A program context the caller did not finalize is finalized here; a
-     * failure there cannot be reported, so it is only logged. */
-    if (ctx->initialized && finalize_device(ctx) != 0)
-        simpler_log(SIMPLER_LOG_WARN, "destroy_device_context: finalize failed; device memory may leak");
-    program_release_host(ctx);
-    if (ctx->kernel_hooks != NULL && ctx->kernel_hooks->destroy != NULL)
-        ctx->kernel_hooks->destroy(ctx);
+    if (ctx->mode != NULL)
+        ctx->mode->destroy(ctx);
     pthread_mutex_destroy(&ctx->lock);
     host_free(ctx);
 }

@@ -13,22 +13,27 @@
 simpler_context *context_lock(DeviceContextHandle handle);
 void context_unlock(simpler_context *ctx);
 
-/* Latches `mode` (CONTEXT_MODE_PROGRAM or _KERNEL). Returns 0 when the
- * latch was NONE (now `mode`) or already held `mode` (a no-op);
+/* Latches the mode whose table is `mode` (program_mode_ops or
+ * kernel_mode_ops), installing the table. Returns 0 when the context had
+ * no mode (now `mode`) or already held it (a no-op);
  * PTO_RUNTIME_ERR_INVALID_STATE when it holds the other mode (unchanged).
  * Caller holds the lock. */
-int context_latch(simpler_context *ctx, int mode);
+int context_latch(simpler_context *ctx, const context_mode_ops *mode);
 
 /* The latch's answer; every kernel guard asks this, never compares modes. */
 int context_is_kernel(const simpler_context *ctx);
 int context_is_program(const simpler_context *ctx);
 
+/* The latched mode's state when the context holds `mode`
+ * (CONTEXT_MODE_*), else NULL. */
+void *context_mode_state(const simpler_context *ctx, int mode);
+
 /* Maps a device code to a status (platform_status) and keeps a failing
  * code as the context's last device error, logging the call that failed. */
 int context_device_status(simpler_context *ctx, const char *what, int device_code);
 
-/* Nonzero while the context has a device and resources on it: a program
- * init not yet finalized, or a kernel context with its hooks installed. */
+/* Nonzero while the context has a device and resources on it (the mode
+ * table's answer; 0 before any latch). */
 int context_holds_resources(const simpler_context *ctx);
 
 /* Selects the context's device on the calling thread (simdev's current

@@ -1,11 +1,14 @@
 /*
- * context_internal — the one context struct behind a DeviceContextHandle,
- * shared by program mode (src/context/program_*.c) and kernel mode.
+ * context_internal — the one context struct behind a DeviceContextHandle:
+ * what both execution modes share, plus the mode table and the state of
+ * the mode the context latched (src/program/ or src/kernel/).
  *
- * Lifetime: create_device_context makes it empty (mode NONE, nothing
- * created); an init of either mode latches the mode (write-once, §7.1)
- * and creates the device resources; finalize_device releases them;
- * destroy_device_context frees the host struct.
+ * Lifetime: create_device_context makes it empty (no mode, nothing
+ * created); an init of either mode latches the mode (write-once),
+ * installing that mode's context_mode_ops, and creates the device
+ * resources; finalize_device releases them through the table;
+ * destroy_device_context asks the table whether it may, releases what
+ * the mode holds, and frees the host struct.
  *
  * Locking: every public entry point takes `lock` for its whole body, so
  * calls on one context are serialized even when a caller forgets to.
@@ -20,7 +23,6 @@
 
 #include "callable/loader.h"
 #include "callable/residency.h"
-#include "device/device_kernel_table.h"
 #include "graph/graph_build.h"
 #include "memory/arena_bank.h"
 #include "memory/device_arena.h"
@@ -28,8 +30,8 @@
 #include "platform/platform_ops.h"
 #include "simpler/runtime_c_api.h"
 
-/* The execution-mode latch (SPEC §7.1): NONE -> PROGRAM or KERNEL, once. */
-enum { CONTEXT_MODE_NONE = 0, CONTEXT_MODE_PROGRAM = 1, CONTEXT_MODE_KERNEL = 2 };
+/* The execution modes a context can latch, once. */
+enum { CONTEXT_MODE_PROGRAM = 1, CONTEXT_MODE_KERNEL = 2 };
 
 /* The context's streams. CALLER is program mode's own stand-in for the
  * caller stream of kernel mode (kernel mode leaves it NULL and uses the
@@ -48,36 +50,27 @@ enum {
 
 struct simpler_context;
 
-/* What kernel mode plugs into the shared entry points (set by its init).
- * NULL in a program or unlatched context. */
-typedef struct context_kernel_hooks {
-    /* finalize_device on a kernel context (SPEC §7.3 close). */
+/* What a mode plugs into the shared entry points. Each mode defines one
+ * table (program_mode_ops, kernel_mode_ops) and installs it with
+ * context_latch; the shared code calls a mode only through it. Every
+ * hook runs with the context lock held (destroy: after the last user). */
+typedef struct context_mode_ops {
+    int mode; /* CONTEXT_MODE_* */
+    /* finalize_device. Returns 0 or the documented status. */
     int (*finalize)(struct simpler_context *ctx);
-    /* Nonzero while the context may not be destroyed (not Closed). */
+    /* Nonzero while the mode holds a device and resources on it. */
+    int (*holds_resources)(const struct simpler_context *ctx);
+    /* Nonzero while the context may not be destroyed. */
     int (*blocks_destroy)(const struct simpler_context *ctx);
-    /* Frees kernel-mode host state at destroy (may be NULL). */
+    /* Releases everything the mode holds, device and host, at destroy.
+     * Never fails (a device failure is only logged). */
     void (*destroy)(struct simpler_context *ctx);
-} context_kernel_hooks;
-
-/* Where a program-mode run spent its time, in nanoseconds (benchmarks;
- * program_run_times_get). The host's phases add up to the run after its
- * argument checks; the device's two are the scheduler's own timings,
- * inside launch_ns + wait_ns (the scheduler may start before the host's
- * enqueue call returns). */
-typedef struct program_run_times {
-    uint64_t host_build_ns;     /* orchestration, requirements, capacity, image write, descriptor */
-    uint64_t upload_ns;         /* HOST tensors staged in, image upload, status word reset */
-    uint64_t launch_ns;         /* the chain's enqueue */
-    uint64_t wait_ns;           /* enqueue end to both streams idle */
-    uint64_t finish_ns;         /* status word read, HOST tensors copied back */
-    uint64_t device_prepare_ns; /* scheduler: restore and validation of the image */
-    uint64_t device_graph_ns;   /* scheduler: seed to last completion */
-} program_run_times;
+} context_mode_ops;
 
 typedef struct simpler_context {
     pthread_mutex_t lock;
-    int mode;                  /* CONTEXT_MODE_*; written only by context_latch */
-    int initialized;           /* program mode: init done and not finalized */
+    const context_mode_ops *mode; /* NULL until latched; written only by context_latch */
+    void *mode_state;          /* the latched mode's own state (owned by it), or NULL */
     int device_id;             /* the device init selected */
     const platform_ops *ops;   /* the device; platform_ops_simdev() unless a test swapped it */
     platform_device_info device_info;
@@ -87,24 +80,17 @@ typedef struct simpler_context {
 
     arena_bank bank;
     retained_temp temp;
-    device_arena trace;        /* per-task trace records of the last traced run */
+    device_arena trace;        /* per-task trace records of the last traced execution */
     residency_table residency;
-    device_kernel_table *kernel_tables[SIMPLER_MAX_CALLABLES_PROGRAM]; /* per slot, or NULL */
     callable_dlopen_counts dlopen_counts;
     int last_device_error;     /* latest failing device code (platform_status_keep) */
-    uint64_t last_runtime_base; /* program mode: runtime arena of the last run that completed, or 0 */
-    program_run_times run_times; /* program mode: host phases of the last run (valid with last_runtime_base) */
-
     graph_scratch *scratch;    /* host build storage, sized by task window */
-    void *image;               /* host copy of the last graph image */
-    size_t image_capacity;
 
-    const context_kernel_hooks *kernel_hooks;
-    void *kernel_state;        /* kernel mode's own state (owned by it) */
-    /* The CONFIGURE recorded before init (SPEC §7.2), kept by the context
-     * because it comes before kernel mode's state exists. */
-    int kernel_configured;
-    SimplerKernelCtxControl kernel_configure;
+    /* The context control (simpler_kernel_mode_ctx_control) CONFIGURE
+     * recorded before any init: it precedes the latch, so the context
+     * keeps it, and kernel init reads it. */
+    int control_configured;
+    SimplerKernelCtxControl control;
 } simpler_context;
 
 #endif

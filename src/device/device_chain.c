@@ -7,10 +7,10 @@
 #include "device/device_kernels.h"
 #include "device/device_status.h"
 #include "device/device_validate.h"
+#include "platform/platform_status.h"
 
-/* The one code of "bad arguments" in the platform numbering; the
- * platform seam promises simdev's numbers. */
-#define CHAIN_INVALID_PARAM 107000
+/* The one code of "bad arguments" in the platform numbering. */
+#define CHAIN_INVALID_PARAM PLATFORM_ERROR_INVALID_PARAM
 
 static int check_handles(const platform_launch_ops *ops, const device_streams *streams,
                          const device_events *events)
@@ -51,18 +51,20 @@ static int enqueue_engines(const platform_launch_ops *ops, platform_stream *aicp
 
 /* The AICPU stream's prologue and the AICore stream's launch. */
 static int enqueue_front(const platform_launch_ops *ops, const device_streams *st, const device_events *ev,
-                         const device_run_desc *desc)
+                         const device_run_desc *desc, int *enqueued)
 {
-    int rc;
+    int rc = ops->event_record(ops->user, ev->start, st->caller);
 
-    if ((rc = ops->event_record(ops->user, ev->start, st->caller)) != 0 ||
-        (rc = ops->stream_wait_event(ops->user, st->aicpu, ev->start)) != 0 ||
+    if (rc != 0)
+        return rc;
+    *enqueued = 1;
+    if ((rc = ops->stream_wait_event(ops->user, st->aicpu, ev->start)) != 0 ||
         (rc = enqueue_engines(ops, st->aicpu, st->aicore, ev->aicore_start, desc)) != 0)
         return rc;
     return ops->event_record(ops->user, ev->aicore_done, st->aicore);
 }
 
-/* The scheduler launch and the joins back into the caller stream. */
+/* The scheduler launch and the join back into the caller stream. */
 static int enqueue_back(const platform_launch_ops *ops, const device_streams *st, const device_events *ev,
                         platform_kernel_fn sched_fn, const void *sched_args, size_t sched_bytes)
 {
@@ -71,47 +73,39 @@ static int enqueue_back(const platform_launch_ops *ops, const device_streams *st
     if ((rc = ops->launch_kernel(ops->user, st->aicpu, PLATFORM_ENGINE_AICPU, sched_fn, 1,
                                  sched_args, sched_bytes)) != 0 ||
         (rc = ops->stream_wait_event(ops->user, st->aicpu, ev->aicore_done)) != 0 ||
-        (rc = ops->event_record(ops->user, ev->aicpu_done, st->aicpu)) != 0 ||
-        (rc = ops->stream_wait_event(ops->user, st->caller, ev->aicpu_done)) != 0)
+        (rc = ops->event_record(ops->user, ev->aicpu_done, st->aicpu)) != 0)
         return rc;
-    return ops->event_record(ops->user, ev->serial_tail, st->caller);
+    return ops->stream_wait_event(ops->user, st->caller, ev->aicpu_done);
 }
 
 int device_chain_enqueue_launch(const platform_launch_ops *ops, const device_streams *streams,
                                 const device_events *events, platform_kernel_fn sched_fn, const void *sched_args,
-                                size_t sched_bytes)
+                                size_t sched_bytes, int *enqueued)
 {
     const device_run_desc *desc = sched_args;
+    int ignored = 0;
     int rc = check_handles(ops, streams, events);
 
+    if (enqueued == NULL)
+        enqueued = &ignored;
+    *enqueued = 0;
     if (rc != 0)
         return rc;
     if (sched_fn == NULL || desc == NULL || sched_bytes < sizeof(*desc) || ((uintptr_t)desc & 7u) != 0 ||
         desc->inline_bytes > sched_bytes - sizeof(*desc) || check_desc(desc) != 0)
         return CHAIN_INVALID_PARAM;
-    rc = enqueue_front(ops, streams, events, desc);
+    rc = enqueue_front(ops, streams, events, desc, enqueued);
     if (rc != 0)
         return rc;
     return enqueue_back(ops, streams, events, sched_fn, sched_args, sched_bytes);
 }
 
-int device_chain_enqueue(const platform_launch_ops *ops, const device_streams *streams,
-                         const device_events *events, const device_run_desc *desc, const void *inline_image,
-                         size_t inline_bytes, void *scratch, size_t scratch_bytes)
+int device_chain_enqueue_tail(const platform_launch_ops *ops, const device_streams *streams,
+                              const device_events *events)
 {
     int rc = check_handles(ops, streams, events);
 
-    if (rc != 0)
-        return rc;
-    if (desc == NULL || scratch == NULL || desc->inline_bytes != inline_bytes ||
-        (inline_bytes != 0 && inline_image == NULL) || scratch_bytes < device_chain_scratch_bytes(inline_bytes) ||
-        ((uintptr_t)scratch & 7u) != 0 || check_desc(desc) != 0)
-        return CHAIN_INVALID_PARAM;
-    memcpy(scratch, desc, sizeof(*desc));
-    if (inline_bytes != 0)
-        memcpy((uint8_t *)scratch + sizeof(*desc), inline_image, inline_bytes);
-    return device_chain_enqueue_launch(ops, streams, events, device_scheduler_kernel, scratch,
-                                       device_chain_scratch_bytes(inline_bytes));
+    return rc != 0 ? rc : ops->event_record(ops->user, events->serial_tail, streams->caller);
 }
 
 int device_chain_enqueue_program(const platform_launch_ops *ops, platform_stream *aicpu, platform_stream *aicore,
@@ -119,7 +113,7 @@ int device_chain_enqueue_program(const platform_launch_ops *ops, platform_stream
                                  size_t scratch_bytes)
 {
     if (ops == NULL || aicpu == NULL || aicore == NULL || aicore_start == NULL || desc == NULL ||
-        scratch == NULL || desc->inline_bytes != 0 || scratch_bytes < device_chain_scratch_bytes(0) ||
+        scratch == NULL || desc->inline_bytes != 0 || scratch_bytes < sizeof(*desc) ||
         ((uintptr_t)scratch & 7u) != 0 || check_desc(desc) != 0)
         return CHAIN_INVALID_PARAM;
     memcpy(scratch, desc, sizeof(*desc));

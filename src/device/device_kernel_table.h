@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "callable/loader.h"
 #include "graph/graph_image.h"
 #include "simpler/orchestration.h"
 
@@ -30,5 +31,11 @@ typedef struct device_kernel_table {
     uint64_t generation;
     device_kernel_entry entries[DEVICE_KERNEL_TABLE_SIZE];
 } device_kernel_table;
+
+/* Fills `table` from the kernels of `lc` (func_id -> entry, core type)
+ * and stamps `generation`; every other entry is cleared. Both modes
+ * build their tables with it (program registration, kernel-mode slot
+ * records). Never fails. */
+void device_kernel_table_fill(device_kernel_table *table, const loaded_callable *lc, uint64_t generation);
 
 #endif

@@ -3,6 +3,10 @@
 
 #include <simpler/simdev.h>
 
+_Static_assert(PLATFORM_ERROR_INVALID_PARAM == SIMDEV_ERROR_INVALID_PARAM, "the platform numbering is simdev's");
+_Static_assert(PLATFORM_ERROR_MEMORY_ALLOCATION == SIMDEV_ERROR_MEMORY_ALLOCATION,
+               "the platform numbering is simdev's");
+
 int platform_status(int device_code)
 {
     if (device_code == SIMDEV_SUCCESS)

@@ -17,6 +17,11 @@
 
 #include <simpler/runtime_c_api.h>
 
+/* The device codes the runtime itself produces or tests for, in the
+ * platform's numbering (platform_status.c ties them to simdev's). */
+#define PLATFORM_ERROR_INVALID_PARAM 107000
+#define PLATFORM_ERROR_MEMORY_ALLOCATION 207001
+
 /* 0 -> 0; SIMDEV_ERROR_MEMORY_ALLOCATION -> PTO_RUNTIME_ERR_OUT_OF_MEMORY;
  * any other nonzero code -> PTO_RUNTIME_ERR_DEVICE. Pure. */
 int platform_status(int device_code);

@@ -10,7 +10,7 @@
 
 #include "common/host_alloc.h"
 #include "context/context.h"
-#include "context/kernel_state.h"
+#include "kernel/kernel_state.h"
 #include "kernel_fixture.h"
 #include "../program/image_fixture.h"
 #include "platform/platform_counter.h"
@@ -185,7 +185,7 @@ static void identity_init_on_another_device_refused_nothing_created(void **state
     (void)state;
     DeviceContextHandle ctx = create_device_context();
     assert_int_equal(simpler_kernel_mode_init(ctx, 1, NULL, 1), PTO_RUNTIME_ERR_INVALID_STATE);
-    assert_null(((simpler_context *)ctx)->kernel_state);
+    assert_null(((simpler_context *)ctx)->mode_state);
     assert_int_equal(committed_device_memory_ctx(ctx), 0);
     assert_int_equal(simpler_kernel_mode_init(ctx, 0, NULL, 1), 0);
     assert_int_equal(finalize_device(ctx), 0);
@@ -359,8 +359,8 @@ static void stream_switch_refused_while_tail_pending_accepted_after(void **state
 static void assert_new_again(DeviceContextHandle handle)
 {
     simpler_context *ctx = handle;
-    assert_null(ctx->kernel_state);
-    assert_null(ctx->kernel_hooks);
+    assert_null(ctx->mode_state);
+    assert_false(context_holds_resources(ctx));
     for (int s = 0; s < CONTEXT_STREAM_COUNT; s++)
         assert_null(ctx->streams[s]);
     for (int e = 0; e < CONTEXT_EVENT_COUNT; e++)

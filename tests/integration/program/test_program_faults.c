@@ -7,6 +7,7 @@
 
 #include "common/host_alloc.h"
 #include "context/context.h"
+#include "program/program.h"
 #include "platform/platform_counter.h"
 #include "program_fixture.h"
 #include "image_fixture.h"
@@ -30,7 +31,7 @@ static int is_failure_status(int rc)
 static void assert_nothing_created(DeviceContextHandle handle)
 {
     simpler_context *ctx = handle;
-    assert_false(ctx->initialized);
+    assert_false(program_initialized(ctx));
     for (int s = 0; s < CONTEXT_STREAM_COUNT; s++)
         assert_null(ctx->streams[s]);
     for (int e = 0; e < CONTEXT_EVENT_COUNT; e++)

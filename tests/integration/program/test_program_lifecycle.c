@@ -5,6 +5,7 @@
 
 #include "common/host_alloc.h"
 #include "context/context.h"
+#include "program/program.h"
 #include "device/device_kernel_table.h"
 #include "program_fixture.h"
 #include "image_fixture.h"
@@ -176,7 +177,7 @@ static void program_run_bad_input_table_has_no_effect(void **state)
 static uint64_t slot_generation(DeviceContextHandle handle, int32_t id)
 {
     simpler_context *ctx = handle;
-    const device_kernel_table *table = ctx->kernel_tables[id];
+    const device_kernel_table *table = program_state_of(ctx)->kernel_tables[id];
     uint64_t generation = 0;
     assert_int_equal(residency_lookup(&ctx->residency, id, NULL, &generation), 0);
     assert_non_null(table);

@@ -7,7 +7,7 @@
 
 #include "program_fixture.h"
 
-#include "context/program_run.h"
+#include "program/program_run.h"
 
 typedef struct suite {
     vadd_image image;

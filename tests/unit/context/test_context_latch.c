@@ -1,5 +1,5 @@
-/* The execution-mode latch (SPEC §7.1) and the context helpers around it,
- * without a device. */
+/* The execution-mode latch and the context helpers around it, without a
+ * device. */
 #include "support.h"
 
 #include <stdlib.h>
@@ -7,6 +7,8 @@
 #include "common/host_alloc.h"
 #include "common/log.h"
 #include "context/context.h"
+#include "kernel/kernel_state.h"
+#include "program/program.h"
 
 static void latch_is_write_once_and_relatching_the_held_mode_is_a_noop(void **state)
 {
@@ -15,10 +17,10 @@ static void latch_is_write_once_and_relatching_the_held_mode_is_a_noop(void **st
     assert_non_null(ctx);
     assert_false(context_is_kernel(ctx));
     assert_false(context_is_program(ctx));
-    assert_int_equal(context_latch(ctx, CONTEXT_MODE_PROGRAM), 0);
+    assert_int_equal(context_latch(ctx, &program_mode_ops), 0);
     assert_true(context_is_program(ctx));
-    assert_int_equal(context_latch(ctx, CONTEXT_MODE_PROGRAM), 0);
-    assert_int_equal(context_latch(ctx, CONTEXT_MODE_KERNEL), PTO_RUNTIME_ERR_INVALID_STATE);
+    assert_int_equal(context_latch(ctx, &program_mode_ops), 0);
+    assert_int_equal(context_latch(ctx, &kernel_mode_ops), PTO_RUNTIME_ERR_INVALID_STATE);
     assert_true(context_is_program(ctx));
     assert_false(context_is_kernel(ctx));
     destroy_device_context(ctx);
@@ -28,8 +30,8 @@ static void kernel_latched_context_refuses_program_init_with_invalid_state(void 
 {
     simpler_context *ctx = create_device_context();
     (void)state;
-    assert_int_equal(context_latch(ctx, CONTEXT_MODE_KERNEL), 0);
-    assert_int_equal(context_latch(ctx, CONTEXT_MODE_PROGRAM), PTO_RUNTIME_ERR_INVALID_STATE);
+    assert_int_equal(context_latch(ctx, &kernel_mode_ops), 0);
+    assert_int_equal(context_latch(ctx, &program_mode_ops), PTO_RUNTIME_ERR_INVALID_STATE);
     assert_int_equal(simpler_init(ctx, 0, NULL), PTO_RUNTIME_ERR_INVALID_STATE);
     assert_true(context_is_kernel(ctx));
     assert_int_equal(finalize_device(ctx), PTO_RUNTIME_ERR_INVALID_STATE);

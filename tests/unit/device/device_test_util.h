@@ -67,6 +67,35 @@ static _Atomic uint64_t dt_probe[4];         /* K_PROBE's tensor addresses */
 static _Atomic uint64_t dt_core_mask;        /* bit c: a task ran on core c */
 static device_kernel_table dt_table;
 
+/* The scheduler's argument block for an inline image: the descriptor,
+ * then the image (device_scheduler_kernel restores it from there). The
+ * runtime itself uploads images (program mode) or packs them into its
+ * own packet (kernel mode); only these tests run inline images. */
+static inline size_t dt_chain_scratch_bytes(size_t inline_bytes)
+{
+    return sizeof(device_run_desc) + inline_bytes;
+}
+
+/* The whole chain (device_chain.h) for `desc` with an inline image of
+ * `inline_bytes` (equal to desc->inline_bytes; `image` NULL when 0),
+ * assembled in `scratch` (8-aligned, >= dt_chain_scratch_bytes). Returns
+ * SIMDEV_ERROR_INVALID_PARAM with nothing enqueued for arguments that do
+ * not fit together, else what the chain's two enqueues return. */
+static inline int dt_chain_enqueue(const platform_launch_ops *ops, const device_streams *streams,
+                                   const device_events *events, const device_run_desc *desc, const void *image,
+                                   size_t inline_bytes, void *scratch, size_t scratch_bytes)
+{
+    if (desc == NULL || scratch == NULL || desc->inline_bytes != inline_bytes || (inline_bytes != 0 && image == NULL) ||
+        scratch_bytes < dt_chain_scratch_bytes(inline_bytes) || ((uintptr_t)scratch & 7u) != 0)
+        return SIMDEV_ERROR_INVALID_PARAM;
+    memcpy(scratch, desc, sizeof(*desc));
+    if (inline_bytes != 0)
+        memcpy((uint8_t *)scratch + sizeof(*desc), image, inline_bytes);
+    int rc = device_chain_enqueue_launch(ops, streams, events, device_scheduler_kernel, scratch,
+                                         dt_chain_scratch_bytes(inline_bytes), NULL);
+    return rc != 0 ? rc : device_chain_enqueue_tail(ops, streams, events);
+}
+
 typedef struct dt_fixture {
     const platform_ops *ops;
     platform_launch_ops launch;
@@ -290,7 +319,7 @@ static inline int dt_setup(void **state)
         graph_scratch_create(&limits, &f->scratch) != 0)
         return -1;
     f->image = aligned_alloc(64, DT_DEF_BYTES);
-    f->args_scratch_bytes = (device_chain_scratch_bytes(DT_DEF_BYTES) + 63) / 64 * 64;
+    f->args_scratch_bytes = (dt_chain_scratch_bytes(DT_DEF_BYTES) + 63) / 64 * 64;
     f->args_scratch = aligned_alloc(64, f->args_scratch_bytes);
     if (f->image == NULL || f->args_scratch == NULL)
         return -1;
@@ -354,7 +383,7 @@ static inline void dt_build(dt_fixture *f, SimplerOrchEntryFn entry, const ChipS
 
 static inline int dt_enqueue(dt_fixture *f)
 {
-    return device_chain_enqueue(&f->launch, &f->streams, &f->events, &f->desc, f->desc.inline_bytes ? f->image : NULL,
+    return dt_chain_enqueue(&f->launch, &f->streams, &f->events, &f->desc, f->desc.inline_bytes ? f->image : NULL,
                                 f->desc.inline_bytes, f->args_scratch, f->args_scratch_bytes);
 }
 

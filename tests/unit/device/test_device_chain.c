@@ -108,7 +108,7 @@ static fake *fake_new(void)
 
 static int fake_enqueue(fake *k)
 {
-    return device_chain_enqueue(&k->ops, &k->streams, &k->events, &k->desc, k->image, k->desc.inline_bytes,
+    return dt_chain_enqueue(&k->ops, &k->streams, &k->events, &k->desc, k->image, k->desc.inline_bytes,
                                 k->scratch, sizeof(k->scratch));
 }
 
@@ -170,18 +170,18 @@ static void chain_refuses_bad_arguments_before_any_enqueue(void **state)
     device_streams no_aicore = {S(0), S(1), NULL};
     device_events no_tail = {E(0), E(1), E(2), E(3), NULL};
 
-    assert_int_equal(device_chain_enqueue(NULL, &k->streams, &k->events, &k->desc, k->image, 256, k->scratch,
+    assert_int_equal(dt_chain_enqueue(NULL, &k->streams, &k->events, &k->desc, k->image, 256, k->scratch,
                                           sizeof(k->scratch)), SIMDEV_ERROR_INVALID_PARAM);
-    assert_int_equal(device_chain_enqueue(&k->ops, &no_aicore, &k->events, &k->desc, k->image, 256, k->scratch,
+    assert_int_equal(dt_chain_enqueue(&k->ops, &no_aicore, &k->events, &k->desc, k->image, 256, k->scratch,
                                           sizeof(k->scratch)), SIMDEV_ERROR_INVALID_PARAM);
-    assert_int_equal(device_chain_enqueue(&k->ops, &k->streams, &no_tail, &k->desc, k->image, 256, k->scratch,
+    assert_int_equal(dt_chain_enqueue(&k->ops, &k->streams, &no_tail, &k->desc, k->image, 256, k->scratch,
                                           sizeof(k->scratch)), SIMDEV_ERROR_INVALID_PARAM);
     /* Inline bytes unlike the descriptor's, no image, short scratch. */
-    assert_int_equal(device_chain_enqueue(&k->ops, &k->streams, &k->events, &k->desc, k->image, 128, k->scratch,
+    assert_int_equal(dt_chain_enqueue(&k->ops, &k->streams, &k->events, &k->desc, k->image, 128, k->scratch,
                                           sizeof(k->scratch)), SIMDEV_ERROR_INVALID_PARAM);
-    assert_int_equal(device_chain_enqueue(&k->ops, &k->streams, &k->events, &k->desc, NULL, 256, k->scratch,
+    assert_int_equal(dt_chain_enqueue(&k->ops, &k->streams, &k->events, &k->desc, NULL, 256, k->scratch,
                                           sizeof(k->scratch)), SIMDEV_ERROR_INVALID_PARAM);
-    assert_int_equal(device_chain_enqueue(&k->ops, &k->streams, &k->events, &k->desc, k->image, 256, k->scratch,
+    assert_int_equal(dt_chain_enqueue(&k->ops, &k->streams, &k->events, &k->desc, k->image, 256, k->scratch,
                                           sizeof(k->scratch) - 1), SIMDEV_ERROR_INVALID_PARAM);
     /* Descriptors that cannot place the handshake slots. */
     k->desc.runtime_bytes = graph_runtime_arena_bytes(4) - 1;
@@ -205,29 +205,59 @@ static void chain_launch_variant_runs_the_given_scheduler_on_the_given_bytes(voi
 {
     (void)state;
     fake *k = fake_new();
+    int enqueued = -1;
     k->desc.inline_bytes = 0;
     memcpy(k->scratch, &k->desc, sizeof(k->desc));
     assert_int_equal(device_chain_enqueue_launch(&k->ops, &k->streams, &k->events, fake_scheduler, k->scratch,
-                                                 sizeof(k->scratch)), 0);
-    assert_int_equal(k->r.count, 12);
+                                                 sizeof(k->scratch), &enqueued), 0);
+    assert_int_equal(enqueued, 1);
+    /* Up to the caller's join: SerialTail is the caller's to record. */
+    assert_int_equal(k->r.count, 11);
     assert_true(k->r.ops[5].fn == device_executor_kernel);
     assert_int_equal(k->r.ops[5].bytes, sizeof(device_run_desc));
     assert_true(k->r.ops[7].fn == fake_scheduler);
     assert_int_equal(k->r.ops[7].bytes, sizeof(k->scratch));
+    assert_int_equal(k->r.ops[10].kind, OP_WAIT);
+    assert_ptr_equal(k->r.ops[10].stream, S(0));
+    assert_int_equal(device_chain_enqueue_tail(&k->ops, &k->streams, &k->events), 0);
+    assert_int_equal(k->r.ops[11].kind, OP_RECORD);
+    assert_ptr_equal(k->r.ops[11].event, E(4));
+    assert_ptr_equal(k->r.ops[11].stream, S(0));
 
     /* Shorter than the descriptor, no body, or a slot-less descriptor:
      * nothing enqueued. */
     k->r.count = 0;
     assert_int_equal(device_chain_enqueue_launch(&k->ops, &k->streams, &k->events, fake_scheduler, k->scratch,
-                                                 sizeof(device_run_desc) - 8), SIMDEV_ERROR_INVALID_PARAM);
+                                                 sizeof(device_run_desc) - 8, &enqueued), SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(enqueued, 0);
     assert_int_equal(device_chain_enqueue_launch(&k->ops, &k->streams, &k->events, NULL, k->scratch,
-                                                 sizeof(k->scratch)), SIMDEV_ERROR_INVALID_PARAM);
+                                                 sizeof(k->scratch), NULL), SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(device_chain_enqueue_tail(NULL, &k->streams, &k->events), SIMDEV_ERROR_INVALID_PARAM);
     ((device_run_desc *)k->scratch)->aic_count = 0;
     ((device_run_desc *)k->scratch)->aiv_count = 0;
     assert_int_equal(device_chain_enqueue_launch(&k->ops, &k->streams, &k->events, fake_scheduler, k->scratch,
-                                                 sizeof(k->scratch)), SIMDEV_ERROR_INVALID_PARAM);
+                                                 sizeof(k->scratch), NULL), SIMDEV_ERROR_INVALID_PARAM);
     assert_int_equal(k->r.count, 0);
     free(k);
+}
+
+/* Kernel mode poisons its context only when part of a chain is on the
+ * streams: *enqueued says so from the first operation on. */
+static void chain_launch_reports_whether_anything_was_enqueued(void **state)
+{
+    (void)state;
+    for (int at = 1; at <= 11; at++) {
+        fake *k = fake_new();
+        int enqueued = -1;
+        k->desc.inline_bytes = 0;
+        memcpy(k->scratch, &k->desc, sizeof(k->desc));
+        k->r.fail_at = at;
+        assert_int_equal(device_chain_enqueue_launch(&k->ops, &k->streams, &k->events, fake_scheduler, k->scratch,
+                                                     sizeof(k->scratch), &enqueued), SIMDEV_ERROR_MEMORY_ALLOCATION);
+        assert_int_equal(k->r.count, at);
+        assert_int_equal(enqueued, at > 1);
+        free(k);
+    }
 }
 
 /* ---- the program-mode chain: the engine streams only ---- */
@@ -401,6 +431,7 @@ int main(void)
         cmocka_unit_test(chain_stops_at_the_first_failing_enqueue_and_returns_its_code),
         cmocka_unit_test(chain_refuses_bad_arguments_before_any_enqueue),
         cmocka_unit_test(chain_launch_variant_runs_the_given_scheduler_on_the_given_bytes),
+        cmocka_unit_test(chain_launch_reports_whether_anything_was_enqueued),
         cmocka_unit_test(program_chain_enqueues_the_engine_part_only),
         cmocka_unit_test(program_chain_refuses_bad_arguments_before_any_enqueue),
         DT_TEST(chain_enqueue_allocates_synchronizes_and_queries_nothing),

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "context/context.h"
-#include "context/kernel_state.h"
+#include "kernel/kernel_state.h"
 
 static int reserved_zero(const SimplerKernelCtxControl *c)
 {
@@ -42,10 +42,10 @@ static int configure(simpler_context *ctx, const SimplerKernelCtxControl *c)
 {
     if (context_holds_resources(ctx) || kernel_phase(ctx) != KERNEL_PHASE_NEW)
         return PTO_RUNTIME_ERR_INVALID_STATE;
-    if (ctx->kernel_configured)
-        return memcmp(&ctx->kernel_configure, c, sizeof(*c)) == 0 ? 0 : PTO_RUNTIME_ERR_INVALID_STATE;
-    ctx->kernel_configure = *c;
-    ctx->kernel_configured = 1;
+    if (ctx->control_configured)
+        return memcmp(&ctx->control, c, sizeof(*c)) == 0 ? 0 : PTO_RUNTIME_ERR_INVALID_STATE;
+    ctx->control = *c;
+    ctx->control_configured = 1;
     return 0;
 }
 
@@ -56,7 +56,7 @@ static int freeze(simpler_context *ctx)
     kernel_state *ks = kernel_state_of(ctx);
     if (!context_is_kernel(ctx) || ks == NULL || ks->phase != KERNEL_PHASE_COLLECTING)
         return PTO_RUNTIME_ERR_INVALID_STATE;
-    if (!ctx->kernel_configured || ctx->kernel_configure.mode != SIMPLER_MODE_KERNEL)
+    if (!ctx->control_configured || ctx->control.mode != SIMPLER_MODE_KERNEL)
         return PTO_RUNTIME_ERR_INVALID_STATE;
     ks->phase = KERNEL_PHASE_READY_ENQUEUED;
     return 0;

@@ -2,9 +2,9 @@
  * the host, commit capacity, stage, execute, copy back. */
 #include "common/task_args_check.h"
 #include "context/context.h"
-#include "context/context_limits.h"
-#include "context/program.h"
-#include "context/program_run.h"
+#include "program/program_limits.h"
+#include "program/program.h"
+#include "program/program_run.h"
 #include "device/device_kernel_table.h"
 
 typedef struct run_request {
@@ -17,7 +17,7 @@ typedef struct run_request {
 static int run_check(simpler_context *ctx, int32_t id, const ChipStorageTaskArgs *args, const CallConfig *config,
                      run_request *req)
 {
-    if (!context_is_program(ctx) || !ctx->initialized)
+    if (!program_initialized(ctx))
         return PTO_RUNTIME_ERR_INVALID_STATE;
     if (id < 0 || id >= SIMPLER_MAX_CALLABLES_PROGRAM || task_args_check(args) != 0)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
@@ -29,7 +29,7 @@ static int run_check(simpler_context *ctx, int32_t id, const ChipStorageTaskArgs
     if ((uint32_t)args->tensor_count != req->callable->tensor_count ||
         (uint32_t)args->scalar_count != req->callable->scalar_count)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    req->table = ctx->kernel_tables[id];
+    req->table = program_state_of(ctx)->kernel_tables[id];
     if (config != NULL)
         req->config = *config;
     else
@@ -43,7 +43,7 @@ static int run_prepare(simpler_context *ctx, const run_request *rq, const ChipSt
 {
     graph_requirements req;
     size_t image_bytes = 0;
-    uint32_t window = rq->config.task_window ? rq->config.task_window : CONTEXT_DEFAULT_TASK_WINDOW;
+    uint32_t window = rq->config.task_window ? rq->config.task_window : PROGRAM_DEFAULT_TASK_WINDOW;
     int rc = program_build(ctx, rq->callable->orch_entry, args, window, g);
     rc = rc ? rc : graph_requirements_of(*g, &req);
     if (rc == 0 && rq->config.heap_bytes > req.gm_heap_bytes)
@@ -60,9 +60,10 @@ static int run_locked(simpler_context *ctx, int32_t id, const ChipStorageTaskArg
     run_request rq;
     device_run_desc desc;
     const graph *g = NULL;
+    program_state *ps = program_state_of(ctx);
     int rc = run_check(ctx, id, args, config, &rq);
     if (rc == 0)
-        ctx->last_runtime_base = 0; /* the commit below may re-base the arena */
+        ps->last_runtime_base = 0; /* the commit below may re-base the arena */
     rc = rc ? rc : context_select_device(ctx);
     uint64_t start = clock_now_ns();
     rc = rc ? rc : run_prepare(ctx, &rq, args, &g, &desc);
@@ -75,12 +76,13 @@ static int run_locked(simpler_context *ctx, int32_t id, const ChipStorageTaskArg
     if (rc == 0 && rq.config.trace)
         rc = program_trace_export(ctx, &rq.config);
     if (rc != 0) {
-        ctx->last_runtime_base = 0; /* nothing to report after a failure */
+        if (ps != NULL)
+            ps->last_runtime_base = 0; /* nothing to report after a failure */
         return rc;
     }
-    ctx->run_times.host_build_ns = built - start;
-    ctx->run_times.upload_ns += staged - built;
-    ctx->run_times.finish_ns += clock_now_ns() - executed;
+    ps->run_times.host_build_ns = built - start;
+    ps->run_times.upload_ns += staged - built;
+    ps->run_times.finish_ns += clock_now_ns() - executed;
     return 0;
 }
 

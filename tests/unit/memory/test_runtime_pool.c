@@ -6,7 +6,7 @@
 
 #include <simpler/runtime_c_api.h>
 
-#include "context/layout.h"
+#include "memory/runtime_pool.h"
 
 static SimplerGraphRequirements graph_req(uint64_t runtime, uint64_t definition, uint64_t scheduler,
                                           uint64_t tasks)
@@ -51,7 +51,7 @@ static void layout_zero_region_takes_no_space_and_no_alignment(void **state)
 {
     SimplerKernelLayout l;
     (void)state;
-    assert_int_equal(layout_pack(100, 0, 0, &l), 0);
+    assert_int_equal(runtime_pool_pack(100, 0, 0, &l), 0);
     assert_int_equal(l.definition_offset, 100);
     assert_int_equal(l.scheduler_offset, 100);
     assert_int_equal(l.registry_offset, 128);
@@ -63,8 +63,8 @@ static void layout_overflow_is_capacity_exceeded_and_writes_nothing(void **state
     SimplerKernelLayout l;
     (void)state;
     memset(&l, 0xab, sizeof(l));
-    assert_int_equal(layout_pack(UINT64_MAX - 100, 1, 0, &l), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
-    assert_int_equal(layout_pack(UINT64_MAX - 100, 0, 0, &l), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(runtime_pool_pack(UINT64_MAX - 100, 1, 0, &l), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(runtime_pool_pack(UINT64_MAX - 100, 0, 0, &l), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
     assert_int_equal(l.runtime_bytes, 0xababababababababull);
 }
 

@@ -1,11 +1,12 @@
-/* Program-mode simpler_init and the shared closing entry finalize_device
- * (SPEC §6, §7.1). */
+/* Program-mode simpler_init, its finalize_device and destroy, and the
+ * mode table that plugs them into the shared context. */
+#include "common/host_alloc.h"
 #include "common/log.h"
 #include "common/task_args_check.h"
 #include "context/context.h"
-#include "context/context_limits.h"
 #include "context/context_streams.h"
-#include "context/program.h"
+#include "program/program.h"
+#include "program/program_limits.h"
 
 static int device_id_check(simpler_context *ctx, int device_id)
 {
@@ -22,7 +23,7 @@ static int device_id_check(simpler_context *ctx, int device_id)
 /* The host-side state: the residency table and the build scratch. */
 static int host_state_create(simpler_context *ctx, const CallConfig *prewarm)
 {
-    uint32_t window = CONTEXT_DEFAULT_TASK_WINDOW;
+    uint32_t window = PROGRAM_DEFAULT_TASK_WINDOW;
     if (prewarm != NULL && prewarm->task_window > window)
         window = prewarm->task_window;
     if (window > GRAPH_TASK_WINDOW_MAX)
@@ -36,14 +37,33 @@ static int host_state_create(simpler_context *ctx, const CallConfig *prewarm)
     return rc;
 }
 
+/* The state struct outlives finalize (a later init reuses it); *fresh
+ * says this call created it, so that its failure can drop it again. */
+static int state_get(simpler_context *ctx, program_state **out, int *fresh)
+{
+    *fresh = ctx->mode_state == NULL;
+    if (*fresh && (ctx->mode_state = host_calloc(1, sizeof(program_state))) == NULL)
+        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+    *out = ctx->mode_state;
+    return 0;
+}
+
+static void state_drop(simpler_context *ctx)
+{
+    host_free(ctx->mode_state);
+    ctx->mode_state = NULL;
+}
+
 static int init_locked(simpler_context *ctx, int device_id, const CallConfig *prewarm)
 {
-    /* The latch comes first (SPEC §7.1): a program init attempt fixes the
-     * context's identity even when it fails later. */
-    int rc = context_latch(ctx, CONTEXT_MODE_PROGRAM);
+    program_state *ps = NULL;
+    int fresh = 0;
+    /* The latch comes first: a program init attempt fixes the context's
+     * identity even when it fails later. */
+    int rc = context_latch(ctx, &program_mode_ops);
     if (rc != 0)
         return rc;
-    if (ctx->initialized)
+    if (program_initialized(ctx))
         return PTO_RUNTIME_ERR_INVALID_STATE;
     if (prewarm != NULL && call_config_check(prewarm) != 0)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
@@ -54,9 +74,12 @@ static int init_locked(simpler_context *ctx, int device_id, const CallConfig *pr
     rc = context_select_device(ctx);
     if (rc != 0)
         return rc;
-    rc = host_state_create(ctx, prewarm);
+    rc = state_get(ctx, &ps, &fresh);
     if (rc != 0)
         return rc;
+    rc = host_state_create(ctx, prewarm);
+    if (rc != 0)
+        goto err_drop_state;
     arena_bank_init(&ctx->bank, ctx->ops);
     rc = context_streams_create(ctx, 1);
     if (rc != 0)
@@ -68,7 +91,7 @@ static int init_locked(simpler_context *ctx, int device_id, const CallConfig *pr
         if (rc != 0)
             goto err_release_device;
     }
-    ctx->initialized = 1;
+    ps->initialized = 1;
     return 0;
 
 err_release_device:
@@ -76,6 +99,9 @@ err_release_device:
         simpler_log(SIMPLER_LOG_WARN, "simpler_init: unwinding after failure could not release everything");
 err_release_host:
     program_release_host(ctx);
+err_drop_state:
+    if (fresh)
+        state_drop(ctx);
     return rc;
 }
 
@@ -89,9 +115,16 @@ int simpler_init(DeviceContextHandle handle, int device_id, const CallConfig *pr
     return rc;
 }
 
-static int finalize_program(simpler_context *ctx)
+int program_initialized(const simpler_context *ctx)
 {
-    if (!ctx->initialized)
+    const program_state *ps = program_state_of(ctx);
+    return ps != NULL && ps->initialized;
+}
+
+static int program_finalize(simpler_context *ctx)
+{
+    program_state *ps = program_state_of(ctx);
+    if (ps == NULL || !ps->initialized)
         return PTO_RUNTIME_ERR_INVALID_STATE;
     int rc = context_select_device(ctx);
     rc = rc ? rc : program_release_device(ctx);
@@ -103,20 +136,35 @@ static int finalize_program(simpler_context *ctx)
     if (rc != 0)
         return rc;
     program_release_host(ctx);
-    ctx->initialized = 0;
+    ps->initialized = 0;
     return 0;
 }
 
-int finalize_device(DeviceContextHandle handle)
+static int program_holds_resources(const simpler_context *ctx)
 {
-    simpler_context *ctx = context_lock(handle);
-    int rc;
-    if (ctx == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    if (context_is_kernel(ctx))
-        rc = ctx->kernel_hooks != NULL ? ctx->kernel_hooks->finalize(ctx) : PTO_RUNTIME_ERR_INVALID_STATE;
-    else
-        rc = finalize_program(ctx);
-    context_unlock(ctx);
-    return rc;
+    return program_initialized(ctx);
 }
+
+static int program_blocks_destroy(const simpler_context *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
+/* A program context the caller did not finalize is finalized here; a
+ * failure there cannot be reported, so it is only logged. */
+static void program_destroy(simpler_context *ctx)
+{
+    if (program_initialized(ctx) && program_finalize(ctx) != 0)
+        simpler_log(SIMPLER_LOG_WARN, "destroy_device_context: finalize failed; device memory may leak");
+    program_release_host(ctx);
+    state_drop(ctx);
+}
+
+const context_mode_ops program_mode_ops = {
+    .mode = CONTEXT_MODE_PROGRAM,
+    .finalize = program_finalize,
+    .holds_resources = program_holds_resources,
+    .blocks_destroy = program_blocks_destroy,
+    .destroy = program_destroy,
+};

@@ -1,11 +1,11 @@
-#include "context/program.h"
+#include "program/program.h"
 
 #include "common/host_alloc.h"
 #include "common/log.h"
 #include "context/context.h"
-#include "context/context_limits.h"
+#include "program/program_limits.h"
 #include "context/context_streams.h"
-#include "context/layout.h"
+#include "memory/runtime_pool.h"
 #include "graph/graph_image.h"
 
 int program_scratch_reserve(simpler_context *ctx, uint32_t task_window)
@@ -14,7 +14,7 @@ int program_scratch_reserve(simpler_context *ctx, uint32_t task_window)
     graph_scratch *fresh = NULL;
     if (ctx->scratch != NULL && graph_scratch_limits(ctx->scratch)->task_max >= task_window)
         return 0;
-    if (graph_limits_for_window(task_window, CONTEXT_BUILD_BYTES_MAX, CONTEXT_BUILD_BYTES_MAX, &limits) != 0)
+    if (graph_limits_for_window(task_window, PROGRAM_BUILD_BYTES_MAX, PROGRAM_BUILD_BYTES_MAX, &limits) != 0)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     int rc = graph_scratch_create(&limits, &fresh);
     if (rc != 0)
@@ -27,13 +27,13 @@ int program_scratch_reserve(simpler_context *ctx, uint32_t task_window)
 int program_bank_request(const graph_requirements *req, arena_bank_request *out)
 {
     SimplerKernelLayout pool;
-    int rc = layout_pack(req->runtime_arena_bytes, req->graph_definition_bytes, req->scheduler_state_bytes, &pool);
+    int rc = runtime_pool_pack(req->runtime_arena_bytes, req->graph_definition_bytes, req->scheduler_state_bytes, &pool);
     if (rc != 0)
         return rc;
     if (req->gm_heap_bytes > SIZE_MAX || pool.runtime_pool_bytes > SIZE_MAX)
         return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
     out->bytes[ARENA_REGION_GM_HEAP] = (size_t)req->gm_heap_bytes;
-    out->bytes[ARENA_REGION_GM_SM] = CONTEXT_GM_SM_BYTES;
+    out->bytes[ARENA_REGION_GM_SM] = ARENA_GM_SM_BYTES;
     out->bytes[ARENA_REGION_RUNTIME_POOL] = (size_t)pool.runtime_pool_bytes;
     return 0;
 }
@@ -66,7 +66,7 @@ int program_capacity_commit(simpler_context *ctx, const graph_requirements *req)
 void program_requirements_of_config(const CallConfig *config, graph_requirements *out)
 {
     graph_image_header h;
-    uint32_t window = config->task_window != 0 ? config->task_window : CONTEXT_DEFAULT_TASK_WINDOW;
+    uint32_t window = config->task_window != 0 ? config->task_window : PROGRAM_DEFAULT_TASK_WINDOW;
     if (window > GRAPH_TASK_WINDOW_MAX)
         window = GRAPH_TASK_WINDOW_MAX;
     out->gm_heap_bytes = config->heap_bytes;
@@ -85,7 +85,9 @@ void program_requirements_of_config(const CallConfig *config, graph_requirements
 
 int program_release_device(simpler_context *ctx)
 {
-    ctx->last_runtime_base = 0;
+    program_state *ps = program_state_of(ctx);
+    if (ps != NULL)
+        ps->last_runtime_base = 0;
     int first = arena_bank_release(&ctx->bank);
     int rc = retained_temp_release(&ctx->temp, ctx->ops);
     first = first ? first : rc;
@@ -97,14 +99,17 @@ int program_release_device(simpler_context *ctx)
 
 void program_release_host(simpler_context *ctx)
 {
-    for (int i = 0; i < SIMPLER_MAX_CALLABLES_PROGRAM; i++) {
-        host_free(ctx->kernel_tables[i]);
-        ctx->kernel_tables[i] = NULL;
+    program_state *ps = program_state_of(ctx);
+    for (int i = 0; ps != NULL && i < SIMPLER_MAX_CALLABLES_PROGRAM; i++) {
+        host_free(ps->kernel_tables[i]);
+        ps->kernel_tables[i] = NULL;
     }
     residency_deinit(&ctx->residency);
     graph_scratch_destroy(ctx->scratch);
     ctx->scratch = NULL;
-    host_free(ctx->image);
-    ctx->image = NULL;
-    ctx->image_capacity = 0;
+    if (ps != NULL) {
+        host_free(ps->image);
+        ps->image = NULL;
+        ps->image_capacity = 0;
+    }
 }

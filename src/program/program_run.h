@@ -3,11 +3,11 @@
  * (SPEC §6 simpler_run), each in its own file. Callers hold the context
  * lock and have selected the context's device.
  */
-#ifndef SIMPLER_CONTEXT_PROGRAM_RUN_H
-#define SIMPLER_CONTEXT_PROGRAM_RUN_H
+#ifndef SIMPLER_PROGRAM_PROGRAM_RUN_H
+#define SIMPLER_PROGRAM_PROGRAM_RUN_H
 
 #include "common/clock.h"
-#include "context/context_internal.h"
+#include "program/program.h"
 #include "device/device_kernel_table.h"
 #include "device/device_run_desc.h"
 #include "graph/graph.h"
@@ -16,7 +16,7 @@
 
 /* Builds the graph of `entry` on `args` in the context's scratch, sized
  * for at least `task_window` tasks and doubled (up to
- * CONTEXT_REGROW_WINDOW_MAX) while the build runs out of room. Returns 0
+ * PROGRAM_REGROW_WINDOW_MAX) while the build runs out of room. Returns 0
  * and sets *out, or the build's status (-1005, -1004 past the largest
  * window, -1007, or the orchestration's own -1..-999). */
 int program_build(simpler_context *ctx, SimplerOrchEntryFn entry, const ChipStorageTaskArgs *args,

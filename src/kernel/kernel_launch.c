@@ -7,7 +7,9 @@
 
 #include "common/task_args_check.h"
 #include "context/context.h"
-#include "context/kernel_state.h"
+#include "kernel/kernel_state.h"
+#include "device/device_chain.h"
+#include "device/device_kernels.h"
 #include "graph/graph_build.h"
 #include "graph/requirements.h"
 
@@ -195,14 +197,31 @@ static int copy_back_enqueue(const platform_launch_ops *ops, simpler_context *ct
     return 0;
 }
 
+/* The caller's stream reports a device error of this execution, after
+ * the join (kernel_status_kernel faults the stream on a nonzero word). */
+static int status_check_enqueue(const platform_launch_ops *ops, const kernel_state *ks, platform_stream *caller)
+{
+    kernel_status_args status = {(uint64_t)(uintptr_t)ks->status, platform_kernel_report_fault};
+    return ops->launch_kernel(ops->user, caller, PLATFORM_ENGINE_AICPU, kernel_status_kernel, 1, &status,
+                              sizeof(status));
+}
+
+/* The chain (device_chain.h) on the caller stream, with the status check
+ * and the HOST copy-backs between the join and SerialTail. */
 static int launch_enqueue(simpler_context *ctx, kernel_state *ks, const platform_launch_ops *ops,
                           const launch_call *call, const ChipStorageTaskArgs *args, platform_stream *caller,
                           size_t args_bytes)
 {
+    device_streams streams = {caller, ctx->streams[CONTEXT_STREAM_AICPU], ctx->streams[CONTEXT_STREAM_AICORE]};
+    device_events events = {ctx->events[CONTEXT_EVENT_START], ctx->events[CONTEXT_EVENT_AICORE_START],
+                            ctx->events[CONTEXT_EVENT_AICORE_DONE], ctx->events[CONTEXT_EVENT_AICPU_DONE],
+                            ctx->events[CONTEXT_EVENT_SERIAL_TAIL]};
     int enqueued = 0;
-    int code = kernel_chain_enqueue(ops, ctx, caller, ks->packet, args_bytes, &enqueued);
+    int code = device_chain_enqueue_launch(ops, &streams, &events, kernel_packet_scheduler_kernel, ks->packet,
+                                           args_bytes, &enqueued);
+    code = code ? code : status_check_enqueue(ops, ks, caller);
     code = code ? code : copy_back_enqueue(ops, ctx, call, args, caller);
-    code = code ? code : kernel_chain_tail(ops, ctx, caller);
+    code = code ? code : device_chain_enqueue_tail(ops, &streams, &events);
     if (code == 0) {
         ks->last_caller = caller;
         ks->launched = 1;

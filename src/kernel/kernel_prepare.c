@@ -1,13 +1,14 @@
 /* simpler_kernel_mode_prepare_callable (SPEC §7.3): outside capture only
  * (the one capture query of kernel mode), validate and load the image,
- * bump the slot generation, and enqueue the slot's device-side
- * registration on the context's AICPU stream. Never touches the caller
- * stream beyond that one query. */
+ * enqueue the slot's device-side registration for the next generation on
+ * the context's AICPU stream, then install the callable. Touches the
+ * caller stream only with that query and one event wait. */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "common/host_alloc.h"
 #include "context/context.h"
-#include "context/kernel_state.h"
+#include "kernel/kernel_state.h"
 
 static int prepare_check(simpler_context *ctx, int32_t id, const void *callable, void *caller_stream)
 {
@@ -32,15 +33,7 @@ static void record_fill(kernel_slot_record *r, int32_t id, const loaded_callable
     r->callable_id = id;
     r->tensor_count = (int32_t)lc->tensor_count;
     r->scalar_count = (int32_t)lc->scalar_count;
-    r->table.generation = generation;
-    for (uint32_t i = 0; i < lc->kernel_count; i++) {
-        const callable_kernel *k = &lc->kernels[i];
-        device_kernel_entry *e = &r->table.entries[k->func_id];
-        /* dlsym hands out object pointers; POSIX guarantees a function's
-         * address converts back. */
-        e->fn = (SimplerKernelEntryFn)k->entry;
-        e->core_type = k->core_type;
-    }
+    device_kernel_table_fill(&r->table, lc, generation);
 }
 
 /* The registration runs on the AICPU stream, after every scheduler
@@ -48,21 +41,22 @@ static void record_fill(kernel_slot_record *r, int32_t id, const loaded_callable
  * finds the generation it was built for. The caller stream then waits
  * for it (an enqueue, not a synchronization): work the caller puts on
  * that stream later, a replay of a captured launch included, runs after
- * the registration. */
-static int registration_enqueue(simpler_context *ctx, kernel_slot_record *slot, int32_t id, uint64_t generation,
-                                platform_stream *caller)
+ * the registration. *launched says whether the registration itself was
+ * enqueued (the device will then apply it). */
+static int registration_enqueue(simpler_context *ctx, kernel_slot_record *slot, int32_t id, const loaded_callable *lc,
+                                uint64_t generation, platform_stream *caller, int *launched)
 {
     kernel_state *ks = kernel_state_of(ctx);
-    const loaded_callable *lc = NULL;
     kernel_register_args *args = host_alloc(sizeof(*args));
+    *launched = 0;
     if (args == NULL)
         return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
-    (void)residency_lookup(&ctx->residency, id, &lc, NULL);
     args->slot_addr = (uint64_t)(uintptr_t)slot;
     record_fill(&args->record, id, lc, generation);
     int code = ctx->ops->launch_kernel(ctx->ops->user, ctx->streams[CONTEXT_STREAM_AICPU], PLATFORM_ENGINE_AICPU,
                                        kernel_register_kernel, 1, args, sizeof(*args));
     host_free(args);
+    *launched = code == 0;
     if (code == 0)
         code = ctx->ops->event_record(ctx->ops->user, ks->registered, ctx->streams[CONTEXT_STREAM_AICPU]);
     if (code == 0)
@@ -70,11 +64,25 @@ static int registration_enqueue(simpler_context *ctx, kernel_slot_record *slot, 
     return context_device_status(ctx, "registration enqueue", code);
 }
 
+static void counts_add(callable_dlopen_counts *to, const callable_dlopen_counts *from)
+{
+    atomic_fetch_add(&to->host, atomic_load(&from->host));
+    atomic_fetch_add(&to->aicpu, atomic_load(&from->aicpu));
+}
+
+/* Two phases (residency.h): load and learn the next generation, enqueue
+ * the registration, and only then install; a failure before the
+ * registration reached the device unloads the new callable, so the slot
+ * keeps what it had. */
 static int prepare_locked(simpler_context *ctx, int32_t id, const void *callable, size_t size, void *caller_stream)
 {
     kernel_state *ks = kernel_state_of(ctx);
+    callable_dlopen_counts loaded = {0};
+    loaded_callable *lc = NULL;
     uint64_t generation = 0;
+    int launched = 0;
     int rc = prepare_check(ctx, id, callable, caller_stream);
+    rc = rc ? rc : residency_next_generation(&ctx->residency, id, 1, &generation);
     if (rc != 0)
         return rc;
     /* The slot record exists before the load, so that its allocation
@@ -82,19 +90,20 @@ static int prepare_locked(simpler_context *ctx, int32_t id, const void *callable
     kernel_slot_record *slot = ks->slots[id];
     if (slot == NULL && (slot = host_calloc(1, sizeof(*slot))) == NULL)
         return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
-    rc = residency_prepare(&ctx->residency, id, callable, size, &ctx->dlopen_counts, 1, &generation);
-    if (rc != 0) {
+    rc = callable_load(callable, size, &loaded, &lc);
+    rc = rc ? rc : registration_enqueue(ctx, slot, id, lc, generation, caller_stream, &launched);
+    if (rc != 0 && !launched) {
+        callable_unload(lc);
         if (ks->slots[id] == NULL)
             host_free(slot);
         return rc;
     }
+    /* Installed, also when only the caller's wait after a registration
+     * already on the AICPU stream failed: the device applies the new
+     * record, so the host must name the same generation. */
     ks->slots[id] = slot;
-    rc = registration_enqueue(ctx, slot, id, generation, caller_stream);
-    if (rc != 0) {
-        /* The device never learns this generation: empty the slot so no
-         * launch can name it (the generation stays advanced). */
-        (void)residency_remove(&ctx->residency, id);
-    }
+    (void)residency_install(&ctx->residency, id, lc, 1, NULL);
+    counts_add(&ctx->dlopen_counts, &loaded);
     return rc;
 }
 

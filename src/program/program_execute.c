@@ -4,9 +4,9 @@
 
 #include "common/log.h"
 #include "context/context.h"
-#include "context/context_limits.h"
-#include "context/layout.h"
-#include "context/program_run.h"
+#include "program/program_limits.h"
+#include "memory/runtime_pool.h"
+#include "program/program_run.h"
 #include "device/device_chain.h"
 #include "device/device_handshake.h"
 #include "device/device_slot.h"
@@ -47,7 +47,7 @@ int program_desc_fill(simpler_context *ctx, const graph_requirements *req, const
     const device_arena *rp = arena_bank_region(&ctx->bank, ARENA_REGION_RUNTIME_POOL);
     const device_arena *heap = arena_bank_region(&ctx->bank, ARENA_REGION_GM_HEAP);
     const device_arena *sm = arena_bank_region(&ctx->bank, ARENA_REGION_GM_SM);
-    if (layout_pack(req->runtime_arena_bytes, req->graph_definition_bytes, req->scheduler_state_bytes, &pool) != 0 ||
+    if (runtime_pool_pack(req->runtime_arena_bytes, req->graph_definition_bytes, req->scheduler_state_bytes, &pool) != 0 ||
         rp->bytes < pool.runtime_pool_bytes || image_bytes > pool.definition_bytes || sm->bytes < sizeof(int32_t)) {
         simpler_log(SIMPLER_LOG_ERROR, "simpler_run: committed capacity does not hold the graph it was sized for");
         return PTO_RUNTIME_ERR_INTERNAL;
@@ -173,13 +173,14 @@ static int device_error_range(int32_t word)
 int program_execute(simpler_context *ctx, const device_run_desc *desc)
 {
     const platform_ops *ops = ctx->ops;
-    program_run_times *t = &ctx->run_times;
+    program_state *ps = program_state_of(ctx);
+    program_run_times *t = &ps->run_times;
     int32_t word = 0;
     uint64_t start = clock_now_ns();
     int rc = streams_ready(ctx);
     rc = rc ? rc
             : context_device_status(ctx, "memcpy_sync",
-                                    ops->memcpy_sync(ops->user, (void *)(uintptr_t)desc->definition_base, ctx->image,
+                                    ops->memcpy_sync(ops->user, (void *)(uintptr_t)desc->definition_base, ps->image,
                                                      (size_t)desc->image_bytes));
     rc = rc ? rc
             : context_device_status(ctx, "memset_sync",
@@ -206,7 +207,7 @@ int program_execute(simpler_context *ctx, const device_run_desc *desc)
     t->finish_ns = clock_now_ns() - waited;
     if (rc == 0 && (word == 0 || device_error_range(word)) && (code == 0 || word != 0)) {
         if (word == 0)
-            ctx->last_runtime_base = desc->runtime_base;
+            ps->last_runtime_base = desc->runtime_base;
         return word;
     }
     if (code != 0)
@@ -226,13 +227,15 @@ int program_run_times_get(DeviceContextHandle handle, program_run_times *out)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     int rc = PTO_RUNTIME_ERR_INVALID_STATE;
     device_runtime_header h;
-    program_run_times t = ctx->run_times;
-    if (context_is_program(ctx) && ctx->initialized && ctx->last_runtime_base != 0) {
+    program_state *ps = program_state_of(ctx);
+    program_run_times t = {0};
+    if (program_initialized(ctx) && ps->last_runtime_base != 0) {
+        t = ps->run_times;
         rc = context_select_device(ctx);
         rc = rc ? rc
                 : context_device_status(ctx, "memcpy_sync",
                                         ctx->ops->memcpy_sync(ctx->ops->user, &h,
-                                                              (const void *)(uintptr_t)ctx->last_runtime_base,
+                                                              (const void *)(uintptr_t)ps->last_runtime_base,
                                                               sizeof(h)));
     }
     context_unlock(ctx);

@@ -5,7 +5,7 @@
 #include "common/host_alloc.h"
 #include "context/context.h"
 #include "context/context_streams.h"
-#include "context/kernel_state.h"
+#include "kernel/kernel_state.h"
 #include "device/device_handshake.h"
 #include "device/device_slot.h"
 
@@ -53,8 +53,7 @@ void kernel_release_host(simpler_context *ctx)
         return;
     host_parts_release(ctx, ks);
     host_free(ks);
-    ctx->kernel_state = NULL;
-    ctx->kernel_hooks = NULL;
+    ctx->mode_state = NULL;
 }
 
 /* After a launch whose enqueue failed midway the executor may be waiting
@@ -98,9 +97,17 @@ static int kernel_finalize(simpler_context *ctx)
     return 0;
 }
 
+/* A context holds resources from a successful init (or an init whose
+ * unwind failed) until destroy or the next init, Closed included. */
+static int kernel_holds_resources(const simpler_context *ctx)
+{
+    return kernel_phase(ctx) != KERNEL_PHASE_NEW;
+}
+
 static int kernel_blocks_destroy(const simpler_context *ctx)
 {
-    return kernel_phase(ctx) != KERNEL_PHASE_CLOSED;
+    int phase = kernel_phase(ctx);
+    return phase != KERNEL_PHASE_NEW && phase != KERNEL_PHASE_CLOSED;
 }
 
 static void kernel_destroy(simpler_context *ctx)
@@ -108,8 +115,10 @@ static void kernel_destroy(simpler_context *ctx)
     kernel_release_host(ctx);
 }
 
-const context_kernel_hooks kernel_hooks = {
+const context_mode_ops kernel_mode_ops = {
+    .mode = CONTEXT_MODE_KERNEL,
     .finalize = kernel_finalize,
+    .holds_resources = kernel_holds_resources,
     .blocks_destroy = kernel_blocks_destroy,
     .destroy = kernel_destroy,
 };

@@ -1,9 +1,9 @@
 /*
- * context_limits — the sizes program mode picks when a CallConfig says
+ * program_limits — the sizes program mode picks when a CallConfig says
  * "default" (0), each with where its bound comes from.
  */
-#ifndef SIMPLER_CONTEXT_CONTEXT_LIMITS_H
-#define SIMPLER_CONTEXT_CONTEXT_LIMITS_H
+#ifndef SIMPLER_PROGRAM_PROGRAM_LIMITS_H
+#define SIMPLER_PROGRAM_PROGRAM_LIMITS_H
 
 #include "common/task_args_check.h"
 #include "graph/graph_limits.h"
@@ -11,19 +11,17 @@
 /* Host build scratch starts at this many tasks and doubles (up to
  * GRAPH_TASK_WINDOW_MAX) whenever a program-mode build runs out of room;
  * 256 tasks cost about 100 KiB of host scratch. */
-#define CONTEXT_DEFAULT_TASK_WINDOW 256u
+#define PROGRAM_DEFAULT_TASK_WINDOW 256u
 /* Automatic regrowth stops here: 65536 tasks cost about 100 MiB of host
  * scratch, and an orchestration that keeps submitting would otherwise
  * double its way to GRAPH_TASK_WINDOW_MAX (gigabytes). A CallConfig
  * task_window above it is still honoured as asked. */
-#define CONTEXT_REGROW_WINDOW_MAX 65536u
+#define PROGRAM_REGROW_WINDOW_MAX 65536u
 /* Program mode does not cap the graph heap or the staged bytes on the
  * host: the device allocation is the real bound (-1007 when it fails). */
-#define CONTEXT_BUILD_BYTES_MAX CALL_CONFIG_HEAP_BYTES_MAX
-/* The bank's gm_sm region: a small fixed shared-memory block (SPEC §6). */
-#define CONTEXT_GM_SM_BYTES 4096u
+#define PROGRAM_BUILD_BYTES_MAX CALL_CONFIG_HEAP_BYTES_MAX
 
-_Static_assert(CONTEXT_DEFAULT_TASK_WINDOW <= GRAPH_TASK_WINDOW_MAX, "default window is a valid window");
-_Static_assert(CONTEXT_REGROW_WINDOW_MAX <= GRAPH_TASK_WINDOW_MAX, "regrowth stays a valid window");
+_Static_assert(PROGRAM_DEFAULT_TASK_WINDOW <= GRAPH_TASK_WINDOW_MAX, "default window is a valid window");
+_Static_assert(PROGRAM_REGROW_WINDOW_MAX <= GRAPH_TASK_WINDOW_MAX, "regrowth stays a valid window");
 
 #endif

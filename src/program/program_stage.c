@@ -1,7 +1,7 @@
 /* HOST tensors of a program-mode run: staged into the retained temp
  * buffer before the graph runs, copied back after it. */
 #include "context/context.h"
-#include "context/program_run.h"
+#include "program/program_run.h"
 
 static int stage_copy(simpler_context *ctx, const graph_image_staged *st, const ChipStorageTaskArgs *args,
                       int to_device)

@@ -8,10 +8,9 @@
 #include "common/log.h"
 #include "common/task_args_check.h"
 #include "context/context.h"
-#include "context/context_limits.h"
 #include "context/context_streams.h"
-#include "context/kernel_state.h"
-#include "context/layout.h"
+#include "kernel/kernel_state.h"
+#include "memory/runtime_pool.h"
 #include "device/trace_record.h"
 #include "graph/graph_build.h"
 #include "graph/requirements.h"
@@ -20,8 +19,8 @@
 static int capacity_resolve(const simpler_context *ctx, const CallConfig *config, SimplerKernelCtxControl *c)
 {
     graph_image_header h;
-    if (ctx->kernel_configured)
-        *c = ctx->kernel_configure;
+    if (ctx->control_configured)
+        *c = ctx->control;
     else
         memset(c, 0, sizeof(*c));
     uint32_t w = c->task_window;
@@ -60,7 +59,7 @@ static int init_check(simpler_context *ctx, int device_id, const CallConfig *con
     if (context_is_program(ctx) || (phase != KERNEL_PHASE_NEW && phase != KERNEL_PHASE_CLOSED))
         return PTO_RUNTIME_ERR_INVALID_STATE;
     int rc = capacity_resolve(ctx, config, cap);
-    rc = rc ? rc : layout_pack(cap->runtime_arena_bytes, cap->graph_definition_bytes, cap->scheduler_state_bytes,
+    rc = rc ? rc : runtime_pool_pack(cap->runtime_arena_bytes, cap->graph_definition_bytes, cap->scheduler_state_bytes,
                                layout);
     if (rc == 0 && (layout->runtime_pool_bytes > SIZE_MAX ||
                     kernel_packet_args_bytes(cap->graph_definition_bytes, cap->retained_temp_bytes) >
@@ -83,7 +82,7 @@ static int host_state_create(simpler_context *ctx, const SimplerKernelCtxControl
     kernel_state *ks = host_calloc(1, sizeof(*ks));
     if (ks == NULL)
         return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
-    ctx->kernel_state = ks;
+    ctx->mode_state = ks;
     ks->packet_capacity = (size_t)kernel_packet_args_bytes(cap->graph_definition_bytes, cap->retained_temp_bytes);
     ks->packet = host_alloc(ks->packet_capacity);
     if (ks->packet == NULL)
@@ -130,13 +129,13 @@ static int status_words_write(simpler_context *ctx, kernel_state *ks)
     return rc;
 }
 
-_Static_assert(sizeof(kernel_status_words) <= CONTEXT_GM_SM_BYTES, "the status words fit gm_sm");
+_Static_assert(sizeof(kernel_status_words) <= ARENA_GM_SM_BYTES, "the status words fit gm_sm");
 
 static int capacity_commit(simpler_context *ctx, kernel_state *ks)
 {
     arena_bank_request req;
     req.bytes[ARENA_REGION_GM_HEAP] = (size_t)ks->capacity.gm_heap_bytes;
-    req.bytes[ARENA_REGION_GM_SM] = CONTEXT_GM_SM_BYTES;
+    req.bytes[ARENA_REGION_GM_SM] = ARENA_GM_SM_BYTES;
     req.bytes[ARENA_REGION_RUNTIME_POOL] = (size_t)ks->layout.runtime_pool_bytes;
     int rc = arena_bank_commit(&ctx->bank, &req, 1, NULL);
     rc = rc ? rc : retained_temp_begin(&ctx->temp, (size_t)ks->capacity.retained_temp_bytes, 1, ctx->ops);
@@ -175,7 +174,6 @@ static void init_unwind(simpler_context *ctx)
     simpler_log(SIMPLER_LOG_WARN, "simpler_kernel_mode_init: unwind failed; the context is Closing");
     ks->phase = KERNEL_PHASE_CLOSING;
     ks->teardown_error = rc;
-    ctx->kernel_hooks = &kernel_hooks;
 }
 
 static int init_locked(simpler_context *ctx, int device_id, const CallConfig *config, uint64_t generation)
@@ -185,7 +183,7 @@ static int init_locked(simpler_context *ctx, int device_id, const CallConfig *co
     int rc = init_check(ctx, device_id, config, &cap, &layout);
     if (rc != 0)
         return rc;
-    rc = context_latch(ctx, CONTEXT_MODE_KERNEL);
+    rc = context_latch(ctx, &kernel_mode_ops);
     if (rc != 0)
         return rc;
     ctx->device_id = device_id;
@@ -205,7 +203,6 @@ static int init_locked(simpler_context *ctx, int device_id, const CallConfig *co
     if (rc != 0)
         goto err_unwind;
     ks->phase = KERNEL_PHASE_COLLECTING;
-    ctx->kernel_hooks = &kernel_hooks;
     return 0;
 
 err_unwind:

@@ -1,4 +1,4 @@
-#include "context/layout.h"
+#include "memory/runtime_pool.h"
 
 #include <string.h>
 
@@ -23,8 +23,8 @@ static int place(uint64_t *cursor, uint64_t bytes, uint64_t align, uint64_t *off
     return 0;
 }
 
-int layout_pack(uint64_t runtime_bytes, uint64_t definition_bytes, uint64_t scheduler_bytes,
-                SimplerKernelLayout *out)
+int runtime_pool_pack(uint64_t runtime_bytes, uint64_t definition_bytes, uint64_t scheduler_bytes,
+                      SimplerKernelLayout *out)
 {
     SimplerKernelLayout l;
     uint64_t cursor = runtime_bytes;
@@ -36,7 +36,7 @@ int layout_pack(uint64_t runtime_bytes, uint64_t definition_bytes, uint64_t sche
     l.registry_bytes = SIMPLER_KERNEL_REGISTRY_BYTES;
     int rc = place(&cursor, definition_bytes, SIMPLER_KERNEL_REGION_ALIGN, &l.definition_offset);
     rc = rc ? rc : place(&cursor, scheduler_bytes, SIMPLER_KERNEL_REGION_ALIGN, &l.scheduler_offset);
-    rc = rc ? rc : place(&cursor, l.registry_bytes, LAYOUT_REGISTRY_ALIGN, &l.registry_offset);
+    rc = rc ? rc : place(&cursor, l.registry_bytes, RUNTIME_POOL_REGISTRY_ALIGN, &l.registry_offset);
     if (rc != 0)
         return rc;
     l.runtime_pool_bytes = cursor;
@@ -63,7 +63,7 @@ int simpler_kernel_layout(const SimplerKernelCtxControl *configure, SimplerKerne
 {
     if (configure == NULL || out == NULL || configure_check(configure) != 0)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    return layout_pack(configure->runtime_arena_bytes, configure->graph_definition_bytes,
+    return runtime_pool_pack(configure->runtime_arena_bytes, configure->graph_definition_bytes,
                        configure->scheduler_state_bytes, out);
 }
 
@@ -93,7 +93,7 @@ int simpler_kernel_plan_capacity(const SimplerGraphRequirements *graphs, size_t 
     }
     if (tasks >= UINT32_MAX)
         return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
-    int rc = layout_pack(c.runtime_arena_bytes, c.graph_definition_bytes, c.scheduler_state_bytes, &l);
+    int rc = runtime_pool_pack(c.runtime_arena_bytes, c.graph_definition_bytes, c.scheduler_state_bytes, &l);
     if (rc != 0)
         return rc;
     c.abi_version = SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION;

@@ -4,7 +4,7 @@
 
 #include "common/host_alloc.h"
 #include "context/context.h"
-#include "context/kernel_state.h"
+#include "kernel/kernel_state.h"
 
 int kernel_phase(const simpler_context *ctx)
 {

@@ -3,30 +3,18 @@
  * table its runs hand to the device. */
 #include "common/host_alloc.h"
 #include "context/context.h"
+#include "program/program.h"
 #include "device/device_kernel_table.h"
 
 /* The guards both entries share: -1003 before init or in kernel mode,
  * -1005 for an id out of range. */
 static int program_slot_check(const simpler_context *ctx, int32_t callable_id)
 {
-    if (!context_is_program(ctx) || !ctx->initialized)
+    if (!program_initialized(ctx))
         return PTO_RUNTIME_ERR_INVALID_STATE;
     if (callable_id < 0 || callable_id >= SIMPLER_MAX_CALLABLES_PROGRAM)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     return 0;
-}
-
-static void kernel_table_fill(device_kernel_table *table, const loaded_callable *lc, uint64_t generation)
-{
-    table->generation = generation;
-    for (uint32_t i = 0; i < lc->kernel_count; i++) {
-        const callable_kernel *k = &lc->kernels[i];
-        device_kernel_entry *e = &table->entries[k->func_id];
-        /* dlsym hands out object pointers; POSIX guarantees a function's
-         * address converts back. */
-        e->fn = (SimplerKernelEntryFn)k->entry;
-        e->core_type = k->core_type;
-    }
 }
 
 static int register_locked(simpler_context *ctx, int32_t id, const void *callable, size_t size)
@@ -51,9 +39,10 @@ static int register_locked(simpler_context *ctx, int32_t id, const void *callabl
         return rc;
     }
     (void)residency_lookup(&ctx->residency, id, &lc, NULL);
-    kernel_table_fill(table, lc, generation);
-    host_free(ctx->kernel_tables[id]);
-    ctx->kernel_tables[id] = table;
+    device_kernel_table_fill(table, lc, generation);
+    program_state *ps = program_state_of(ctx);
+    host_free(ps->kernel_tables[id]);
+    ps->kernel_tables[id] = table;
     return 0;
 }
 
@@ -77,8 +66,9 @@ int simpler_unregister_callable(DeviceContextHandle handle, int32_t callable_id)
     if (rc == 0)
         rc = residency_remove(&ctx->residency, callable_id);
     if (rc == 0) {
-        host_free(ctx->kernel_tables[callable_id]);
-        ctx->kernel_tables[callable_id] = NULL;
+        program_state *ps = program_state_of(ctx);
+        host_free(ps->kernel_tables[callable_id]);
+        ps->kernel_tables[callable_id] = NULL;
     }
     context_unlock(ctx);
     return rc;

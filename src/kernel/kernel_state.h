@@ -1,8 +1,10 @@
 /*
- * kernel_state — kernel mode's private state behind ctx->kernel_state
- * (SPEC §7), shared by the kernel_*.c files of src/context/.
+ * kernel_state — kernel mode's private state behind ctx->mode_state,
+ * shared by the files of src/kernel/. Kernel mode borrows the caller's
+ * device and stream and enqueues a whole graph as one asynchronous
+ * operator; every buffer it owns is committed once at init and frozen.
  *
- * Phases (SPEC §7.3):
+ * Phases:
  *   New -> Collecting (init) -> ReadyEnqueued (FREEZE)
  *   Collecting <-> ReadyEnqueued: prepare_callable works in both
  *   any of them -> Poisoned (a launch failed after its first enqueue, or
@@ -12,13 +14,13 @@
  * A context with no kernel_state is New (an init that unwound cleanly
  * frees it again). Every entry point runs under the context lock.
  */
-#ifndef SIMPLER_CONTEXT_KERNEL_STATE_H
-#define SIMPLER_CONTEXT_KERNEL_STATE_H
+#ifndef SIMPLER_KERNEL_KERNEL_STATE_H
+#define SIMPLER_KERNEL_KERNEL_STATE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "context/context_internal.h"
+#include "context/context.h"
 #include "device/kernel_packet.h"
 #include "platform/platform_launch_ops.h"
 
@@ -56,10 +58,11 @@ typedef struct kernel_state {
     size_t packet_capacity;
 } kernel_state;
 
-/* The state of a kernel context (NULL when New). */
+/* The state of a kernel context (NULL when New, or when the context is
+ * not a kernel context). */
 static inline kernel_state *kernel_state_of(const simpler_context *ctx)
 {
-    return (kernel_state *)ctx->kernel_state;
+    return (kernel_state *)context_mode_state(ctx, CONTEXT_MODE_KERNEL);
 }
 
 /* The phase: KERNEL_PHASE_NEW without state. */
@@ -74,25 +77,13 @@ void kernel_poison(kernel_state *ks, int status);
  * the context when the device latched an error. */
 void kernel_status_observe(kernel_state *ks);
 
-/* The hooks init installs (kernel_close.c). */
-extern const context_kernel_hooks kernel_hooks;
+/* The table init latches (kernel_close.c). */
+extern const context_mode_ops kernel_mode_ops;
 
 /* Releases device capacity, slot records' callables, events and streams
  * (kernel_close.c); 0 or the first failure, what failed stays held. */
 int kernel_release_device(simpler_context *ctx);
-/* Frees the host state and empties ctx->kernel_state. */
+/* Frees the host state and empties ctx->mode_state. */
 void kernel_release_host(simpler_context *ctx);
-
-/* The chain of SPEC §7.4 on the caller stream (kernel_chain.c), through
- * the restricted launch vocabulary only, up to the caller's join and the
- * status check; kernel_chain_tail records SerialTail after whatever the
- * caller stream must still do (HOST copy-backs). `args` is the AICPU
- * argument block of `args_bytes`, starting with the descriptor the
- * executor gets too. Return 0 or the first failing enqueue's device
- * code; the chain's first enqueue is its first operation, so a failure
- * of it has enqueued nothing (*enqueued says which). */
-int kernel_chain_enqueue(const platform_launch_ops *ops, simpler_context *ctx, platform_stream *caller,
-                         const void *args, size_t args_bytes, int *enqueued);
-int kernel_chain_tail(const platform_launch_ops *ops, simpler_context *ctx, platform_stream *caller);
 
 #endif

@@ -1,28 +1,33 @@
 /*
- * layout — THE packing of the runtime pool (SPEC §7.2), shared by program
+ * runtime_pool — THE packing of the runtime pool, shared by program
  * mode's bank commit, kernel mode's CONFIGURE and the public
- * simpler_kernel_layout / simpler_kernel_plan_capacity.
+ * simpler_kernel_layout / simpler_kernel_plan_capacity (defined here).
  *
  * Packing: the runtime region at offset 0; then the graph definition and
  * the scheduler state, each, when nonzero, at the next multiple of
  * SIMPLER_KERNEL_REGION_ALIGN (a zero-byte region gets the cursor as its
  * offset and takes no space); then the SIMPLER_KERNEL_REGISTRY_BYTES slot
- * registry at the next multiple of LAYOUT_REGISTRY_ALIGN.
+ * registry at the next multiple of RUNTIME_POOL_REGISTRY_ALIGN.
  */
-#ifndef SIMPLER_CONTEXT_LAYOUT_H
-#define SIMPLER_CONTEXT_LAYOUT_H
+#ifndef SIMPLER_MEMORY_RUNTIME_POOL_H
+#define SIMPLER_MEMORY_RUNTIME_POOL_H
 
 #include <stdint.h>
 
 #include "simpler/runtime_c_api.h"
 
+/* The bank's gm_sm region, which both modes commit: a small fixed
+ * shared-memory block (program mode's status word, kernel mode's status
+ * words and frozen regions). */
+#define ARENA_GM_SM_BYTES 4096u
+
 /* The registry is read by the scheduler word by word: one cache line is
  * enough alignment (the worked example of SPEC §7.2 lands on 1024 anyway). */
-#define LAYOUT_REGISTRY_ALIGN 64u
+#define RUNTIME_POOL_REGISTRY_ALIGN 64u
 
 /* Packs the three regions into *out (written only on success). Returns
  * 0, or PTO_RUNTIME_ERR_CAPACITY_EXCEEDED when an offset overflows. Pure. */
-int layout_pack(uint64_t runtime_bytes, uint64_t definition_bytes, uint64_t scheduler_bytes,
-                SimplerKernelLayout *out);
+int runtime_pool_pack(uint64_t runtime_bytes, uint64_t definition_bytes, uint64_t scheduler_bytes,
+                      SimplerKernelLayout *out);
 
 #endif

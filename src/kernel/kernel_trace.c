@@ -1,0 +1,31 @@
+/* simpler_kernel_mode_trace_export: the trace of a kernel context's last
+ * execution, read through the platform (trace/trace_device.h). Kernel
+ * mode sizes the trace buffer once at init, so it never re-bases; every
+ * execution, eager or replayed, overwrites it. */
+#include "context/context.h"
+#include "kernel/kernel_state.h"
+#include "trace/trace_device.h"
+
+static int export_locked(simpler_context *ctx, const char *path)
+{
+    int phase = kernel_phase(ctx);
+    if (!context_is_kernel(ctx) || phase == KERNEL_PHASE_NEW || phase >= KERNEL_PHASE_CLOSING ||
+        ctx->trace.base == NULL)
+        return PTO_RUNTIME_ERR_INVALID_STATE;
+    int rc = context_select_device(ctx);
+    return rc ? rc
+              : trace_device_export(ctx->ops, ctx->trace.base, ctx->trace.bytes, path, ctx->device_id,
+                                    &ctx->last_device_error);
+}
+
+int simpler_kernel_mode_trace_export(DeviceContextHandle handle, const char *path)
+{
+    simpler_context *ctx = context_lock(handle);
+    if (ctx == NULL || path == NULL) {
+        context_unlock(ctx);
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    }
+    int rc = export_locked(ctx, path);
+    context_unlock(ctx);
+    return rc;
+}
