@@ -411,6 +411,68 @@ static void fault_every_init_host_allocation_fails_in_turn_new_again(void **stat
     init_sweep(1);
 }
 
+static uint64_t slot_generation(DeviceContextHandle handle, int32_t id, int *resident)
+{
+    simpler_context *ctx = handle;
+    uint64_t generation = ctx->residency.slots[id].generation;
+    *resident = ctx->residency.slots[id].callable != NULL;
+    return generation;
+}
+
+/* A replacing prepare whose registration cannot be enqueued leaves the
+ * slot as it was: the same callable and generation, the same dlopen
+ * counts, and launches still run it. A fresh slot stays empty. When only
+ * the caller's wait behind an enqueued registration fails, the device
+ * applies the registration, so the host installs it too. */
+static void fault_failed_registration_leaves_the_slot_as_it_was(void **state)
+{
+    static vadd_buffers v;
+    platform_counter counter;
+    kfix k;
+    kbufs d;
+    int resident = 0;
+    (void)state;
+    SimplerKernelCtxControl c = small_configure(), f = kfix_freeze();
+    k.ctx = create_device_context();
+    assert_int_equal(context_set_platform_ops(k.ctx, platform_ops_counting(platform_ops_simdev(), &counter)), 0);
+    assert_int_equal(simdev_stream_create(&k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(simpler_kernel_mode_ctx_control(k.ctx, &c), 0);
+    assert_int_equal(simpler_kernel_mode_init(k.ctx, 0, NULL, 1), 0);
+    assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, KFIX_ID, image.bytes, image.size, k.stream), 0);
+    assert_int_equal(simpler_kernel_mode_ctx_control(k.ctx, &f), 0);
+    kbufs_alloc(&d);
+    kbufs_upload(&d, &v, 1.0f);
+    size_t host = get_host_dlopen_count(k.ctx), aicpu = get_aicpu_dlopen_count(k.ctx);
+    assert_int_equal(slot_generation(k.ctx, KFIX_ID, &resident), 1);
+
+    platform_counter_fail_nth(&counter, PLATFORM_CALL_LAUNCH_KERNEL, 1, SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, KFIX_ID, image.bytes, image.size, k.stream),
+                     PTO_RUNTIME_ERR_DEVICE);
+    assert_int_equal(slot_generation(k.ctx, KFIX_ID, &resident), 1);
+    assert_true(resident);
+    assert_int_equal(get_host_dlopen_count(k.ctx), host);
+    assert_int_equal(get_aicpu_dlopen_count(k.ctx), aicpu);
+    kfix_assert_golden(&k, &d, &v, 1);
+
+    platform_counter_fail_nth(&counter, PLATFORM_CALL_LAUNCH_KERNEL, 1, SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, 7, image.bytes, image.size, k.stream),
+                     PTO_RUNTIME_ERR_DEVICE);
+    assert_int_equal(slot_generation(k.ctx, 7, &resident), 0);
+    assert_false(resident);
+
+    platform_counter_fail_nth(&counter, PLATFORM_CALL_STREAM_WAIT_EVENT, 1, SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, KFIX_ID, image.bytes, image.size, k.stream),
+                     PTO_RUNTIME_ERR_DEVICE);
+    platform_counter_fail_nth(&counter, PLATFORM_CALL_ANY, 0, 0);
+    assert_int_equal(slot_generation(k.ctx, KFIX_ID, &resident), 2);
+    assert_true(resident);
+    assert_int_equal(get_host_dlopen_count(k.ctx), host + 1);
+    kfix_assert_golden(&k, &d, &v, 1);
+
+    kbufs_free(&d);
+    kfix_close(&k);
+}
+
 static void fault_teardown_failure_keeps_closing_and_retry_closes(void **state)
 {
     static vadd_buffers v;
@@ -582,6 +644,7 @@ int main(void)
         cmocka_unit_test_teardown(stream_switch_refused_while_tail_pending_accepted_after, gate_open),
         cmocka_unit_test(fault_every_init_device_call_fails_in_turn_new_again),
         cmocka_unit_test(fault_every_init_host_allocation_fails_in_turn_new_again),
+        cmocka_unit_test(fault_failed_registration_leaves_the_slot_as_it_was),
         cmocka_unit_test(fault_teardown_failure_keeps_closing_and_retry_closes),
         cmocka_unit_test(fault_every_launch_enqueue_fails_in_turn),
         cmocka_unit_test(fault_device_error_poisons_and_close_still_works),
