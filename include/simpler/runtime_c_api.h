@@ -284,11 +284,11 @@ SIMPLER_API int simpler_kernel_mode_launch(DeviceContextHandle ctx, int32_t call
  * buffer, sized once at init (CONFIGURE trace_records, or
  * CallConfig.trace); the caller has synchronized every stream that ran
  * one of its launches. Reads device memory synchronously, so not while
- * the calling thread captures. Returns 0; -1005 for a NULL ctx or path;
- * -1003 for a context not in kernel mode, not initialized, Closing or
- * Closed, or without a trace buffer; -1007/-1008 when reading device
- * memory fails; -1000 when the file cannot be written (no partial file
- * is left). Thread-safe (the context's lock). */
+ * the calling thread captures. Returns 0; -1005 for a NULL ctx or path,
+ * or a path that cannot be created or written (no partial file is
+ * left); -1003 for a context not in kernel mode, not initialized,
+ * Closing or Closed, or without a trace buffer; -1007/-1008 when reading
+ * device memory fails. Thread-safe (the context's lock). */
 SIMPLER_API int simpler_kernel_mode_trace_export(DeviceContextHandle ctx, const char *path);
 
 /* ---- sizing, host only: no context, no device memory ---- */

@@ -19,10 +19,10 @@
  * every stream that ran a traced execution; the copies are synchronous
  * (memcpy_sync), so not during a capture. A failing device call's code
  * is kept in *last_device_error (platform_status_keep).
- * Returns 0; -1005 for NULL arguments or a buffer shorter than its
- * header; -1007 when host memory runs out; -1008 (or -1007) when a copy
- * fails; -1000 when the file cannot be written (logged; no partial file
- * is left). */
+ * Returns 0; -1005 for NULL arguments, a buffer shorter than its header,
+ * or a path that cannot be created or written (logged; no partial file
+ * is left); -1007 when host memory runs out; -1008 (or -1007) when a
+ * copy fails. */
 int trace_device_export(const platform_ops *ops, const void *base, size_t bytes, const char *path, int device_id,
                         int *last_device_error);
 
