@@ -35,10 +35,10 @@ enum { CONTEXT_MODE_PROGRAM = 1, CONTEXT_MODE_KERNEL = 2 };
 
 /* The context's streams. CALLER is program mode's own stand-in for the
  * caller stream of kernel mode (kernel mode leaves it NULL and uses the
- * caller's); AICPU and AICORE carry the device chain (SPEC §7.4). */
+ * caller's); AICPU and AICORE carry the device chain. */
 enum { CONTEXT_STREAM_CALLER = 0, CONTEXT_STREAM_AICPU = 1, CONTEXT_STREAM_AICORE = 2, CONTEXT_STREAM_COUNT = 3 };
 
-/* The five events of the chain, in the order SPEC §7.4 records them. */
+/* The five events of the chain, in the order it records them. */
 enum {
     CONTEXT_EVENT_START = 0,
     CONTEXT_EVENT_AICORE_START = 1,

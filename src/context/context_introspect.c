@@ -1,4 +1,4 @@
-/* The introspection entries of SPEC §2.2, for tests and tools. */
+/* The introspection entries, for tests and tools. */
 #include "context/context.h"
 
 /* One bank and one retained temp slot per context. */

@@ -1,4 +1,4 @@
-/* The memory helpers of SPEC §2.2: device memory on the context's device,
+/* The memory helpers: device memory on the context's device,
  * outside the arena bank. */
 #include "context/context.h"
 

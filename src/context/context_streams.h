@@ -1,6 +1,6 @@
 /*
- * context_streams — the context's streams and the five chain events
- * (SPEC §7.4), created and released as one unit by both modes.
+ * context_streams — the context's streams and the five chain events,
+ * created and released as one unit by both modes.
  */
 #ifndef SIMPLER_CONTEXT_CONTEXT_STREAMS_H
 #define SIMPLER_CONTEXT_CONTEXT_STREAMS_H

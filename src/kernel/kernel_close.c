@@ -1,4 +1,4 @@
-/* Closing a kernel context (SPEC §7.3 finalize_device): Closing first,
+/* Closing a kernel context: Closing first,
  * then device resources, events and streams, each nulled as it goes; a
  * failure keeps Closing and the teardown error, and a retry redoes only
  * what remains. Never resets the device or touches the caller's stream. */

@@ -1,4 +1,4 @@
-/* simpler_kernel_mode_ctx_control (SPEC §7.2): structural checks, then
+/* simpler_kernel_mode_ctx_control: structural checks, then
  * the CONFIGURE/FREEZE ordering; a refused control records nothing. */
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* simpler_kernel_mode_init (SPEC §7.1, §7.3 init, §7.5): validate, latch
+/* simpler_kernel_mode_init: validate, latch
  * KERNEL, borrow the current device, create the streams and events,
  * commit the configured capacity once. A creation failure unwinds to a
  * reusable New (or to Closing when the unwind itself fails). */

@@ -1,4 +1,4 @@
-/* simpler_kernel_mode_launch (SPEC §7.4): validate, build against the
+/* simpler_kernel_mode_launch: validate, build against the
  * frozen capacity, serialize the invocation packet into storage reserved
  * at init, enqueue the chain. Allocates, frees, synchronizes, creates and
  * capture-queries nothing: past launch_check the only device vocabulary
@@ -22,7 +22,7 @@ typedef struct launch_call {
     size_t staged_bytes;
 } launch_call;
 
-/* Stream switch (SPEC §7.4): the same caller stream needs no query; a
+/* Stream switch: the same caller stream needs no query; a
  * different one waits for nothing and is refused while the previous
  * SerialTail is pending. */
 static int stream_switch_check(const platform_launch_ops *ops, simpler_context *ctx, kernel_state *ks,

@@ -1,4 +1,4 @@
-/* simpler_kernel_mode_prepare_callable (SPEC §7.3): outside capture only
+/* simpler_kernel_mode_prepare_callable: outside capture only
  * (the one capture query of kernel mode), validate and load the image,
  * enqueue the slot's device-side registration for the next generation on
  * the context's AICPU stream, then install the callable. Touches the

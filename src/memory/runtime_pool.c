@@ -82,7 +82,7 @@ int simpler_kernel_plan_capacity(const SimplerGraphRequirements *graphs, size_t 
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     memset(&c, 0, sizeof(c));
     /* Each region's maximum on its own: never a sum, never the largest
-     * packed total (SPEC §7.2). */
+     * packed total. */
     for (size_t i = 0; i < count; i++) {
         c.gm_heap_bytes = max_u64(c.gm_heap_bytes, graphs[i].gm_heap_bytes);
         c.runtime_arena_bytes = max_u64(c.runtime_arena_bytes, graphs[i].runtime_arena_bytes);

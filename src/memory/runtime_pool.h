@@ -22,7 +22,7 @@
 #define ARENA_GM_SM_BYTES 4096u
 
 /* The registry is read by the scheduler word by word: one cache line is
- * enough alignment (the worked example of SPEC §7.2 lands on 1024 anyway). */
+ * enough alignment (the worked example of docs/kernel-mode.md lands on 1024 anyway). */
 #define RUNTIME_POOL_REGISTRY_ALIGN 64u
 
 /* Packs the three regions into *out (written only on success). Returns

@@ -17,7 +17,7 @@ int program_build(simpler_context *ctx, SimplerOrchEntryFn entry, const ChipStor
     int rc = program_scratch_reserve(ctx, task_window);
     if (rc != 0)
         return rc;
-    /* Program mode grows between runs (SPEC §0): a build that runs out of
+    /* Program mode grows between runs: a build that runs out of
      * room is retried on a scratch twice the size, up to
      * PROGRAM_REGROW_WINDOW_MAX. The orchestration runs again from the
      * start, so it must describe the same graph each time. */

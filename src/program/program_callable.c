@@ -1,6 +1,6 @@
-/* Program-mode simpler_register_callable / simpler_unregister_callable
- * (SPEC §4 residency): the slot's loaded callable plus the device kernel
- * table its runs hand to the device. */
+/* Program-mode simpler_register_callable / simpler_unregister_callable:
+ * the slot's loaded callable plus the device kernel table its runs hand
+ * to the device. */
 #include "common/host_alloc.h"
 #include "context/context.h"
 #include "program/program.h"

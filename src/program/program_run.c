@@ -1,4 +1,4 @@
-/* Program-mode simpler_run (SPEC §6): validate everything, then build on
+/* Program-mode simpler_run: validate everything, then build on
  * the host, commit capacity, stage, execute, copy back. */
 #include "common/task_args_check.h"
 #include "context/context.h"

@@ -1,7 +1,7 @@
 /*
- * program_run — the steps of one program-mode run after validation
- * (SPEC §6 simpler_run), each in its own file. Callers hold the context
- * lock and have selected the context's device.
+ * program_run — the steps of one program-mode simpler_run after
+ * validation, each in its own file. Callers hold the context lock and
+ * have selected the context's device.
  */
 #ifndef SIMPLER_PROGRAM_PROGRAM_RUN_H
 #define SIMPLER_PROGRAM_PROGRAM_RUN_H
