@@ -411,6 +411,20 @@ static void fault_every_init_host_allocation_fails_in_turn_new_again(void **stat
     init_sweep(1);
 }
 
+/* A ReadyEnqueued context with KFIX_ID prepared, calling the device
+ * through `counter`. */
+static void open_counting(kfix *k, platform_counter *counter)
+{
+    SimplerKernelCtxControl c = small_configure(), f = kfix_freeze();
+    k->ctx = create_device_context();
+    assert_int_equal(context_set_platform_ops(k->ctx, platform_ops_counting(platform_ops_simdev(), counter)), 0);
+    assert_int_equal(simdev_stream_create(&k->stream), SIMDEV_SUCCESS);
+    assert_int_equal(simpler_kernel_mode_ctx_control(k->ctx, &c), 0);
+    assert_int_equal(simpler_kernel_mode_init(k->ctx, 0, NULL, 1), 0);
+    assert_int_equal(simpler_kernel_mode_prepare_callable(k->ctx, KFIX_ID, image.bytes, image.size, k->stream), 0);
+    assert_int_equal(simpler_kernel_mode_ctx_control(k->ctx, &f), 0);
+}
+
 static uint64_t slot_generation(DeviceContextHandle handle, int32_t id, int *resident)
 {
     simpler_context *ctx = handle;
@@ -432,14 +446,7 @@ static void fault_failed_registration_leaves_the_slot_as_it_was(void **state)
     kbufs d;
     int resident = 0;
     (void)state;
-    SimplerKernelCtxControl c = small_configure(), f = kfix_freeze();
-    k.ctx = create_device_context();
-    assert_int_equal(context_set_platform_ops(k.ctx, platform_ops_counting(platform_ops_simdev(), &counter)), 0);
-    assert_int_equal(simdev_stream_create(&k.stream), SIMDEV_SUCCESS);
-    assert_int_equal(simpler_kernel_mode_ctx_control(k.ctx, &c), 0);
-    assert_int_equal(simpler_kernel_mode_init(k.ctx, 0, NULL, 1), 0);
-    assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, KFIX_ID, image.bytes, image.size, k.stream), 0);
-    assert_int_equal(simpler_kernel_mode_ctx_control(k.ctx, &f), 0);
+    open_counting(&k, &counter);
     kbufs_alloc(&d);
     kbufs_upload(&d, &v, 1.0f);
     size_t host = get_host_dlopen_count(k.ctx), aicpu = get_aicpu_dlopen_count(k.ctx);
@@ -480,14 +487,7 @@ static void fault_teardown_failure_keeps_closing_and_retry_closes(void **state)
     kfix k;
     kbufs d;
     (void)state;
-    SimplerKernelCtxControl c = small_configure(), f = kfix_freeze();
-    k.ctx = create_device_context();
-    assert_int_equal(context_set_platform_ops(k.ctx, platform_ops_counting(platform_ops_simdev(), &counter)), 0);
-    assert_int_equal(simdev_stream_create(&k.stream), SIMDEV_SUCCESS);
-    assert_int_equal(simpler_kernel_mode_ctx_control(k.ctx, &c), 0);
-    assert_int_equal(simpler_kernel_mode_init(k.ctx, 0, NULL, 1), 0);
-    assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, KFIX_ID, image.bytes, image.size, k.stream), 0);
-    assert_int_equal(simpler_kernel_mode_ctx_control(k.ctx, &f), 0);
+    open_counting(&k, &counter);
     kbufs_alloc(&d);
     kbufs_upload(&d, &v, 1.0f);
     assert_int_equal(kfix_launch(&k, &d, 1), 0);
