@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "graph/graph.h"
-#include "simpler/simdev.h"
+#include "platform/platform_limits.h"
 
 #define GRAPH_RUNTIME_HEADER_BYTES 256u
 #define GRAPH_TASK_STATE_BYTES 16u
@@ -33,7 +33,7 @@
 #define GRAPH_READY_QUEUE_SLOT_BYTES 4u
 #define GRAPH_READY_QUEUE_MIN_SLOTS 64u
 
-_Static_assert(GRAPH_CORE_SLOT_MAX == SIMDEV_MAX_ENGINE_THREADS, "a slot per AICore thread");
+_Static_assert(GRAPH_CORE_SLOT_MAX == PLATFORM_ENGINE_THREADS_MAX, "a slot per AICore thread");
 
 /* The runtime arena: the header, one handshake slot per possible core,
  * then the task state. The slots come before the task state so that what
