@@ -22,6 +22,7 @@
 
 #include "graph/graph.h"
 #include "platform/platform_limits.h"
+#include "simpler/runtime_c_api.h"
 
 #define GRAPH_RUNTIME_HEADER_BYTES 256u
 #define GRAPH_TASK_STATE_BYTES 16u
@@ -87,18 +88,12 @@ static inline uint64_t graph_scheduler_state_bytes(uint32_t task_count)
     return GRAPH_READY_QUEUE_COUNT * graph_ready_queue_bytes(task_count);
 }
 
-/* The fields of SimplerGraphRequirements, computed from a built graph. */
-typedef struct graph_requirements {
-    uint64_t gm_heap_bytes;
-    uint64_t runtime_arena_bytes;
-    uint64_t graph_definition_bytes;
-    uint64_t scheduler_state_bytes;
-    uint64_t retained_temp_bytes;
-    uint64_t task_count;
-} graph_requirements;
+/* Transitional, removed once context callers move: the old name of the
+ * one requirements struct. New code names SimplerGraphRequirements. */
+typedef SimplerGraphRequirements graph_requirements;
 
-/* Fills *out for `g`. Returns 0, or GRAPH_ERR_INVALID_ARGUMENT when its
+/* Fills *out for `g`. Returns 0, or PTO_RUNTIME_ERR_INVALID_ARGUMENT when its
  * image would not fit the format. */
-int graph_requirements_of(const graph *g, graph_requirements *out);
+int graph_requirements_of(const graph *g, SimplerGraphRequirements *out);
 
 #endif

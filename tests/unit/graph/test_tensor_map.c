@@ -156,7 +156,7 @@ static void tensor_map_exhausted_reader_pool_changes_nothing(void **state)
     assert_int_equal(rd(40, 50, 3), 1u << 0);
     /* The pool is full: the read is refused and records nothing. */
     tensor_map_deps_begin(&fx.deps, 4);
-    assert_int_equal(tensor_map_read(&fx.map, 1, 0, 100, 4, &fx.deps), GRAPH_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(tensor_map_read(&fx.map, 1, 0, 100, 4, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
     assert_int_equal(fx.deps.count, 0);
     /* A later writer sees exactly the readers that were recorded. */
     assert_int_equal(wr(0, 100, 5), (1u << 0) | (1u << 1) | (1u << 2) | (1u << 3));
@@ -170,7 +170,7 @@ static void tensor_map_exhausted_segment_pool_changes_nothing(void **state)
     assert_int_equal(wr(200, 300, 1), 0);
     /* Writing inside [0,100) needs two more segments; one is left. */
     tensor_map_deps_begin(&fx.deps, 2);
-    assert_int_equal(tensor_map_write(&fx.map, 1, 10, 20, 2, &fx.deps), GRAPH_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(tensor_map_write(&fx.map, 1, 10, 20, 2, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
     assert_int_equal(fx.deps.count, 0);
     assert_int_equal(tensor_map_segment_count(&fx.map), 2);
     assert_int_equal(wr(0, 300, 3), (1u << 0) | (1u << 1));
@@ -262,7 +262,7 @@ static void tensor_map_exact_read_with_a_full_reader_pool_changes_nothing(void *
     assert_int_equal(wr(0, 100, 0), 0);
     assert_int_equal(rd(0, 100, 1), 1u << 0); /* takes the one reader node */
     tensor_map_deps_begin(&fx.deps, 2);
-    assert_int_equal(tensor_map_read(&fx.map, 1, 0, 100, 2, &fx.deps), GRAPH_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(tensor_map_read(&fx.map, 1, 0, 100, 2, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
     assert_int_equal(fx.deps.count, 0);
     assert_int_equal(wr(0, 100, 3), (1u << 0) | (1u << 1));
 }
