@@ -55,6 +55,14 @@ typedef enum SimplerStatus { SIMPLER_STATUS_TABLE(SIMPLER_STATUS_ENUM_ENTRY) } S
  * NULL; the string is static. Thread-safe. */
 SIMPLER_API const char *simpler_strerror(int code);
 
+/* ---- clock ---- */
+
+/* Monotonic nanoseconds (CLOCK_MONOTONIC): the clock the device kernels'
+ * timings and the trace timestamps read, so host measurements taken with
+ * it compare with them directly. Only differences mean anything. Never
+ * fails. Thread-safe. */
+SIMPLER_API uint64_t simpler_clock_ns(void);
+
 /* ---- limits (bounds from SPEC §4 and §7) ---- */
 #define SIMPLER_MAX_CALLABLES_PROGRAM 64   /* program-mode callable ids: 0 <= id < 64 */
 #define SIMPLER_KERNEL_MAX_CALLABLES 1024  /* kernel-mode callable ids: 0 <= id < 1024 */
