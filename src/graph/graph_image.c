@@ -43,14 +43,6 @@ size_t graph_image_size(const graph *g)
     return (size_t)h.image_bytes;
 }
 
-size_t graph_image_size_bound(uint32_t task_max, uint32_t arg_max, uint32_t edge_max)
-{
-    graph_image_header h;
-    if (graph_image_layout(task_max, arg_max, edge_max, SIMPLER_MAX_TENSOR_ARGS, arg_max, &h) != 0)
-        return 0;
-    return (size_t)h.image_bytes;
-}
-
 /* Fan-out lists are the fan-in lists transposed: count per predecessor,
  * prefix-sum into begins, then fill in successor order, which leaves each
  * list increasing. fanout_count doubles as the fill cursor. */

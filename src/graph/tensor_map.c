@@ -377,15 +377,3 @@ int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, 
     return 0;
 }
 
-static uint32_t count_nodes(const tensor_map_segment *s, uint32_t t)
-{
-    return t == NIL ? 0 : 1 + count_nodes(s, s[t].left) + count_nodes(s, s[t].right);
-}
-
-uint32_t tensor_map_segment_count(const tensor_map *map)
-{
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < TENSOR_MAP_SPACES; i++)
-        n += count_nodes(map->segments, map->root[i]);
-    return n;
-}

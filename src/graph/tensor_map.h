@@ -89,7 +89,4 @@ int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, u
 int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
                      tensor_map_deps *deps);
 
-/* Number of live segments, for tests. */
-uint32_t tensor_map_segment_count(const tensor_map *map);
-
 #endif
