@@ -2,12 +2,13 @@
  * bench_graph — the three DAG shapes of dag_shapes.h (W1 chain, W2 fan,
  * W3 layers) with empty task bodies, side by side in one run:
  *   baseline execute  the mutex+condvar pool of baseline_pool.h;
- *   simpler build     the host graph build of the shape, in-process
- *                     (orchestration, TensorMap, graph image), no device;
+ *   simpler build     the host graph build of the shape, as a
+ *                     SimplerGraphSizer measure (orchestration, TensorMap,
+ *                     requirements; no image written), no device;
  *   simpler run       simpler_run in program mode, end to end (build,
  *                     upload, device execution on simdev, wait);
  *   simpler execute   each run less its own host build (the library
- *                     times its phases: program_run_times_get), and
+ *                     times its phases: simpler_run_times), and
  *     of which        the parts of that: upload (staging and image
  *                     copy), launch (chain enqueue), wait (until the
  *                     streams are idle; in it the scheduler's own
@@ -17,7 +18,7 @@
  * first row is the machine's cross-CPU cache-line round trip (handoff.h),
  * which the device rows scale with.
  * Before timing, one run of each side is checked: the baseline's order of
- * completion, the build's edge count, and, with a kernel that stores a
+ * completion, the build's task count, and, with a kernel that stores a
  * check value per task instead of the empty one, the values simpler's
  * tasks left. A simpler row that cannot run prints n/a with the failing status;
  * a wrong result stops the bench with exit status 1.
@@ -130,18 +131,19 @@ static void wrong(const char *what, enum dag_shape shape, uint32_t got, uint32_t
 }
 
 /* Host build of `shape`, in-process. */
-static void bench_build(struct bench_report *r, struct simpler_build *b, const struct dag *d, unsigned runs)
+static void bench_build(struct bench_report *r, struct simpler_build *b, int build_status, const struct dag *d,
+                        unsigned runs)
 {
     double samples[BENCH_RUNS_MAX];
     enum dag_shape shape = d->shape;
-    uint32_t edges = 0;
-    int rc = b == NULL ? PTO_RUNTIME_ERR_OUT_OF_MEMORY : simpler_build_once(b, shape, &samples[0], &edges);
-    if (rc == 0 && edges != d->edge_count)
-        wrong("edges derived by the host build", shape, edges, d->edge_count);
+    uint32_t tasks = 0;
+    int rc = b == NULL ? build_status : simpler_build_once(b, shape, &samples[0], &tasks);
+    if (rc == 0 && tasks != d->task_count)
+        wrong("tasks collected by the host build", shape, tasks, d->task_count);
     for (unsigned run = 0; rc == 0 && run < runs; run++)
-        rc = simpler_build_once(b, shape, &samples[run], &edges);
+        rc = simpler_build_once(b, shape, &samples[run], &tasks);
     if (rc != 0) {
-        skip_row(r, shape, "simpler host build", "graph_build_run", rc);
+        skip_row(r, shape, "simpler host build", "simpler_graph_sizer_measure", rc);
         return;
     }
     char name[64];
@@ -220,7 +222,7 @@ int main(int argc, char **argv)
         return 1;
     }
     struct simpler_build *build = NULL;
-    simpler_build_create(&build);
+    int build_status = simpler_build_create(BENCH_DAG_CALLABLE, &build);
     struct simpler_program *program = NULL;
     const char *stage = "";
     int program_status = simpler_program_create(BENCH_DAG_CALLABLE, &program, &stage);
@@ -232,7 +234,7 @@ int main(int argc, char **argv)
             return 1;
         }
         bench_baseline(&report, pool, &d, opt.runs);
-        bench_build(&report, build, &d, opt.runs);
+        bench_build(&report, build, build_status, &d, opt.runs);
         dag_destroy(&d);
         bench_run(&report, program, stage, program_status, (enum dag_shape)shape, opt.runs);
     }

@@ -1,4 +1,5 @@
-/* The in-process build and the program-mode run of simpler_side.h. */
+/* The host sizing build and the program-mode run of simpler_side.h,
+ * on the public API only. */
 #include "simpler_side.h"
 
 #include <stdint.h>
@@ -6,9 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "program/program_run.h"
 #include "dag_orch.h"
-#include "graph/graph_build.h"
 #include "simpler/runtime_c_api.h"
 #include "timing.h"
 
@@ -32,84 +31,6 @@ static int call_args(ChipStorageTaskArgs *a, void *addr, enum dag_shape shape, i
     return rc;
 }
 
-struct simpler_build {
-    graph_scratch *scratch;
-    ChipStorageTaskArgs args;
-    void *image;
-    size_t image_cap;
-};
-
-int simpler_build_create(struct simpler_build **out)
-{
-    graph_limits limits;
-    struct simpler_build *b = calloc(1, sizeof(*b));
-    if (b == NULL)
-        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
-    int rc = graph_limits_for_window(DAG_ORCH_SLOTS, UINT64_MAX, UINT64_MAX, &limits);
-    if (rc == 0)
-        rc = graph_scratch_create(&limits, &b->scratch);
-    if (rc != 0) {
-        free(b);
-        return rc;
-    }
-    *out = b;
-    return 0;
-}
-
-void simpler_build_destroy(struct simpler_build *b)
-{
-    if (b == NULL)
-        return;
-    graph_scratch_destroy(b->scratch);
-    free(b->image);
-    free(b);
-}
-
-/* Grows the image buffer outside the timed region of the next run. */
-static int image_reserve(struct simpler_build *b, size_t size)
-{
-    if (size <= b->image_cap)
-        return 0;
-    free(b->image);
-    b->image_cap = 0;
-    b->image = aligned_alloc(64, (size + 63) / 64 * 64);
-    if (b->image == NULL)
-        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
-    b->image_cap = size;
-    return 0;
-}
-
-int simpler_build_once(struct simpler_build *b, enum dag_shape shape, double *ns_per_task, uint32_t *edge_count)
-{
-    const graph *g = NULL;
-    int rc = call_args(&b->args, (void *)(uintptr_t)FAKE_DEVICE_ADDR, shape, DAG_ORCH_FUNC_EMPTY);
-    if (rc != 0)
-        return rc;
-    uint64_t t0 = bench_now_ns();
-    rc = graph_build_run(b->scratch, bench_dag_orchestration, &b->args, &g);
-    if (rc != 0)
-        return rc;
-    size_t size = graph_image_size(g);
-    if (size > b->image_cap) {
-        /* First build of this shape: size the buffer, then time again. */
-        if ((rc = image_reserve(b, size)) != 0)
-            return rc;
-        return simpler_build_once(b, shape, ns_per_task, edge_count);
-    }
-    rc = graph_image_write(g, b->image, size);
-    *ns_per_task = (double)(bench_now_ns() - t0) / g->task_count;
-    *edge_count = g->edge_count;
-    return rc;
-}
-
-struct simpler_program {
-    DeviceContextHandle ctx;
-    void *slots;
-    void *image;
-    ChipStorageTaskArgs args;
-    CallConfig config;
-};
-
 static void *image_load(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
@@ -126,6 +47,61 @@ static void *image_load(const char *path, size_t *size)
     *size = image != NULL ? (size_t)n : 0;
     return image;
 }
+
+struct simpler_build {
+    SimplerGraphSizer *sizer;
+    ChipStorageTaskArgs args;
+};
+
+int simpler_build_create(const char *image_path, struct simpler_build **out)
+{
+    size_t size;
+    struct simpler_build *b = calloc(1, sizeof(*b));
+    void *image = image_load(image_path, &size);
+    int rc = b == NULL ? PTO_RUNTIME_ERR_OUT_OF_MEMORY : image == NULL ? PTO_RUNTIME_ERR_INVALID_ARGUMENT : 0;
+    /* Scratch for the largest shape up front, so no timed build grows it;
+     * the sizer keeps what it needs of the image. */
+    rc = rc ? rc : simpler_graph_sizer_create(image, size, DAG_ORCH_SLOTS, &b->sizer);
+    free(image);
+    if (rc != 0) {
+        free(b);
+        return rc;
+    }
+    *out = b;
+    return 0;
+}
+
+void simpler_build_destroy(struct simpler_build *b)
+{
+    if (b == NULL)
+        return;
+    simpler_graph_sizer_destroy(b->sizer);
+    free(b);
+}
+
+int simpler_build_once(struct simpler_build *b, enum dag_shape shape, double *ns_per_task, uint32_t *task_count)
+{
+    SimplerGraphRequirements req;
+    int rc = call_args(&b->args, (void *)(uintptr_t)FAKE_DEVICE_ADDR, shape, DAG_ORCH_FUNC_EMPTY);
+    if (rc != 0)
+        return rc;
+    uint64_t t0 = bench_now_ns();
+    rc = simpler_graph_sizer_measure(b->sizer, &b->args, &req);
+    uint64_t ns = bench_now_ns() - t0;
+    if (rc != 0)
+        return rc;
+    *ns_per_task = (double)ns / (double)req.task_count;
+    *task_count = (uint32_t)req.task_count;
+    return 0;
+}
+
+struct simpler_program {
+    DeviceContextHandle ctx;
+    void *slots;
+    void *image;
+    ChipStorageTaskArgs args;
+    CallConfig config;
+};
 
 int simpler_program_create(const char *image_path, struct simpler_program **out, const char **stage)
 {
@@ -197,10 +173,10 @@ static int program_run(struct simpler_program *p, enum dag_shape shape, int32_t 
 
 int simpler_program_run(struct simpler_program *p, enum dag_shape shape, struct simpler_run_sample *out)
 {
-    program_run_times t;
+    SimplerRunTimes t = {.struct_size = sizeof(t)};
     double n = dag_shape_task_count(shape);
     int rc = program_run(p, shape, DAG_ORCH_FUNC_EMPTY, &out->run);
-    rc = rc ? rc : program_run_times_get(p->ctx, &t);
+    rc = rc ? rc : simpler_run_times(p->ctx, &t);
     if (rc != 0)
         return rc;
     out->build = (double)t.host_build_ns / n;

@@ -1,8 +1,8 @@
 /*
  * simpler_side.h — the simpler half of bench_graph: the host graph build
- * of a DAG shape run in-process (src/graph, no device), and the same
+ * of a DAG shape (a SimplerGraphSizer measure, no device), and the same
  * shape run end to end in program mode (simpler_run) from the bench
- * callable image. Each returns ns per task for one run, or fails with a
+ * callable image, both through the public API only. Each returns ns per task for one run, or fails with a
  * status the bench prints instead of a figure.
  */
 #ifndef SIMPLER_BENCH_SIMPLER_SIDE_H
@@ -14,13 +14,15 @@
 #include "dag_shapes.h"
 
 struct simpler_build;
-/* Scratch for the largest shape. 0, or a PTO_RUNTIME_ERR_* status. */
-int simpler_build_create(struct simpler_build **out);
+/* A sizer for the callable image at `image_path`, with scratch for the
+ * largest shape. 0, or a PTO_RUNTIME_ERR_* status. */
+int simpler_build_create(const char *image_path, struct simpler_build **out);
 void simpler_build_destroy(struct simpler_build *b);
-/* Builds `shape` on the host and writes its graph image; *ns_per_task
- * covers both, *edge_count is the number of dependency edges the build
- * derived. 0 or the build's status. */
-int simpler_build_once(struct simpler_build *b, enum dag_shape shape, double *ns_per_task, uint32_t *edge_count);
+/* Builds `shape` on the host (orchestration, TensorMap, requirements; no
+ * graph image is written) and sets *ns_per_task for that, and
+ * *task_count to the tasks the build collected. 0 or the build's
+ * status. */
+int simpler_build_once(struct simpler_build *b, enum dag_shape shape, double *ns_per_task, uint32_t *task_count);
 
 struct simpler_program;
 /* A program-mode context on device 0 with the image at `image_path`
@@ -29,7 +31,7 @@ struct simpler_program;
 int simpler_program_create(const char *image_path, struct simpler_program **out, const char **stage);
 void simpler_program_destroy(struct simpler_program *p);
 /* One simpler_run of `shape` with the empty kernel, in ns per task: the
- * whole call, and where it went (program_run_times): the host build of
+ * whole call, and where it went (simpler_run_times): the host build of
  * this run (orchestration, capacity, image write), execute = run - that
  * build, and execute's parts: upload (staging, image copy), launch (the
  * chain's enqueue), wait (until both streams are idle; the scheduler's

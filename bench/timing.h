@@ -15,7 +15,7 @@
 #define BENCH_RUNS_MAX 64
 #define BENCH_ROWS_MAX 64
 
-/* Monotonic time in nanoseconds. */
+/* Monotonic time in nanoseconds: simpler_clock_ns. */
 uint64_t bench_now_ns(void);
 
 /* Median of `count` samples (sorts `samples` in place); 0 for none. */

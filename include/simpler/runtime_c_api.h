@@ -55,6 +55,14 @@ typedef enum SimplerStatus { SIMPLER_STATUS_TABLE(SIMPLER_STATUS_ENUM_ENTRY) } S
  * NULL; the string is static. Thread-safe. */
 SIMPLER_API const char *simpler_strerror(int code);
 
+/* ---- clock ---- */
+
+/* Monotonic nanoseconds (CLOCK_MONOTONIC): the clock the device kernels'
+ * timings and the trace timestamps read, so host measurements taken with
+ * it compare with them directly. Only differences mean anything. Never
+ * fails. Thread-safe. */
+SIMPLER_API uint64_t simpler_clock_ns(void);
+
 /* ---- limits (bounds from SPEC §4 and §7) ---- */
 #define SIMPLER_MAX_CALLABLES_PROGRAM 64   /* program-mode callable ids: 0 <= id < 64 */
 #define SIMPLER_KERNEL_MAX_CALLABLES 1024  /* kernel-mode callable ids: 0 <= id < 1024 */
@@ -174,6 +182,35 @@ SIMPLER_API int simpler_unregister_callable(DeviceContextHandle ctx, int32_t cal
  * when a device call fails; -1..-999 for an error latched on the device. */
 SIMPLER_API int simpler_run(DeviceContextHandle ctx, int32_t callable_id, const ChipStorageTaskArgs *args,
                             const CallConfig *config);
+
+/* Where the last completed program-mode run spent its time, in
+ * nanoseconds of simpler_clock_ns. The host phases add up to the run
+ * after its argument checks; the two device phases are the scheduler's
+ * own timings and lie inside launch_ns + wait_ns. */
+typedef struct SimplerRunTimes {
+    uint32_t struct_size;       /* sizeof(SimplerRunTimes), set by the caller */
+    uint32_t reserved;          /* written as zero */
+    uint64_t host_build_ns;     /* orchestration, requirements, capacity, image write, descriptor */
+    uint64_t upload_ns;         /* HOST tensors staged in, image upload, status word reset */
+    uint64_t launch_ns;         /* the chain's enqueue */
+    uint64_t wait_ns;           /* enqueue end to both streams idle */
+    uint64_t finish_ns;         /* status word read, HOST tensors copied back */
+    uint64_t device_prepare_ns; /* scheduler: restore and validation of the image */
+    uint64_t device_graph_ns;   /* scheduler: seed to last completion */
+} SimplerRunTimes;
+
+SIMPLER_STATIC_ASSERT(sizeof(SimplerRunTimes) == 64, "SimplerRunTimes layout");
+SIMPLER_STATIC_ASSERT(offsetof(SimplerRunTimes, device_graph_ns) == 56, "SimplerRunTimes layout");
+
+/* Writes the times of the last completed simpler_run on `ctx` to *out
+ * (the caller sets out->struct_size). Reads the scheduler's two timings
+ * from the device. Returns 0; -1005 for a NULL ctx or out, or a
+ * struct_size other than sizeof(SimplerRunTimes); -1003 when the context
+ * is not an initialized program context, or no run has completed since
+ * init or since the last run that failed (at any step); -1008 when the
+ * device read fails. Nothing is written on failure. Thread-safe (the
+ * context's lock). */
+SIMPLER_API int simpler_run_times(DeviceContextHandle ctx, SimplerRunTimes *out);
 
 /* The closing entry of both modes. PROGRAM: releases every resource and
  * resets the device the context owns. KERNEL (SPEC §7.3): the caller must
@@ -299,6 +336,39 @@ SIMPLER_API int simpler_kernel_mode_trace_export(DeviceContextHandle ctx, const 
  * -1..-999 when the orchestration fails. Thread-safe. */
 SIMPLER_API int simpler_graph_requirements(const void *callable, size_t callable_size,
                                            const ChipStorageTaskArgs *args, SimplerGraphRequirements *out);
+
+/* A reusable host sizing handle: the callable checked and loaded once,
+ * and build scratch kept between measurements. */
+typedef struct SimplerGraphSizer SimplerGraphSizer;
+
+/* Checks and loads `callable` (borrowed for the call: the handle keeps
+ * its own copy of what it needs) and makes build scratch for
+ * `task_window` tasks (0 = a default of 1024; at most 1 << 20). On
+ * success *out owns the handle (release with simpler_graph_sizer_destroy).
+ * Returns 0; -1005 for a NULL callable or out, a malformed image, a
+ * binary dlopen rejects, or a task_window above 1 << 20; -1007 when
+ * memory runs out. On failure nothing is kept and *out is not written.
+ * Thread-safe (distinct calls create distinct handles). */
+SIMPLER_API int simpler_graph_sizer_create(const void *callable, size_t callable_size, uint32_t task_window,
+                                           SimplerGraphSizer **out);
+
+/* Builds the callable's graph on `args` (borrowed for the call) on the
+ * host and writes what running it needs to *out, as
+ * simpler_graph_requirements does. When the build runs out of room the
+ * scratch is remade for twice the window (up to 1 << 20 tasks) and the
+ * build retried; the larger scratch is kept for later calls. Returns 0;
+ * -1005 for a NULL argument, malformed args, args whose counts disagree
+ * with the image's signature, or a task naming a kernel the callable
+ * lacks (or on the wrong core); -1004 when the graph exceeds 1 << 20
+ * tasks; -1007 when memory runs out; -1..-999 when the orchestration
+ * fails. A failed call has no effect: *out is not written and the handle
+ * is as it was. Not thread-safe per handle; distinct handles are
+ * independent. */
+SIMPLER_API int simpler_graph_sizer_measure(SimplerGraphSizer *sizer, const ChipStorageTaskArgs *args,
+                                            SimplerGraphRequirements *out);
+
+/* Unloads the callable and frees the handle. NULL is a no-op. */
+SIMPLER_API void simpler_graph_sizer_destroy(SimplerGraphSizer *sizer);
 
 /* Turns the requirements of `count` graphs into a kernel-mode CONFIGURE:
  * the maximum of each region independently, task_window = largest

@@ -45,3 +45,9 @@ void simpler_log(int level, const char *fmt, ...)
     /* One fprintf per line, so lines of different threads do not mix. */
     fprintf(stderr, "simpler[%s]: %s\n", level_names[level], line);
 }
+
+void simpler_log_assert_fail(const char *module, const char *cond, const char *file, int line)
+{
+    simpler_log(SIMPLER_LOG_ERROR, "%s invariant broke: %s (%s:%d)", module, cond, file, line);
+    abort();
+}

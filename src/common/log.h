@@ -30,4 +30,9 @@ int simpler_log_level(void);
  * for NULL or an unknown name. Pure. */
 int simpler_log_level_parse(const char *name);
 
+/* Logs "<module> invariant broke: <cond> (<file>:<line>)" as an error
+ * and aborts: the failure path of the always-on invariant assertions
+ * (GRAPH_ASSERT). */
+_Noreturn void simpler_log_assert_fail(const char *module, const char *cond, const char *file, int line);
+
 #endif

@@ -1,6 +1,7 @@
 /* Tensor construction, dtype sizes, the default CallConfig, and the shared
  * argument validators (task_args_check.h). */
 #include "common/task_args_check.h"
+#include "common/tensor_view.h"
 
 #include <string.h>
 
@@ -8,23 +9,27 @@
 
 size_t simpler_dtype_size(uint8_t dtype)
 {
-    switch (dtype) {
-    case SIMPLER_DTYPE_FLOAT32:
-    case SIMPLER_DTYPE_INT32:
-        return 4;
-    case SIMPLER_DTYPE_FLOAT16:
-    case SIMPLER_DTYPE_BFLOAT16:
-    case SIMPLER_DTYPE_INT16:
-        return 2;
-    case SIMPLER_DTYPE_INT64:
-    case SIMPLER_DTYPE_FLOAT64:
-        return 8;
-    case SIMPLER_DTYPE_INT8:
-    case SIMPLER_DTYPE_UINT8:
-        return 1;
-    default:
-        return 0;
+    return tensor_dtype_bytes(dtype);
+}
+
+int tensor_view_extent(uint32_t dtype, uint32_t ndims, const uint32_t *shapes, const uint32_t *strides,
+                       uint64_t *extent)
+{
+    if (tensor_dtype_bytes(dtype) == 0 || ndims == 0 || ndims > SIMPLER_MAX_TENSOR_DIMS)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    /* One more than the last element's index. A term (shape - 1) * stride
+     * of two 32-bit numbers fits 64 bits, but five of them summed may
+     * not: a sum that wrapped would make a huge view look small. */
+    uint64_t span = 1;
+    for (uint32_t d = 0; d < SIMPLER_MAX_TENSOR_DIMS; d++) {
+        int used = d < ndims;
+        if (used != (shapes[d] != 0) || used != (strides[d] != 0))
+            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        if (used && __builtin_add_overflow(span, (uint64_t)(shapes[d] - 1) * strides[d], &span))
+            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     }
+    *extent = span;
+    return 0;
 }
 
 static int address_space_known(uint8_t space)
@@ -89,47 +94,17 @@ int simpler_call_config_default(CallConfig *config)
     return 0;
 }
 
-/* The last element a view touches, in elements from the buffer start. */
-static int view_last_element(const ChipTensor *t, uint64_t *last)
-{
-    uint64_t at = t->start_offset;
-    for (uint32_t d = 0; d < t->ndims; d++) {
-        uint64_t span;
-        if (__builtin_mul_overflow((uint64_t)(t->shapes[d] - 1), (uint64_t)t->strides[d], &span) ||
-            __builtin_add_overflow(at, span, &at))
-            return -1;
-    }
-    *last = at;
-    return 0;
-}
-
-static int dims_valid(const ChipTensor *t)
-{
-    if (t->ndims == 0 || t->ndims > SIMPLER_MAX_TENSOR_DIMS)
-        return 0;
-    for (uint32_t d = 0; d < SIMPLER_MAX_TENSOR_DIMS; d++) {
-        int used = d < t->ndims;
-        if (used && (t->shapes[d] == 0 || t->strides[d] == 0))
-            return 0;
-        if (!used && (t->shapes[d] != 0 || t->strides[d] != 0))
-            return 0;
-    }
-    return 1;
-}
-
 int chip_tensor_check(const ChipTensor *t)
 {
-    if (t == NULL || !dims_valid(t))
+    uint64_t extent, end, end_bytes, buffer_end;
+    if (t == NULL || !address_space_known(t->address_space))
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    size_t elem = simpler_dtype_size(t->dtype);
-    if (elem == 0 || !address_space_known(t->address_space))
+    if (tensor_view_extent(t->dtype, t->ndims, t->shapes, t->strides, &extent) != 0)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     if (!all_zero(t->reserved0, sizeof t->reserved0) || !all_zero(t->reserved, sizeof t->reserved))
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-
-    uint64_t last, end_bytes, buffer_end;
-    if (view_last_element(t, &last) != 0 || __builtin_add_overflow(last, 1, &last) ||
-        __builtin_mul_overflow(last, (uint64_t)elem, &end_bytes))
+    if (__builtin_add_overflow(t->start_offset, extent, &end) ||
+        __builtin_mul_overflow(end, (uint64_t)tensor_dtype_bytes(t->dtype), &end_bytes))
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     if (end_bytes > t->buffer_bytes || __builtin_add_overflow(t->buffer_addr, t->buffer_bytes, &buffer_end))
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;

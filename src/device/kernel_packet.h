@@ -40,7 +40,6 @@
 #include "platform/platform_kernel_fault.h"
 #include "simpler/kernel_invocation_header.h"
 #include "simpler/runtime_c_api.h"
-#include "simpler/simdev.h"
 
 #define KERNEL_PACKET_FORMAT_VERSION 1u
 /* Device errors the packet check adds to device_status.h's. */

@@ -32,13 +32,8 @@ typedef struct graph {
 /* Bytes of the image of `g`; 0 if it would not fit the format. */
 size_t graph_image_size(const graph *g);
 
-/* The largest image of any graph with at most these tasks, args and
- * edges (every call tensor staged, a view per argument), so a caller can
- * reserve the image buffer once. 0 if it would not fit the format. */
-size_t graph_image_size_bound(uint32_t task_max, uint32_t arg_max, uint32_t edge_max);
-
 /* Writes the image of `g` into `size` bytes at `buf` (8-byte aligned).
- * Returns 0, or GRAPH_ERR_INVALID_ARGUMENT when size differs from
+ * Returns 0, or PTO_RUNTIME_ERR_INVALID_ARGUMENT when size differs from
  * graph_image_size(g) (nothing written). Allocates nothing. */
 int graph_image_write(const graph *g, void *buf, size_t size);
 

@@ -7,7 +7,7 @@
 
 int graph_build_fail(graph_scratch *scratch, int rc)
 {
-    if (scratch->status == GRAPH_OK)
+    if (scratch->status == 0)
         scratch->status = rc;
     return rc;
 }
@@ -16,13 +16,13 @@ int graph_call_args_check(const ChipStorageTaskArgs *args)
 {
     /* The shared validator: counts, and every tensor a valid HOST or
      * DEVICE view with reserved bytes zero. */
-    return task_args_check(args) == 0 ? GRAPH_OK : GRAPH_ERR_INVALID_ARGUMENT;
+    return task_args_check(args) == 0 ? 0 : PTO_RUNTIME_ERR_INVALID_ARGUMENT;
 }
 
 static void reset(graph_scratch *s, const ChipStorageTaskArgs *args)
 {
     s->call = args;
-    s->status = GRAPH_OK;
+    s->status = 0;
     s->open = 0;
     s->open_count = 0;
     s->g.task_count = 0;
@@ -48,10 +48,10 @@ static int stage_host_tensors(graph_scratch *s)
             continue;
         uint64_t room = s->limits.temp_bytes_max - g->temp_bytes;
         if (t->buffer_bytes > room || t->buffer_bytes > UINT64_MAX - (GRAPH_HEAP_ALIGN - 1))
-            return GRAPH_ERR_CAPACITY_EXCEEDED;
+            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
         uint64_t padded = (t->buffer_bytes + GRAPH_HEAP_ALIGN - 1) / GRAPH_HEAP_ALIGN * GRAPH_HEAP_ALIGN;
         if (padded > room)
-            return GRAPH_ERR_CAPACITY_EXCEEDED;
+            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
         graph_image_staged *st = &g->staged[g->staged_count++];
         memset(st, 0, sizeof(*st));
         st->caller_index = (uint32_t)i;
@@ -59,31 +59,31 @@ static int stage_host_tensors(graph_scratch *s)
         st->bytes = t->buffer_bytes;
         g->temp_bytes += padded;
     }
-    return GRAPH_OK;
+    return 0;
 }
 
 int graph_build_run(graph_scratch *scratch, SimplerOrchEntryFn entry, const ChipStorageTaskArgs *args,
                     const graph **out)
 {
     if (scratch == NULL || entry == NULL || args == NULL)
-        return GRAPH_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     reset(scratch, args);
     int rc = graph_call_args_check(args);
-    if (rc == GRAPH_OK)
+    if (rc == 0)
         rc = stage_host_tensors(scratch);
-    if (rc != GRAPH_OK)
+    if (rc != 0)
         goto err_discard_graph;
     int entry_rc = entry(&scratch->orch, args);
     rc = scratch->status;
-    if (rc == GRAPH_OK)
+    if (rc == 0)
         rc = graph_status_of_entry(entry_rc);
-    if (rc != GRAPH_OK)
+    if (rc != 0)
         goto err_discard_graph;
     graph_orch_discard_open(scratch); /* a list never submitted adds nothing */
     scratch->call = NULL;
     if (out != NULL)
         *out = &scratch->g;
-    return GRAPH_OK;
+    return 0;
 
 err_discard_graph:
     reset(scratch, NULL);

@@ -16,8 +16,8 @@
 typedef struct graph_scratch graph_scratch;
 
 /* Allocates scratch for `limits` (checked by graph_limits_check). Returns
- * 0 and sets *out; GRAPH_ERR_INVALID_ARGUMENT for NULL or bad limits;
- * GRAPH_ERR_OUT_OF_MEMORY when a host allocation fails. On failure *out
+ * 0 and sets *out; PTO_RUNTIME_ERR_INVALID_ARGUMENT for NULL or bad limits;
+ * PTO_RUNTIME_ERR_OUT_OF_MEMORY when a host allocation fails. On failure *out
  * is unchanged and nothing is allocated. */
 int graph_scratch_create(const graph_limits *limits, graph_scratch **out);
 /* Frees scratch (NULL is a no-op); any graph it holds goes with it. */
@@ -25,7 +25,7 @@ void graph_scratch_destroy(graph_scratch *scratch);
 const graph_limits *graph_scratch_limits(const graph_scratch *scratch);
 
 /* The checks graph_build_run makes on its `args`: 0 or
- * GRAPH_ERR_INVALID_ARGUMENT. Reads only. */
+ * PTO_RUNTIME_ERR_INVALID_ARGUMENT. Reads only. */
 int graph_call_args_check(const ChipStorageTaskArgs *args);
 
 /* Checks `args` (counts in range; every tensor a valid view in the HOST or
@@ -33,12 +33,12 @@ int graph_call_args_check(const ChipStorageTaskArgs *args);
  * then runs `entry(orch, args)` and collects its tasks. Returns 0 and sets
  * *out (may be NULL) to the graph, valid until the next run or destroy.
  * Errors, after which the scratch holds no graph:
- *   GRAPH_ERR_INVALID_ARGUMENT  NULL, bad args, an orchestration call with
+ *   PTO_RUNTIME_ERR_INVALID_ARGUMENT  NULL, bad args, an orchestration call with
  *                               bad arguments, or the entry returned a
  *                               nonzero value outside -1..-999;
  *   -1..-999                    the entry's own return (its failure code);
- *   GRAPH_ERR_INVALID_STATE     add/submit without args_begin;
- *   GRAPH_ERR_CAPACITY_EXCEEDED a limit (tasks, args, edges, readers, heap,
+ *   PTO_RUNTIME_ERR_INVALID_STATE     add/submit without args_begin;
+ *   PTO_RUNTIME_ERR_CAPACITY_EXCEEDED a limit (tasks, args, edges, readers, heap,
  *                               temp) would be exceeded.
  * The first failing orchestration call decides the status. Not thread-safe
  * per scratch; distinct scratches are independent. Allocates nothing. */

@@ -15,7 +15,7 @@ int graph_image_layout(uint32_t task_count, uint32_t arg_count, uint32_t edge_co
     uint64_t fanout = args + (uint64_t)arg_count * sizeof(graph_image_arg);
     uint64_t end = fanout + (uint64_t)edge_count * sizeof(uint32_t);
     if (fanout > UINT32_MAX || end > SIZE_MAX)
-        return GRAPH_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof(*out));
     out->magic = GRAPH_IMAGE_MAGIC;
     out->version = GRAPH_IMAGE_VERSION;
@@ -31,22 +31,14 @@ int graph_image_layout(uint32_t task_count, uint32_t arg_count, uint32_t edge_co
     out->task_offset = (uint32_t)tasks;
     out->arg_offset = (uint32_t)args;
     out->fanout_offset = (uint32_t)fanout;
-    return GRAPH_OK;
+    return 0;
 }
 
 size_t graph_image_size(const graph *g)
 {
     graph_image_header h;
     if (graph_image_layout(g->task_count, g->arg_count, g->edge_count, g->staged_count, g->view_count, &h) !=
-        GRAPH_OK)
-        return 0;
-    return (size_t)h.image_bytes;
-}
-
-size_t graph_image_size_bound(uint32_t task_max, uint32_t arg_max, uint32_t edge_max)
-{
-    graph_image_header h;
-    if (graph_image_layout(task_max, arg_max, edge_max, SIMPLER_MAX_TENSOR_ARGS, arg_max, &h) != GRAPH_OK)
+        0)
         return 0;
     return (size_t)h.image_bytes;
 }
@@ -79,11 +71,11 @@ int graph_image_write(const graph *g, void *buf, size_t size)
 {
     graph_image_header h;
     if (g == NULL || buf == NULL || ((uintptr_t)buf & 7u) != 0)
-        return GRAPH_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     if (graph_image_layout(g->task_count, g->arg_count, g->edge_count, g->staged_count, g->view_count, &h) !=
-            GRAPH_OK ||
+            0 ||
         h.image_bytes != size)
-        return GRAPH_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     h.heap_bytes = g->heap_bytes;
     h.temp_bytes = g->temp_bytes;
     uint8_t *b = buf;
@@ -94,5 +86,5 @@ int graph_image_write(const graph *g, void *buf, size_t size)
     memcpy(tasks, g->tasks, (size_t)g->task_count * sizeof(graph_image_task));
     memcpy(b + h.arg_offset, g->args, (size_t)g->arg_count * sizeof(graph_image_arg));
     write_fanout(g, tasks, (uint32_t *)(void *)(b + h.fanout_offset));
-    return GRAPH_OK;
+    return 0;
 }

@@ -117,7 +117,7 @@ _Static_assert(offsetof(graph_image_arg, addr) == 8, "graph image arg layout");
 _Static_assert(SIMPLER_MAX_TENSOR_ARGS <= 256, "a staged index fits a byte");
 
 /* The canonical size and section offsets for the given counts. Returns 0,
- * or GRAPH_ERR_INVALID_ARGUMENT when an offset would not fit 32 bits. */
+ * or PTO_RUNTIME_ERR_INVALID_ARGUMENT when an offset would not fit 32 bits. */
 int graph_image_layout(uint32_t task_count, uint32_t arg_count, uint32_t edge_count, uint32_t staged_count,
                        uint32_t view_count, graph_image_header *out);
 
@@ -129,7 +129,7 @@ int graph_image_layout(uint32_t task_count, uint32_t arg_count, uint32_t edge_co
  * number of tasks naming the task a successor. Reads the image only; uses
  * `scratch` (scratch_count u32, one per task, contents on return
  * unspecified) to count. An image of more than scratch_count tasks is
- * refused. Returns 0 or GRAPH_ERR_INVALID_ARGUMENT (-1005). O(size). */
+ * refused. Returns 0 or PTO_RUNTIME_ERR_INVALID_ARGUMENT (-1005). O(size). */
 int graph_image_check(const void *image, size_t size, uint32_t *scratch, uint32_t scratch_count);
 
 #endif

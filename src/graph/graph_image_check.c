@@ -13,7 +13,7 @@
 #include "graph/graph_tensor.h"
 #include "simpler/orchestration.h"
 
-#define BAD GRAPH_ERR_INVALID_ARGUMENT
+#define BAD PTO_RUNTIME_ERR_INVALID_ARGUMENT
 
 typedef struct image_parts {
     const graph_image_header *h;
@@ -39,7 +39,7 @@ static int check_header(const void *image, size_t size, image_parts *v)
         h->temp_bytes % GRAPH_HEAP_ALIGN != 0)
         return BAD;
     if (graph_image_layout(h->task_count, h->arg_count, h->edge_count, h->staged_count, h->view_count, &canon) !=
-        GRAPH_OK)
+        0)
         return BAD;
     if (canon.image_bytes != size || canon.staged_offset != h->staged_offset ||
         canon.view_offset != h->view_offset || canon.task_offset != h->task_offset ||
@@ -52,7 +52,7 @@ static int check_header(const void *image, size_t size, image_parts *v)
     v->tasks = (const graph_image_task *)(const void *)(b + h->task_offset);
     v->args = (const graph_image_arg *)(const void *)(b + h->arg_offset);
     v->fanout = (const uint32_t *)(const void *)(b + h->fanout_offset);
-    return GRAPH_OK;
+    return 0;
 }
 
 static int check_staged(const image_parts *v)
@@ -69,7 +69,7 @@ static int check_staged(const image_parts *v)
             return BAD;
         next = s->temp_offset + s->bytes;
     }
-    return GRAPH_OK;
+    return 0;
 }
 
 /* Every view: a valid shape whose extent is the one recorded. */
@@ -79,11 +79,11 @@ static int check_views(const image_parts *v)
         const graph_image_view *w = &v->views[i];
         uint64_t extent;
         if (w->reserved[0] != 0 || w->reserved[1] != 0 || w->reserved[2] != 0 ||
-            graph_view_extent(w->dtype, w->ndims, w->shapes, w->strides, &extent) != GRAPH_OK ||
+            tensor_view_extent(w->dtype, w->ndims, w->shapes, w->strides, &extent) != 0 ||
             extent != w->extent)
             return BAD;
     }
-    return GRAPH_OK;
+    return 0;
 }
 
 /* The buffer [addr, addr + buffer_bytes) must lie in its region. Caller
@@ -94,7 +94,7 @@ static int check_tensor_place(const image_parts *v, const graph_image_arg *a)
     uint64_t region_lo = 0, region_hi = 0;
     if (a->addr_kind == GRAPH_ADDR_DEVICE)
         return a->staged_index == 0 && a->tag != SIMPLER_TAG_OUTPUT && a->addr <= UINT64_MAX - a->buffer_bytes
-                   ? GRAPH_OK : BAD;
+                   ? 0 : BAD;
     switch (a->addr_kind) {
     case GRAPH_ADDR_HEAP:
         region_hi = v->h->heap_bytes;
@@ -112,7 +112,7 @@ static int check_tensor_place(const image_parts *v, const graph_image_arg *a)
     }
     if (a->addr < region_lo || a->addr > region_hi || a->buffer_bytes > region_hi - a->addr)
         return BAD;
-    return GRAPH_OK;
+    return 0;
 }
 
 /* Views are checked first: a tensor's range check uses its view's
@@ -139,10 +139,10 @@ static int check_args(const image_parts *v)
             shift = graph_dtype_shift(v->views[view].dtype);
             extent = v->views[view].extent;
         }
-        if (!graph_view_fits(shift, extent, a->start_offset, a->buffer_bytes) || check_tensor_place(v, a) != GRAPH_OK)
+        if (!graph_view_fits(shift, extent, a->start_offset, a->buffer_bytes) || check_tensor_place(v, a) != 0)
             return BAD;
     }
-    return GRAPH_OK;
+    return 0;
 }
 
 /* Tasks in id order, with their fan-out lists. Every edge goes from a
@@ -177,14 +177,14 @@ static int check_tasks(const image_parts *v, uint32_t *seen)
         fanin += t->fanin_count; /* <= fanout so far: no wrap */
         fanout += t->fanout_count;
     }
-    return args == h->arg_count && fanin == h->edge_count && fanout == h->edge_count ? GRAPH_OK : BAD;
+    return args == h->arg_count && fanin == h->edge_count && fanout == h->edge_count ? 0 : BAD;
 }
 
 int graph_image_check(const void *image, size_t size, uint32_t *scratch, uint32_t scratch_count)
 {
     image_parts v;
     int rc = check_header(image, size, &v);
-    if (rc == GRAPH_OK && (v.h->task_count > scratch_count || (scratch == NULL && v.h->task_count != 0)))
+    if (rc == 0 && (v.h->task_count > scratch_count || (scratch == NULL && v.h->task_count != 0)))
         return BAD;
     rc = rc ? rc : check_staged(&v);
     rc = rc ? rc : check_views(&v);

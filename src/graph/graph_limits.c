@@ -19,14 +19,14 @@ int graph_limits_for_window(uint32_t task_window, uint64_t heap_bytes_max, uint6
                             graph_limits *out)
 {
     if (out == NULL || task_window == 0 || task_window > GRAPH_TASK_WINDOW_MAX)
-        return GRAPH_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     out->task_max = task_window;
     out->arg_max = task_window * GRAPH_ARGS_PER_TASK;
     out->edge_max = task_window * GRAPH_EDGES_PER_TASK;
     out->reader_max = task_window * GRAPH_READERS_PER_TASK;
     out->heap_bytes_max = heap_bytes_max;
     out->temp_bytes_max = temp_bytes_max;
-    return GRAPH_OK;
+    return 0;
 }
 
 /* The pools are indexed by uint32_t with UINT32_MAX reserved as "none",
@@ -36,14 +36,14 @@ int graph_limits_for_window(uint32_t task_window, uint64_t heap_bytes_max, uint6
 int graph_limits_check(const graph_limits *limits)
 {
     if (limits == NULL)
-        return GRAPH_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     if (limits->task_max == 0 || limits->task_max > GRAPH_TASK_WINDOW_MAX)
-        return GRAPH_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     if (limits->arg_max == 0 || limits->arg_max > POOL_MAX)
-        return GRAPH_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     if (limits->edge_max == 0 || limits->edge_max > POOL_MAX)
-        return GRAPH_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     if (limits->reader_max == 0 || limits->reader_max > POOL_MAX)
-        return GRAPH_ERR_INVALID_ARGUMENT;
-    return GRAPH_OK;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    return 0;
 }

@@ -3,7 +3,7 @@
  *
  * A build runs on scratch storage sized once from these numbers, so the
  * hot path (task append, TensorMap access) never allocates. Exceeding any
- * of them fails the build with GRAPH_ERR_CAPACITY_EXCEEDED (-1004).
+ * of them fails the build with PTO_RUNTIME_ERR_CAPACITY_EXCEEDED (-1004).
  */
 #ifndef SIMPLER_GRAPH_LIMITS_H
 #define SIMPLER_GRAPH_LIMITS_H
@@ -33,11 +33,11 @@ typedef struct graph_limits {
 
 /* Fills *out for a task window (1..GRAPH_TASK_WINDOW_MAX) with the
  * per-task defaults above and the given byte budgets. Returns 0, or
- * GRAPH_ERR_INVALID_ARGUMENT for a window out of range (*out unchanged). */
+ * PTO_RUNTIME_ERR_INVALID_ARGUMENT for a window out of range (*out unchanged). */
 int graph_limits_for_window(uint32_t task_window, uint64_t heap_bytes_max, uint64_t temp_bytes_max,
                             graph_limits *out);
 
-/* 0 when every field is in range, else GRAPH_ERR_INVALID_ARGUMENT. */
+/* 0 when every field is in range, else PTO_RUNTIME_ERR_INVALID_ARGUMENT. */
 int graph_limits_check(const graph_limits *limits);
 
 #endif

@@ -30,14 +30,14 @@ static int dense_strides(uint32_t ndims, const uint32_t *shapes, uint32_t *strid
     uint64_t n = 1;
     for (uint32_t d = ndims; d-- > 0;) {
         if (n > UINT32_MAX)
-            return GRAPH_ERR_INVALID_ARGUMENT;
+            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
         strides[d] = (uint32_t)n;
         if (shapes[d] == 0 || n > UINT64_MAX / shapes[d])
-            return GRAPH_ERR_INVALID_ARGUMENT;
+            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
         n *= shapes[d];
     }
     *elements = n;
-    return GRAPH_OK;
+    return 0;
 }
 
 static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, const uint32_t *shapes,
@@ -46,17 +46,17 @@ static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, 
     graph_scratch *s = scratch_of(orch);
     uint32_t strides[SIMPLER_MAX_TENSOR_DIMS] = {0};
     uint64_t elements;
-    uint32_t elem = graph_dtype_bytes(dtype);
-    if (s->status != GRAPH_OK)
+    uint32_t elem = tensor_dtype_bytes(dtype);
+    if (s->status != 0)
         return s->status;
     if (out == NULL || shapes == NULL || elem == 0 || ndims == 0 || ndims > SIMPLER_MAX_TENSOR_DIMS ||
-        dense_strides(ndims, shapes, strides, &elements) != GRAPH_OK ||
+        dense_strides(ndims, shapes, strides, &elements) != 0 ||
         elements > (UINT64_MAX - GRAPH_HEAP_ALIGN) / elem)
-        return graph_build_fail(s, GRAPH_ERR_INVALID_ARGUMENT);
+        return graph_build_fail(s, PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     uint64_t bytes = elements * elem;
     uint64_t padded = (bytes + GRAPH_HEAP_ALIGN - 1) / GRAPH_HEAP_ALIGN * GRAPH_HEAP_ALIGN;
     if (padded > s->limits.heap_bytes_max - s->g.heap_bytes)
-        return graph_build_fail(s, GRAPH_ERR_CAPACITY_EXCEEDED);
+        return graph_build_fail(s, PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
     memset(out, 0, sizeof(*out));
     out->buffer_addr = s->g.heap_bytes;
     out->buffer_bytes = bytes;
@@ -66,7 +66,7 @@ static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, 
     memcpy(out->shapes, shapes, ndims * sizeof(*shapes));
     memcpy(out->strides, strides, sizeof(strides));
     s->g.heap_bytes += padded;
-    return GRAPH_OK;
+    return 0;
 }
 
 void graph_orch_discard_open(graph_scratch *s)
@@ -84,27 +84,27 @@ void graph_orch_discard_open(graph_scratch *s)
 static int orch_args_begin(SimplerOrch *orch)
 {
     graph_scratch *s = scratch_of(orch);
-    if (s->status != GRAPH_OK)
+    if (s->status != 0)
         return s->status;
     graph_orch_discard_open(s);
     s->open = 1;
     s->open_views = s->g.view_count;
-    return GRAPH_OK;
+    return 0;
 }
 
 /* The next free argument record of the open task, or a status. */
 static int next_arg(graph_scratch *s, graph_image_arg **out)
 {
-    if (s->status != GRAPH_OK)
+    if (s->status != 0)
         return s->status;
     if (!s->open)
-        return GRAPH_ERR_INVALID_STATE;
+        return PTO_RUNTIME_ERR_INVALID_STATE;
     if (s->open_count >= SIMPLER_MAX_TASK_ARGS)
-        return GRAPH_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     if (s->g.arg_count + s->open_count >= s->limits.arg_max)
-        return GRAPH_ERR_CAPACITY_EXCEEDED;
+        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
     *out = &s->g.args[s->g.arg_count + s->open_count];
-    return GRAPH_OK;
+    return 0;
 }
 
 /* A HOST view must lie inside one staged caller tensor; it is addressed
@@ -119,10 +119,10 @@ static int resolve_host(const graph_scratch *s, const ChipTensor *t, graph_image
             a->addr_kind = GRAPH_ADDR_STAGED;
             a->addr = st->temp_offset + (t->buffer_addr - c->buffer_addr);
             a->staged_index = (uint8_t)i;
-            return GRAPH_OK;
+            return 0;
         }
     }
-    return GRAPH_ERR_INVALID_ARGUMENT;
+    return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
 }
 
 static int resolve_address(const graph_scratch *s, const ChipTensor *t, uint32_t tag, graph_image_arg *a)
@@ -130,24 +130,24 @@ static int resolve_address(const graph_scratch *s, const ChipTensor *t, uint32_t
     int heap = t->address_space == SIMPLER_ADDRESS_SPACE_GRAPH_HEAP;
     /* OUTPUT is the runtime-allocated kind; OUTPUT_EXISTING is the caller's. */
     if (tag == SIMPLER_TAG_OUTPUT && !heap)
-        return GRAPH_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     if (tag == SIMPLER_TAG_OUTPUT_EXISTING && heap)
-        return GRAPH_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     a->addr = t->buffer_addr;
     a->staged_index = 0;
     switch (t->address_space) {
     case SIMPLER_ADDRESS_SPACE_GRAPH_HEAP:
         if (t->buffer_addr % GRAPH_HEAP_ALIGN != 0 || t->buffer_addr + t->buffer_bytes > s->g.heap_bytes)
-            return GRAPH_ERR_INVALID_ARGUMENT;
+            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
         a->addr_kind = GRAPH_ADDR_HEAP;
-        return GRAPH_OK;
+        return 0;
     case SIMPLER_ADDRESS_SPACE_DEVICE:
         a->addr_kind = GRAPH_ADDR_DEVICE;
-        return GRAPH_OK;
+        return 0;
     case SIMPLER_ADDRESS_SPACE_HOST:
         return resolve_host(s, t, a);
     default:
-        return GRAPH_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     }
 }
 
@@ -173,15 +173,15 @@ static int orch_add_tensor(SimplerOrch *orch, const ChipTensor *tensor, uint32_t
     graph_image_arg *a, rec;
     graph_image_view view;
     int rc = next_arg(s, &a);
-    if (rc == GRAPH_OK && (tensor == NULL || tag > SIMPLER_TAG_NO_DEP))
-        rc = GRAPH_ERR_INVALID_ARGUMENT;
+    if (rc == 0 && (tensor == NULL || tag > SIMPLER_TAG_NO_DEP))
+        rc = PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     memset(&rec, 0, sizeof(rec));
     memset(&view, 0, sizeof(view));
-    if (rc == GRAPH_OK)
+    if (rc == 0)
         rc = graph_tensor_check(tensor, &view.extent);
-    if (rc == GRAPH_OK)
+    if (rc == 0)
         rc = resolve_address(s, tensor, tag, &rec);
-    if (rc != GRAPH_OK)
+    if (rc != 0)
         return graph_build_fail(s, rc);
     view.dtype = tensor->dtype;
     view.ndims = tensor->ndims;
@@ -194,7 +194,7 @@ static int orch_add_tensor(SimplerOrch *orch, const ChipTensor *tensor, uint32_t
     rec.start_offset = tensor->start_offset;
     *a = rec;
     s->open_count++;
-    return GRAPH_OK;
+    return 0;
 }
 
 static int orch_add_scalar(SimplerOrch *orch, uint64_t value)
@@ -202,13 +202,13 @@ static int orch_add_scalar(SimplerOrch *orch, uint64_t value)
     graph_scratch *s = scratch_of(orch);
     graph_image_arg *a;
     int rc = next_arg(s, &a);
-    if (rc != GRAPH_OK)
+    if (rc != 0)
         return graph_build_fail(s, rc);
     memset(a, 0, sizeof(*a));
     a->kind = GRAPH_ARG_SCALAR;
     a->addr = value;
     s->open_count++;
-    return GRAPH_OK;
+    return 0;
 }
 
 static int32_t orch_arg_tensor_count(const SimplerOrch *orch)
@@ -228,18 +228,18 @@ static int orch_arg_scalar(const SimplerOrch *orch, int32_t index, uint64_t *out
 {
     const graph_scratch *s = scratch_of_const(orch);
     if (out == NULL || s->call == NULL || index < 0 || index >= s->call->scalar_count)
-        return GRAPH_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     *out = s->call->scalars[index];
-    return GRAPH_OK;
+    return 0;
 }
 
 static int orch_arg_tensor(const SimplerOrch *orch, int32_t index, ChipTensor *out)
 {
     const graph_scratch *s = scratch_of_const(orch);
     if (out == NULL || s->call == NULL || index < 0 || index >= s->call->tensor_count)
-        return GRAPH_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     *out = s->call->tensors[index];
-    return GRAPH_OK;
+    return 0;
 }
 
 const SimplerOrchOps graph_orch_ops = {

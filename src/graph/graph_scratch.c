@@ -15,10 +15,10 @@ typedef struct scratch_layout {
 static int add_array(size_t *cursor, size_t count, size_t elem, size_t *at)
 {
     if (count > (SIZE_MAX - *cursor) / elem)
-        return GRAPH_ERR_OUT_OF_MEMORY;
+        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
     *at = *cursor;
     *cursor += count * elem;
-    return GRAPH_OK;
+    return 0;
 }
 
 static int layout_of(const graph_limits *l, scratch_layout *out)
@@ -59,14 +59,14 @@ static void bind(graph_scratch *s, const scratch_layout *lay)
 int graph_scratch_create(const graph_limits *limits, graph_scratch **out)
 {
     scratch_layout lay;
-    if (out == NULL || graph_limits_check(limits) != GRAPH_OK)
-        return GRAPH_ERR_INVALID_ARGUMENT;
+    if (out == NULL || graph_limits_check(limits) != 0)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     int rc = layout_of(limits, &lay);
-    if (rc != GRAPH_OK)
+    if (rc != 0)
         return rc;
     graph_scratch *s = host_calloc(1, sizeof(*s));
     if (s == NULL)
-        return GRAPH_ERR_OUT_OF_MEMORY;
+        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
     s->block = host_alloc(lay.total);
     if (s->block == NULL)
         goto err_free_scratch;
@@ -74,11 +74,11 @@ int graph_scratch_create(const graph_limits *limits, graph_scratch **out)
     s->limits = *limits;
     bind(s, &lay);
     *out = s;
-    return GRAPH_OK;
+    return 0;
 
 err_free_scratch:
     host_free(s);
-    return GRAPH_ERR_OUT_OF_MEMORY;
+    return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
 }
 
 void graph_scratch_destroy(graph_scratch *scratch)

@@ -37,7 +37,7 @@ static int track(graph_scratch *s, const graph_image_arg *a, uint32_t task, int 
     const graph_image_view *v = &s->g.views[a->view];
     uint64_t first = 0, end = 0;
     /* add_tensor validated the view, so this cannot fail. */
-    (void)graph_view_bytes(graph_dtype_bytes(v->dtype), v->extent, a->start_offset, a->buffer_bytes, &first, &end);
+    (void)graph_view_bytes(tensor_dtype_bytes(v->dtype), v->extent, a->start_offset, a->buffer_bytes, &first, &end);
     uint64_t lo = a->addr + first, hi = a->addr + end;
     uint32_t space = space_of(a->addr_kind);
     return write ? tensor_map_write(&s->map, space, lo, hi, task, &s->deps)
@@ -52,11 +52,11 @@ static int track_all(graph_scratch *s, const graph_image_arg *args, uint32_t cou
             if (a->kind != GRAPH_ARG_TENSOR || !(pass ? tag_writes(a->tag) : tag_reads(a->tag)))
                 continue;
             int rc = track(s, a, task, pass);
-            if (rc != GRAPH_OK)
+            if (rc != 0)
                 return rc;
         }
     }
-    return GRAPH_OK;
+    return 0;
 }
 
 static void sift_down(uint32_t *v, uint32_t root, uint32_t n)
@@ -104,21 +104,21 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
 {
     graph_scratch *s = (graph_scratch *)(void *)orch;
     graph *g = &s->g;
-    if (s->status != GRAPH_OK)
+    if (s->status != 0)
         return s->status;
     if (!s->open)
-        return graph_build_fail(s, GRAPH_ERR_INVALID_STATE);
+        return graph_build_fail(s, PTO_RUNTIME_ERR_INVALID_STATE);
     if (func_id < 0 || func_id >= GRAPH_FUNC_ID_LIMIT || core_type > SIMPLER_CORE_TYPE_AIV)
-        return graph_build_fail(s, GRAPH_ERR_INVALID_ARGUMENT);
+        return graph_build_fail(s, PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     if (g->task_count >= s->limits.task_max)
-        return graph_build_fail(s, GRAPH_ERR_CAPACITY_EXCEEDED);
+        return graph_build_fail(s, PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
     uint32_t task = g->task_count;
     graph_image_arg *args = &g->args[g->arg_count];
     tensor_map_deps_begin(&s->deps, task);
     int rc = track_all(s, args, s->open_count, task);
-    if (rc == GRAPH_OK && s->deps.count > s->limits.edge_max - g->edge_count)
-        rc = GRAPH_ERR_CAPACITY_EXCEEDED;
-    if (rc != GRAPH_OK)
+    if (rc == 0 && s->deps.count > s->limits.edge_max - g->edge_count)
+        rc = PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+    if (rc != 0)
         return graph_build_fail(s, rc);
     sort_ids(s->deps.list, s->deps.count);
     for (uint32_t i = 0; i < s->deps.count; i++)
@@ -138,5 +138,5 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
     g->task_count++;
     s->open = 0;
     s->open_count = 0;
-    return GRAPH_OK;
+    return 0;
 }

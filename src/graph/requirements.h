@@ -21,7 +21,8 @@
 #include <stdint.h>
 
 #include "graph/graph.h"
-#include "simpler/simdev.h"
+#include "platform/platform_limits.h"
+#include "simpler/runtime_c_api.h"
 
 #define GRAPH_RUNTIME_HEADER_BYTES 256u
 #define GRAPH_TASK_STATE_BYTES 16u
@@ -33,7 +34,7 @@
 #define GRAPH_READY_QUEUE_SLOT_BYTES 4u
 #define GRAPH_READY_QUEUE_MIN_SLOTS 64u
 
-_Static_assert(GRAPH_CORE_SLOT_MAX == SIMDEV_MAX_ENGINE_THREADS, "a slot per AICore thread");
+_Static_assert(GRAPH_CORE_SLOT_MAX == PLATFORM_ENGINE_THREADS_MAX, "a slot per AICore thread");
 
 /* The runtime arena: the header, one handshake slot per possible core,
  * then the task state. The slots come before the task state so that what
@@ -87,18 +88,8 @@ static inline uint64_t graph_scheduler_state_bytes(uint32_t task_count)
     return GRAPH_READY_QUEUE_COUNT * graph_ready_queue_bytes(task_count);
 }
 
-/* The fields of SimplerGraphRequirements, computed from a built graph. */
-typedef struct graph_requirements {
-    uint64_t gm_heap_bytes;
-    uint64_t runtime_arena_bytes;
-    uint64_t graph_definition_bytes;
-    uint64_t scheduler_state_bytes;
-    uint64_t retained_temp_bytes;
-    uint64_t task_count;
-} graph_requirements;
-
-/* Fills *out for `g`. Returns 0, or GRAPH_ERR_INVALID_ARGUMENT when its
+/* Fills *out for `g`. Returns 0, or PTO_RUNTIME_ERR_INVALID_ARGUMENT when its
  * image would not fit the format. */
-int graph_requirements_of(const graph *g, graph_requirements *out);
+int graph_requirements_of(const graph *g, SimplerGraphRequirements *out);
 
 #endif

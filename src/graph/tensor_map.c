@@ -213,7 +213,7 @@ static int access_open(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi
     uint32_t mid, rest;
     uint32_t root = map->root[space];
     if (segments_available(map) < cut_needed(s, root, lo) + cut_needed(s, root, hi))
-        return GRAPH_ERR_CAPACITY_EXCEEDED;
+        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
     split(s, map->root[space], lo, &p->below, &rest);
     split(s, rest, hi, &mid, &p->above);
     uint32_t last = rightmost(s, p->below);
@@ -230,7 +230,7 @@ static int access_open(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi
     }
     p->list = flatten(s, mid, NIL);
     map->root[space] = NIL;
-    return GRAPH_OK;
+    return 0;
 }
 
 static void access_close(tensor_map *map, uint32_t space, const access_parts *p)
@@ -274,20 +274,20 @@ int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, u
     if (e != NIL) {
         int fresh = seg[e].readers == NIL || map->readers[seg[e].readers].task != task;
         if (fresh && map->reader_used == map->reader_capacity)
-            return GRAPH_ERR_CAPACITY_EXCEEDED;
+            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
         if (seg[e].writer != TENSOR_MAP_NO_WRITER)
             tensor_map_deps_add(deps, seg[e].writer);
         if (fresh)
             seg[e].readers = reader_new(map, task, seg[e].readers);
-        return GRAPH_OK;
+        return 0;
     }
     access_parts p;
     int rc = access_open(map, space, lo, hi, &p);
-    if (rc != GRAPH_OK)
+    if (rc != 0)
         return rc;
     if (!read_fits(map, &p, lo, hi)) {
         access_close(map, space, &p);
-        return GRAPH_ERR_CAPACITY_EXCEEDED;
+        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
     }
     tensor_map_segment *s = map->segments;
     uint32_t head = NIL, *tail = &head;
@@ -316,7 +316,7 @@ int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, u
     *tail = NIL;
     p.list = head;
     access_close(map, space, &p);
-    return GRAPH_OK;
+    return 0;
 }
 
 /* Adds the readers of one segment. Lists only ever grow at the head and
@@ -344,15 +344,15 @@ int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, 
         add_readers(map, s[e].readers, deps);
         s[e].writer = task;
         s[e].readers = NIL;
-        return GRAPH_OK;
+        return 0;
     }
     access_parts p;
     int rc = access_open(map, space, lo, hi, &p);
-    if (rc != GRAPH_OK)
+    if (rc != 0)
         return rc;
     if (p.list == NIL && segments_available(map) == 0) {
         access_close(map, space, &p);
-        return GRAPH_ERR_CAPACITY_EXCEEDED;
+        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
     }
     map->visit++;
     GRAPH_ASSERT(map->visit != 0);
@@ -374,18 +374,6 @@ int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, 
     s[keep].right = NIL;
     p.list = keep;
     access_close(map, space, &p);
-    return GRAPH_OK;
+    return 0;
 }
 
-static uint32_t count_nodes(const tensor_map_segment *s, uint32_t t)
-{
-    return t == NIL ? 0 : 1 + count_nodes(s, s[t].left) + count_nodes(s, s[t].right);
-}
-
-uint32_t tensor_map_segment_count(const tensor_map *map)
-{
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < TENSOR_MAP_SPACES; i++)
-        n += count_nodes(map->segments, map->root[i]);
-    return n;
-}

@@ -82,14 +82,11 @@ void tensor_map_deps_add(tensor_map_deps *deps, uint32_t pred);
 
 /* Records that `task` reads or writes [lo, hi) of `space` (lo < hi,
  * space < TENSOR_MAP_SPACES) and adds the dependencies to `deps`.
- * Returns 0, or GRAPH_ERR_CAPACITY_EXCEEDED when a node pool is exhausted,
+ * Returns 0, or PTO_RUNTIME_ERR_CAPACITY_EXCEEDED when a node pool is exhausted,
  * in which case the map's meaning and `deps` are unchanged. */
 int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
                     tensor_map_deps *deps);
 int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
                      tensor_map_deps *deps);
-
-/* Number of live segments, for tests. */
-uint32_t tensor_map_segment_count(const tensor_map *map);
 
 #endif

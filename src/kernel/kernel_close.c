@@ -81,7 +81,7 @@ static int kernel_finalize(simpler_context *ctx)
     if (ks == NULL || ks->phase == KERNEL_PHASE_NEW || ks->phase == KERNEL_PHASE_CLOSED)
         return PTO_RUNTIME_ERR_INVALID_STATE;
     if (ks->phase != KERNEL_PHASE_CLOSING)
-        kernel_status_observe(ks);
+        (void)kernel_status_observe(ctx, ks); /* closing anyway */
     ks->phase = KERNEL_PHASE_CLOSING;
     int rc = context_select_device(ctx);
     if (rc == 0)

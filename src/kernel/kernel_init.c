@@ -11,6 +11,7 @@
 #include "context/context_streams.h"
 #include "kernel/kernel_state.h"
 #include "memory/runtime_pool.h"
+#include "platform/platform_limits.h"
 #include "device/trace_record.h"
 #include "graph/graph_build.h"
 #include "graph/requirements.h"
@@ -63,7 +64,7 @@ static int init_check(simpler_context *ctx, int device_id, const CallConfig *con
                                layout);
     if (rc == 0 && (layout->runtime_pool_bytes > SIZE_MAX ||
                     kernel_packet_args_bytes(cap->graph_definition_bytes, cap->retained_temp_bytes) >
-                        SIMDEV_KERNEL_ARGS_MAX))
+                        PLATFORM_KERNEL_ARGS_MAX))
         rc = PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
     if (rc != 0)
         return rc;

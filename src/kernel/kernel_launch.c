@@ -42,12 +42,14 @@ static int launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskA
         return PTO_RUNTIME_ERR_INVALID_STATE;
     if (args == NULL || caller == NULL || id < 0 || id >= SIMPLER_KERNEL_MAX_CALLABLES)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    kernel_status_observe(ks);
+    int rc = kernel_status_observe(ctx, ks);
+    if (rc != 0)
+        return rc;
     if (ks->phase != KERNEL_PHASE_READY_ENQUEUED)
         return PTO_RUNTIME_ERR_INVALID_STATE;
     if (task_args_check(args) != 0)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    int rc = residency_lookup(&ctx->residency, id, &call->callable, &call->generation);
+    rc = residency_lookup(&ctx->residency, id, &call->callable, &call->generation);
     if (rc != 0)
         return rc;
     if ((uint32_t)args->tensor_count != call->callable->tensor_count ||
@@ -59,7 +61,7 @@ static int launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskA
 
 /* Every region the graph needs within its frozen capacity: an excess in
  * any one is refused even if another has room. */
-static int admits(const simpler_context *ctx, const kernel_state *ks, const graph_requirements *req,
+static int admits(const simpler_context *ctx, const kernel_state *ks, const SimplerGraphRequirements *req,
                   size_t image_bytes)
 {
     if (req->task_count > ks->capacity.task_window || req->runtime_arena_bytes > ks->layout.runtime_bytes ||
@@ -72,7 +74,7 @@ static int admits(const simpler_context *ctx, const kernel_state *ks, const grap
 
 static int launch_build(simpler_context *ctx, kernel_state *ks, const ChipStorageTaskArgs *args, launch_call *call)
 {
-    graph_requirements req;
+    SimplerGraphRequirements req;
     int rc = graph_build_run(ctx->scratch, call->callable->orch_entry, args, &call->g);
     rc = rc ? rc : graph_requirements_of(call->g, &req);
     if (rc != 0)

@@ -1,7 +1,5 @@
 /* The kernel-mode phase machine's shared steps and the entries that only
  * read it: simpler_kernel_mode_supported and simpler_kernel_mode_errors. */
-#include <stdatomic.h>
-
 #include "common/host_alloc.h"
 #include "context/context.h"
 #include "kernel/kernel_state.h"
@@ -20,13 +18,16 @@ void kernel_poison(kernel_state *ks, int status)
         ks->phase = KERNEL_PHASE_POISONED;
 }
 
-void kernel_status_observe(kernel_state *ks)
+int kernel_status_observe(simpler_context *ctx, kernel_state *ks)
 {
+    int32_t word = 0;
     if (ks->status == NULL)
-        return;
-    int32_t word = atomic_load_explicit(&ks->status->sticky, memory_order_acquire);
-    if (word != 0)
+        return 0;
+    int rc = context_device_status(
+        ctx, "mem_peek", ctx->ops->mem_peek(ctx->ops->user, &word, (const void *)&ks->status->sticky, sizeof(word)));
+    if (rc == 0 && word != 0)
         kernel_poison(ks, word);
+    return rc;
 }
 
 int simpler_kernel_mode_supported(DeviceContextHandle handle)
@@ -52,7 +53,7 @@ int simpler_kernel_mode_errors(DeviceContextHandle handle, int *last_runtime_err
         rc = PTO_RUNTIME_ERR_INVALID_STATE;
     } else if (ks != NULL) {
         if (ks->phase != KERNEL_PHASE_CLOSED)
-            kernel_status_observe(ks);
+            (void)kernel_status_observe(ctx, ks);
         if (last_runtime_error != NULL)
             *last_runtime_error = ks->last_runtime_error;
         if (teardown_error != NULL)

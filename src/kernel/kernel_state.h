@@ -72,10 +72,11 @@ int kernel_phase(const simpler_context *ctx);
  * moves a live context to Poisoned. */
 void kernel_poison(kernel_state *ks, int status);
 
-/* Reads the device's sticky status word with a plain load (simdev device
- * memory is host memory; no synchronization, no device call) and poisons
- * the context when the device latched an error. */
-void kernel_status_observe(kernel_state *ks);
+/* Reads the device's sticky status word with the platform's mem_peek
+ * (no stream, no synchronization, allowed while capturing) and poisons
+ * the context when the device latched an error. Returns 0, or the
+ * peek's status (-1008) with nothing changed. */
+int kernel_status_observe(simpler_context *ctx, kernel_state *ks);
 
 /* The table init latches (kernel_close.c). */
 extern const context_mode_ops kernel_mode_ops;

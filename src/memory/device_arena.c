@@ -1,4 +1,4 @@
-/* One device allocation with a bump cursor. */
+/* One device allocation with a remembered size. */
 #include "memory/device_arena.h"
 
 #include "platform/platform_status.h"
@@ -22,7 +22,6 @@ int device_arena_commit(device_arena *arena, size_t bytes, const platform_ops *o
     }
     arena->base = base;
     arena->bytes = bytes;
-    arena->used = 0;
     return 0;
 }
 
@@ -36,36 +35,5 @@ int device_arena_release(device_arena *arena, const platform_ops *ops)
         return PTO_RUNTIME_ERR_DEVICE;
     arena->base = NULL;
     arena->bytes = 0;
-    arena->used = 0;
     return 0;
-}
-
-void *device_arena_carve(device_arena *arena, size_t bytes, size_t align)
-{
-    size_t start;
-
-    if (align == 0)
-        align = DEVICE_ARENA_ALIGN;
-    if (arena == NULL || arena->base == NULL || align > DEVICE_ARENA_ALIGN || (align & (align - 1)) != 0)
-        return NULL;
-    /* The base is DEVICE_ARENA_ALIGN-aligned, so aligning the offset
-     * aligns the address. used <= bytes, so start cannot wrap. */
-    start = (arena->used + align - 1) & ~(align - 1);
-    if (start > arena->bytes || bytes > arena->bytes - start)
-        return NULL;
-    arena->used = start + bytes;
-    return (char *)arena->base + start;
-}
-
-void device_arena_rewind(device_arena *arena)
-{
-    if (arena != NULL)
-        arena->used = 0;
-}
-
-int device_arena_check(const device_arena *arena)
-{
-    if (arena->base == NULL)
-        return arena->bytes == 0 && arena->used == 0;
-    return arena->bytes > 0 && arena->used <= arena->bytes && (uintptr_t)arena->base % DEVICE_ARENA_ALIGN == 0;
 }

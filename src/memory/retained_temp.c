@@ -45,29 +45,3 @@ int retained_temp_release(retained_temp *slot, const platform_ops *ops)
     slot->size = 0;
     return 0;
 }
-
-int retained_temp_layout(const size_t *bytes, size_t count, size_t *offsets, size_t *total)
-{
-    const size_t mask = RETAINED_TEMP_ALIGN - 1;
-    size_t cursor = 0;
-
-    if (total == NULL || (bytes == NULL && count > 0))
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    /* First pass sizes and checks overflow, so outputs are written only on
-     * success. The cursor is always a multiple of the alignment. */
-    for (size_t i = 0; i < count; i++) {
-        if (bytes[i] > SIZE_MAX - mask)
-            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
-        size_t padded = (bytes[i] + mask) & ~mask;
-        if (padded > SIZE_MAX - cursor)
-            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
-        cursor += padded;
-    }
-    *total = cursor;
-    cursor = 0;
-    for (size_t i = 0; offsets != NULL && i < count; i++) {
-        offsets[i] = cursor;
-        cursor += (bytes[i] + mask) & ~mask;
-    }
-    return 0;
-}

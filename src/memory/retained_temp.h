@@ -3,8 +3,8 @@
  * that stages a run's HOST tensors (SPEC §6, §7.5).
  *
  * A run packs its host-resident tensors into one device buffer, each at a
- * RETAINED_TEMP_ALIGN-aligned offset (retained_temp_layout computes the
- * offsets and the total). The slot is kept across runs and freed once at
+ * RETAINED_TEMP_ALIGN-aligned offset (the graph build places them and
+ * sums the total, graph.h temp_bytes). The slot is kept across runs and freed once at
  * close, so steady-state runs make no allocator call.
  *
  * retained_temp_begin(required):
@@ -59,14 +59,5 @@ int retained_temp_begin(retained_temp *slot, size_t required, int kernel_mode, c
  * PTO_RUNTIME_ERR_DEVICE when the free failed (the slot is unchanged so a
  * retry can finish it). */
 int retained_temp_release(retained_temp *slot, const platform_ops *ops);
-
-/* Packs `count` tensors of `bytes[i]` bytes: offsets[i] is the i-th
- * tensor's offset (a multiple of RETAINED_TEMP_ALIGN; a 0-byte tensor gets
- * the current cursor and takes no space) and *total the bytes the buffer
- * needs (a multiple of RETAINED_TEMP_ALIGN). offsets may be NULL to only
- * size. Returns 0; PTO_RUNTIME_ERR_INVALID_ARGUMENT (total NULL, or bytes
- * NULL with count > 0); PTO_RUNTIME_ERR_CAPACITY_EXCEEDED when the total
- * overflows size_t. Outputs are written only on success. */
-int retained_temp_layout(const size_t *bytes, size_t count, size_t *offsets, size_t *total);
 
 #endif

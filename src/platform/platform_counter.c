@@ -10,7 +10,7 @@ _Static_assert(sizeof(platform_ops) == sizeof(void *) + (PLATFORM_CALL_COUNT - 1
 
 static const char *const call_names[PLATFORM_CALL_COUNT] = {
     "any",
-    "mem_alloc", "mem_free", "memcpy_sync", "memset_sync", "memcpy_async", "memset_async",
+    "mem_alloc", "mem_free", "memcpy_sync", "memset_sync", "memcpy_async", "memset_async", "mem_peek",
     "stream_create", "stream_destroy", "stream_synchronize", "stream_query", "stream_wait_event",
     "event_create", "event_destroy", "event_record", "event_synchronize", "event_query",
     "launch_kernel", "launch_host_func",
@@ -78,6 +78,13 @@ static int c_memset_async(void *user, void *dev_ptr, int value, size_t size, pla
     platform_counter *c = user;
     int rc = enter(c, PLATFORM_CALL_MEMSET_ASYNC);
     return rc != 0 ? rc : c->inner->memset_async(c->inner->user, dev_ptr, value, size, stream);
+}
+
+static int c_mem_peek(void *user, void *host_dst, const void *dev_src, size_t bytes)
+{
+    platform_counter *c = user;
+    int rc = enter(c, PLATFORM_CALL_MEM_PEEK);
+    return rc != 0 ? rc : c->inner->mem_peek(c->inner->user, host_dst, dev_src, bytes);
 }
 
 static int c_stream_create(void *user, platform_stream **stream)
@@ -215,6 +222,7 @@ static const platform_ops counting_template = {
     .memset_sync = c_memset_sync,
     .memcpy_async = c_memcpy_async,
     .memset_async = c_memset_async,
+    .mem_peek = c_mem_peek,
     .stream_create = c_stream_create,
     .stream_destroy = c_stream_destroy,
     .stream_synchronize = c_stream_synchronize,

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "platform/platform_limits.h"
+
 typedef struct platform_stream platform_stream;
 typedef struct platform_event platform_event;
 
@@ -36,10 +38,6 @@ enum {
     PLATFORM_CAPTURE_STATUS_ACTIVE = 1,
     PLATFORM_CAPTURE_STATUS_INVALIDATED = 2
 };
-
-/* Every device base the platform hands out is aligned to this (simdev's
- * SIMDEV_ALLOC_ALIGN; kernels need 1024-aligned buffers). */
-#define PLATFORM_ALLOC_ALIGN 1024u
 
 /* A kernel body, as simdev_kernel_fn. */
 typedef void (*platform_kernel_fn)(uint32_t block_idx, uint32_t block_dim, const void *args);
@@ -63,6 +61,13 @@ typedef struct platform_ops {
     int (*memset_sync)(void *user, void *dev_ptr, int value, size_t size);
     int (*memcpy_async)(void *user, void *dst, const void *src, size_t size, platform_stream *stream);
     int (*memset_async)(void *user, void *dev_ptr, int value, size_t size, platform_stream *stream);
+    /* Copies `bytes` of device memory the device has already published
+     * at dev_src to the host at host_dst now, with acquire ordering: no
+     * stream, no synchronization, allowed during capture (simdev: device
+     * memory is host memory). For polling words the device writes with
+     * release stores (a status word, trace records). NULL dev_src or
+     * host_dst with bytes > 0 is an invalid parameter. */
+    int (*mem_peek)(void *user, void *host_dst, const void *dev_src, size_t bytes);
 
     /* streams */
     int (*stream_create)(void *user, platform_stream **stream);

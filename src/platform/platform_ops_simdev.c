@@ -1,6 +1,9 @@
 /* The default platform table: a thin forwarding layer over simdev. */
 #include "platform/platform_ops.h"
 
+#include <stdatomic.h>
+#include <string.h>
+
 #include <simpler/simdev.h>
 
 #include "common/host_alloc.h"
@@ -10,6 +13,8 @@
 #define DEVICE_CALL(call) (host_alloc_device_scope_enter(), host_alloc_device_scope_leave(call))
 
 _Static_assert(PLATFORM_ALLOC_ALIGN == SIMDEV_ALLOC_ALIGN, "platform alignment is simdev's");
+_Static_assert(PLATFORM_KERNEL_ARGS_MAX == SIMDEV_KERNEL_ARGS_MAX, "kernel argument limit is simdev's");
+_Static_assert(PLATFORM_ENGINE_THREADS_MAX == SIMDEV_MAX_ENGINE_THREADS, "engine pool limit is simdev's");
 _Static_assert((int)PLATFORM_ENGINE_AICPU == (int)SIMDEV_ENGINE_AICPU, "engine numbering is simdev's");
 _Static_assert((int)PLATFORM_ENGINE_AICORE == (int)SIMDEV_ENGINE_AICORE, "engine numbering is simdev's");
 _Static_assert((int)PLATFORM_CAPTURE_STATUS_NONE == (int)SIMDEV_CAPTURE_STATUS_NONE, "capture numbering");
@@ -62,6 +67,30 @@ static int sd_memset_async(void *user, void *dev_ptr, int value, size_t size, pl
 {
     (void)user;
     return DEVICE_CALL(simdev_memset_async(dev_ptr, value, size, sd_stream(stream)));
+}
+
+/* simdev device memory is host memory: a peek is a copy with acquire
+ * ordering, which pairs with the device's release stores. Aligned words
+ * are read with atomic loads, since the device may be storing to them
+ * (a status word) while the host peeks; anything else is a plain copy
+ * after a fence. */
+static int sd_mem_peek(void *user, void *host_dst, const void *dev_src, size_t bytes)
+{
+    (void)user;
+    if (bytes == 0)
+        return SIMDEV_SUCCESS;
+    if (host_dst == NULL || dev_src == NULL)
+        return SIMDEV_ERROR_INVALID_PARAM;
+    if ((((uintptr_t)dev_src | (uintptr_t)host_dst | bytes) & 3u) == 0) {
+        const uint32_t *src = dev_src;
+        uint32_t *dst = host_dst;
+        for (size_t i = 0; i < bytes / 4; i++)
+            dst[i] = __atomic_load_n(&src[i], __ATOMIC_ACQUIRE);
+        return SIMDEV_SUCCESS;
+    }
+    atomic_thread_fence(memory_order_acquire);
+    memcpy(host_dst, dev_src, bytes);
+    return SIMDEV_SUCCESS;
 }
 
 static int sd_stream_create(void *user, platform_stream **stream)
@@ -220,6 +249,7 @@ static const platform_ops simdev_table = {
     .memset_sync = sd_memset_sync,
     .memcpy_async = sd_memcpy_async,
     .memset_async = sd_memset_async,
+    .mem_peek = sd_mem_peek,
     .stream_create = sd_stream_create,
     .stream_destroy = sd_stream_destroy,
     .stream_synchronize = sd_stream_synchronize,

@@ -17,28 +17,13 @@
 #include "graph/requirements.h"
 #include "simpler/task_args.h"
 
-/* Where a program-mode run spent its time, in nanoseconds (benchmarks;
- * program_run_times_get). The host's phases add up to the run after its
- * argument checks; the device's two are the scheduler's own timings,
- * inside launch_ns + wait_ns (the scheduler may start before the host's
- * enqueue call returns). */
-typedef struct program_run_times {
-    uint64_t host_build_ns;     /* orchestration, requirements, capacity, image write, descriptor */
-    uint64_t upload_ns;         /* HOST tensors staged in, image upload, status word reset */
-    uint64_t launch_ns;         /* the chain's enqueue */
-    uint64_t wait_ns;           /* enqueue end to both streams idle */
-    uint64_t finish_ns;         /* status word read, HOST tensors copied back */
-    uint64_t device_prepare_ns; /* scheduler: restore and validation of the image */
-    uint64_t device_graph_ns;   /* scheduler: seed to last completion */
-} program_run_times;
-
 /* Program mode's state behind ctx->mode_state, created at the first
  * simpler_init and freed at destroy. */
 typedef struct program_state {
     int initialized;             /* init done and not finalized */
     device_kernel_table *kernel_tables[SIMPLER_MAX_CALLABLES_PROGRAM]; /* per slot, or NULL */
     uint64_t last_runtime_base;  /* runtime arena of the last run that completed, or 0 */
-    program_run_times run_times; /* host phases of the last run (valid with last_runtime_base) */
+    SimplerRunTimes run_times;   /* the last run's phases (valid with last_runtime_base) */
     void *image;                 /* host copy of the last graph image */
     size_t image_capacity;
 } program_state;
@@ -65,17 +50,17 @@ int program_scratch_reserve(simpler_context *ctx, uint32_t task_window);
 /* The bank request a graph with these requirements needs: gm_heap, the
  * fixed gm_sm block, and the packed runtime pool (layout.h). Returns 0 or
  * -1004 when the pool size overflows. */
-int program_bank_request(const graph_requirements *req, arena_bank_request *out);
+int program_bank_request(const SimplerGraphRequirements *req, arena_bank_request *out);
 
 /* Commits the bank and the retained temp for `req` (program mode: growth
  * re-bases). Returns 0 or the failing step's status. On failure the bank
  * may have been rolled back to empty (arena_bank_commit's contract); the
  * next run commits afresh. */
-int program_capacity_commit(simpler_context *ctx, const graph_requirements *req);
+int program_capacity_commit(simpler_context *ctx, const SimplerGraphRequirements *req);
 
 /* The requirements a CallConfig implies before any graph is built
  * (prewarm): heap_bytes of heap and a full task window. */
-void program_requirements_of_config(const CallConfig *config, graph_requirements *out);
+void program_requirements_of_config(const CallConfig *config, SimplerGraphRequirements *out);
 
 /* Releases device capacity (bank, temp, trace), every resident callable,
  * then the events and streams. Returns 0 or the first failure's status;

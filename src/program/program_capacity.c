@@ -24,7 +24,7 @@ int program_scratch_reserve(simpler_context *ctx, uint32_t task_window)
     return 0;
 }
 
-int program_bank_request(const graph_requirements *req, arena_bank_request *out)
+int program_bank_request(const SimplerGraphRequirements *req, arena_bank_request *out)
 {
     SimplerKernelLayout pool;
     int rc = runtime_pool_pack(req->runtime_arena_bytes, req->graph_definition_bytes, req->scheduler_state_bytes, &pool);
@@ -38,7 +38,7 @@ int program_bank_request(const graph_requirements *req, arena_bank_request *out)
     return 0;
 }
 
-int program_capacity_commit(simpler_context *ctx, const graph_requirements *req)
+int program_capacity_commit(simpler_context *ctx, const SimplerGraphRequirements *req)
 {
     arena_bank_request bank_req;
     int rc = program_bank_request(req, &bank_req);
@@ -63,7 +63,7 @@ int program_capacity_commit(simpler_context *ctx, const graph_requirements *req)
     return rc;
 }
 
-void program_requirements_of_config(const CallConfig *config, graph_requirements *out)
+void program_requirements_of_config(const CallConfig *config, SimplerGraphRequirements *out)
 {
     graph_image_header h;
     uint32_t window = config->task_window != 0 ? config->task_window : PROGRAM_DEFAULT_TASK_WINDOW;

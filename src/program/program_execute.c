@@ -40,7 +40,7 @@ static void cores_split(const platform_device_info *info, uint32_t count, uint32
     *aiv = min_u32(*aiv, DEVICE_CORE_MAX - *aic);
 }
 
-int program_desc_fill(simpler_context *ctx, const graph_requirements *req, const device_kernel_table *table,
+int program_desc_fill(simpler_context *ctx, const SimplerGraphRequirements *req, const device_kernel_table *table,
                       const CallConfig *config, size_t image_bytes, device_run_desc *desc)
 {
     SimplerKernelLayout pool;
@@ -174,7 +174,7 @@ int program_execute(simpler_context *ctx, const device_run_desc *desc)
 {
     const platform_ops *ops = ctx->ops;
     program_state *ps = program_state_of(ctx);
-    program_run_times *t = &ps->run_times;
+    SimplerRunTimes *t = &ps->run_times;
     int32_t word = 0;
     uint64_t start = clock_now_ns();
     int rc = streams_ready(ctx);
@@ -218,9 +218,9 @@ int program_execute(simpler_context *ctx, const device_run_desc *desc)
     return PTO_RUNTIME_ERR_INTERNAL;
 }
 
-int program_run_times_get(DeviceContextHandle handle, program_run_times *out)
+int simpler_run_times(DeviceContextHandle handle, SimplerRunTimes *out)
 {
-    if (out == NULL)
+    if (out == NULL || out->struct_size != sizeof(*out))
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
@@ -228,7 +228,7 @@ int program_run_times_get(DeviceContextHandle handle, program_run_times *out)
     int rc = PTO_RUNTIME_ERR_INVALID_STATE;
     device_runtime_header h;
     program_state *ps = program_state_of(ctx);
-    program_run_times t = {0};
+    SimplerRunTimes t = {0};
     if (program_initialized(ctx) && ps->last_runtime_base != 0) {
         t = ps->run_times;
         rc = context_select_device(ctx);
@@ -240,6 +240,8 @@ int program_run_times_get(DeviceContextHandle handle, program_run_times *out)
     }
     context_unlock(ctx);
     if (rc == 0) {
+        t.struct_size = (uint32_t)sizeof(t);
+        t.reserved = 0;
         t.device_prepare_ns = h.prepare_ns;
         t.device_graph_ns = h.graph_ns;
         *out = t;

@@ -85,7 +85,7 @@ static int init_locked(simpler_context *ctx, int device_id, const CallConfig *pr
     if (rc != 0)
         goto err_release_host;
     if (prewarm != NULL) {
-        graph_requirements req;
+        SimplerGraphRequirements req;
         program_requirements_of_config(prewarm, &req);
         rc = program_capacity_commit(ctx, &req);
         if (rc != 0)

@@ -41,7 +41,7 @@ static int run_check(simpler_context *ctx, int32_t id, const ChipStorageTaskArgs
 static int run_prepare(simpler_context *ctx, const run_request *rq, const ChipStorageTaskArgs *args,
                        const graph **g, device_run_desc *desc)
 {
-    graph_requirements req;
+    SimplerGraphRequirements req;
     size_t image_bytes = 0;
     uint32_t window = rq->config.task_window ? rq->config.task_window : PROGRAM_DEFAULT_TASK_WINDOW;
     int rc = program_build(ctx, rq->callable->orch_entry, args, window, g);

@@ -33,7 +33,7 @@ int program_trace_reserve(simpler_context *ctx, uint32_t task_count);
 
 /* Fills the run descriptor from the committed capacity. Returns 0 or
  * -1000 (logged) when a region cannot hold what the graph needs. */
-int program_desc_fill(simpler_context *ctx, const graph_requirements *req, const device_kernel_table *table,
+int program_desc_fill(simpler_context *ctx, const SimplerGraphRequirements *req, const device_kernel_table *table,
                       const CallConfig *config, size_t image_bytes, device_run_desc *desc);
 
 /* Copies the HOST tensors the graph reads into the retained temp buffer,
@@ -47,13 +47,6 @@ int program_stage_out(simpler_context *ctx, const graph *g, const ChipStorageTas
  * -1007/-1008 when a device call failed (the context's streams are left
  * idle and usable either way). */
 int program_execute(simpler_context *ctx, const device_run_desc *desc);
-
-/* Writes the last completed run's times to *out. Returns 0, -1005 for a
- * NULL pointer or handle, -1003 when the context is not an initialized
- * program context or no run has completed since init or since the last
- * run that failed (at any step), or a device copy's status. Nothing is
- * written on failure. */
-int program_run_times_get(DeviceContextHandle handle, program_run_times *out);
 
 /* Exports the trace records of the last run to
  * "<config->output_prefix>trace.json". Returns 0 or the failing step's

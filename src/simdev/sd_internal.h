@@ -301,7 +301,6 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
 int sd_stream_wait_idle(struct simdev_stream *s);
 void sd_stream_free(struct simdev_stream *s);  /* drained, no holds */
 void *sd_stream_main(void *arg);              /* the worker thread */
-int sd_stream_fault(struct simdev_stream *s);
 void sd_event_unref(struct simdev_event *e); /* under ev_mu; frees if dead */
 void sd_event_free(struct simdev_event *e);
 void sd_device_teardown(int device);  /* under sd_g.lock, all quiesced */

@@ -20,14 +20,6 @@
 _Static_assert(SIMDEV_KERNEL_ARGS_MAX + ARG_ALIGN <= SIMDEV_STREAM_RING_ARG_BYTES,
                "the argument ring holds the largest launch");
 
-int sd_stream_fault(struct simdev_stream *s)
-{
-    pthread_mutex_lock(&s->mu);
-    int fault = s->fault;
-    pthread_mutex_unlock(&s->mu);
-    return fault;
-}
-
 /* Ring bytes an argument copy of `bytes` takes at the current head: the
  * copy never wraps, so the tail of the ring may be skipped. */
 static uint64_t arg_need(const struct simdev_stream *s, size_t bytes, uint64_t *offset)

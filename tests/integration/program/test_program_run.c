@@ -7,7 +7,6 @@
 
 #include "program_fixture.h"
 
-#include "program/program_run.h"
 
 typedef struct suite {
     vadd_image image;
@@ -148,20 +147,29 @@ static void program_run_missing_kernel_is_a_device_status_and_context_stays_usab
     assert_int_equal(vadd_check(&v, 1), 0);
 }
 
-/* Where the last completed run spent its time (program_run_times_get,
- * for benchmarks): only after a run that completed, on a context of its
- * own on device 1 (finalize resets its device, which the suite's context
+/* Where the last completed run spent its time (simpler_run_times, for
+ * benchmarks): only after a run that completed, on a context of its own
+ * on device 1 (finalize resets its device, which the suite's context
  * uses). */
-static int times_untouched(const program_run_times *t)
+static void times_poison(SimplerRunTimes *t)
 {
-    program_run_times seven;
-    memset(&seven, 7, sizeof(seven));
+    memset(t, 7, sizeof(*t));
+    t->struct_size = sizeof(*t);
+}
+
+static int times_untouched(const SimplerRunTimes *t)
+{
+    SimplerRunTimes seven;
+    times_poison(&seven);
     return memcmp(t, &seven, sizeof(seven)) == 0;
 }
 
-static void times_check(DeviceContextHandle ctx, program_run_times *t)
+static void times_check(DeviceContextHandle ctx, SimplerRunTimes *t)
 {
-    assert_int_equal(program_run_times_get(ctx, t), 0);
+    t->struct_size = sizeof(*t);
+    assert_int_equal(simpler_run_times(ctx, t), 0);
+    assert_int_equal(t->struct_size, sizeof(*t));
+    assert_int_equal(t->reserved, 0);
     assert_true(t->host_build_ns > 0 && t->upload_ns > 0 && t->launch_ns > 0 && t->wait_ns > 0 && t->finish_ns > 0);
     assert_true(t->device_prepare_ns > 0 && t->device_graph_ns > 0);
     /* The scheduler ran after its launch was enqueued and before the
@@ -172,9 +180,9 @@ static void times_check(DeviceContextHandle ctx, program_run_times *t)
 
 static void times_absent(DeviceContextHandle ctx)
 {
-    program_run_times t;
-    memset(&t, 7, sizeof(t));
-    assert_int_equal(program_run_times_get(ctx, &t), PTO_RUNTIME_ERR_INVALID_STATE);
+    SimplerRunTimes t;
+    times_poison(&t);
+    assert_int_equal(simpler_run_times(ctx, &t), PTO_RUNTIME_ERR_INVALID_STATE);
     assert_true(times_untouched(&t));
 }
 
@@ -183,7 +191,7 @@ static void program_run_times_of_the_last_completed_run(void **state)
     suite *s = *state;
     static vadd_buffers v;
     ChipStorageTaskArgs args;
-    program_run_times t;
+    SimplerRunTimes t = {.struct_size = sizeof(t)};
     DeviceContextHandle ctx = create_device_context();
     assert_non_null(ctx);
     times_absent(ctx);
@@ -194,8 +202,10 @@ static void program_run_times_of_the_last_completed_run(void **state)
     vadd_buffers_fill(&v, 1.0f);
     vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 3, 0);
     assert_int_equal(simpler_run(ctx, 3, &args, NULL), 0);
-    assert_int_equal(program_run_times_get(NULL, &t), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
-    assert_int_equal(program_run_times_get(ctx, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_run_times(NULL, &t), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_run_times(ctx, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    t.struct_size = sizeof(t) - 8;
+    assert_int_equal(simpler_run_times(ctx, &t), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     times_check(ctx, &t);
 
     /* A run that failed before the device (here the orchestration, after
@@ -228,14 +238,14 @@ static void program_run_times_of_the_last_completed_run(void **state)
 
     /* Its one device call fails: the device status, nothing written, and
      * the times are still there once the device answers again. */
-    program_run_times kept = t;
-    memset(&t, 7, sizeof(t));
+    SimplerRunTimes kept = t;
+    times_poison(&t);
     assert_int_equal(simdev_fault_inject(SIMDEV_CALL_MEMCPY_SYNC, 1, SIMDEV_ERROR_INVALID_PARAM), SIMDEV_SUCCESS);
-    rc = program_run_times_get(ctx, &t);
+    rc = simpler_run_times(ctx, &t);
     assert_int_equal(simdev_fault_clear(), SIMDEV_SUCCESS);
     assert_true(rc < 0 && rc != PTO_RUNTIME_ERR_INVALID_STATE && rc != PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     assert_true(times_untouched(&t));
-    assert_int_equal(program_run_times_get(ctx, &t), 0);
+    assert_int_equal(simpler_run_times(ctx, &t), 0);
     assert_memory_equal(&t, &kept, sizeof(t));
 
     assert_int_equal(finalize_device(ctx), 0);

@@ -79,6 +79,21 @@ static void abi_kernel_ctx_control_layout_is_pinned(void **state)
     assert_int_equal(SIMPLER_MODE_KERNEL, 1);
 }
 
+static void abi_run_times_layout_is_pinned(void **state)
+{
+    (void)state;
+    assert_int_equal(sizeof(SimplerRunTimes), 64);
+    PIN(SimplerRunTimes, struct_size, 0);
+    PIN(SimplerRunTimes, reserved, 4);
+    PIN(SimplerRunTimes, host_build_ns, 8);
+    PIN(SimplerRunTimes, upload_ns, 16);
+    PIN(SimplerRunTimes, launch_ns, 24);
+    PIN(SimplerRunTimes, wait_ns, 32);
+    PIN(SimplerRunTimes, finish_ns, 40);
+    PIN(SimplerRunTimes, device_prepare_ns, 48);
+    PIN(SimplerRunTimes, device_graph_ns, 56);
+}
+
 static void abi_requirements_and_layout_are_pinned(void **state)
 {
     (void)state;
@@ -221,6 +236,7 @@ int main(void)
         cmocka_unit_test(abi_task_args_layout_is_pinned),
         cmocka_unit_test(abi_call_config_layout_is_pinned),
         cmocka_unit_test(abi_kernel_ctx_control_layout_is_pinned),
+        cmocka_unit_test(abi_run_times_layout_is_pinned),
         cmocka_unit_test(abi_requirements_and_layout_are_pinned),
         cmocka_unit_test(abi_invocation_header_layout_is_pinned),
         cmocka_unit_test(abi_callable_image_layout_is_pinned),

@@ -195,7 +195,7 @@ static void graph_build_task_window_exceeded_is_capacity_exceeded(void **state)
     assert_int_equal(graph_build_run(s, orch_chain, args, &g), 0);
     args->scalars[0] = 5;
     g = NULL;
-    assert_int_equal(graph_build_run(s, orch_chain, args, &g), GRAPH_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(graph_build_run(s, orch_chain, args, &g), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
     assert_null(g);
     /* The scratch stays usable. */
     args->scalars[0] = 3;
@@ -213,11 +213,11 @@ static void graph_build_heap_and_temp_limits_are_capacity_exceeded(void **state)
     ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_HOST, SIMPLER_ADDRESS_SPACE_DEVICE);
     assert_int_equal(graph_limits_for_window(8, 3 * 1024 - 1, 1024, &limits), 0);
     assert_int_equal(graph_scratch_create(&limits, &s), 0);
-    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), GRAPH_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
     graph_scratch_destroy(s);
     assert_int_equal(graph_limits_for_window(8, 3 * 1024, 1023, &limits), 0);
     assert_int_equal(graph_scratch_create(&limits, &s), 0);
-    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), GRAPH_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
     graph_scratch_destroy(s);
     assert_int_equal(graph_limits_for_window(8, 3 * 1024, 1024, &limits), 0);
     assert_int_equal(graph_scratch_create(&limits, &s), 0);
@@ -251,9 +251,9 @@ static void graph_build_calls_after_a_failure_return_the_first_status(void **sta
     ChipStorageTaskArgs *args = fixture_args_new();
     assert_int_equal(graph_limits_for_window(8, 0, 0, &limits), 0);
     assert_int_equal(graph_scratch_create(&limits, &s), 0);
-    assert_int_equal(graph_build_run(s, orch_after_failure, args, NULL), GRAPH_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(graph_build_run(s, orch_after_failure, args, NULL), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
     for (int i = 0; i < 4; i++)
-        assert_int_equal(later_calls[i], GRAPH_ERR_CAPACITY_EXCEEDED);
+        assert_int_equal(later_calls[i], PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
     graph_scratch_destroy(s);
     free(args);
 }
@@ -267,7 +267,7 @@ static void graph_build_edge_limit_is_capacity_exceeded(void **state)
     assert_int_equal(graph_limits_for_window(8, UINT64_MAX, 0, &limits), 0);
     limits.edge_max = 3;
     assert_int_equal(graph_scratch_create(&limits, &s), 0);
-    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), GRAPH_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
     graph_scratch_destroy(s);
     free(args);
 }
@@ -476,11 +476,11 @@ static void graph_build_misuse_returns_documented_status(void **state)
 {
     (void)state;
     static const int expected[] = {
-        GRAPH_ERR_INVALID_STATE,    GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT,
-        GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT,
-        GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT,
-        GRAPH_ERR_INVALID_STATE,    -5,                         GRAPH_ERR_INVALID_ARGUMENT,
-        GRAPH_ERR_INVALID_ARGUMENT, GRAPH_ERR_INVALID_ARGUMENT,
+        PTO_RUNTIME_ERR_INVALID_STATE,    PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+        PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+        PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+        PTO_RUNTIME_ERR_INVALID_STATE,    -5,                         PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+        PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
     };
     graph_scratch *s = gt_scratch(4);
     ChipStorageTaskArgs *args = fixture_args_new();
@@ -501,23 +501,23 @@ static void graph_build_rejects_malformed_call_arguments(void **state)
     (void)state;
     graph_scratch *s = gt_scratch(4);
     ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_DEVICE, SIMPLER_ADDRESS_SPACE_DEVICE);
-    assert_int_equal(graph_build_run(NULL, orch_diamond, args, NULL), GRAPH_ERR_INVALID_ARGUMENT);
-    assert_int_equal(graph_build_run(s, NULL, args, NULL), GRAPH_ERR_INVALID_ARGUMENT);
-    assert_int_equal(graph_build_run(s, orch_diamond, NULL, NULL), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_build_run(NULL, orch_diamond, args, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_build_run(s, NULL, args, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_build_run(s, orch_diamond, NULL, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     args->tensor_count = SIMPLER_MAX_TENSOR_ARGS + 1;
-    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     args->tensor_count = 2;
     args->scalar_count = -1;
-    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     args->scalar_count = 0;
     args->tensors[1].address_space = SIMPLER_ADDRESS_SPACE_GRAPH_HEAP;
-    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     args->tensors[1].address_space = SIMPLER_ADDRESS_SPACE_DEVICE;
     args->tensors[1].reserved[3] = 1;
-    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     args->tensors[1].reserved[3] = 0;
     args->tensors[1].start_offset = 1; /* the view runs past the buffer */
-    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     args->tensors[1].start_offset = 0;
     assert_int_equal(graph_build_run(s, orch_diamond, args, NULL), 0);
     graph_scratch_destroy(s);
@@ -529,15 +529,15 @@ static void graph_scratch_create_rejects_bad_limits(void **state)
     (void)state;
     graph_limits limits;
     graph_scratch *s = (graph_scratch *)&limits;
-    assert_int_equal(graph_limits_for_window(0, 0, 0, &limits), GRAPH_ERR_INVALID_ARGUMENT);
-    assert_int_equal(graph_limits_for_window(GRAPH_TASK_WINDOW_MAX + 1, 0, 0, &limits), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_limits_for_window(0, 0, 0, &limits), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_limits_for_window(GRAPH_TASK_WINDOW_MAX + 1, 0, 0, &limits), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     assert_int_equal(graph_limits_for_window(8, 0, 0, &limits), 0);
     limits.edge_max = 0;
-    assert_int_equal(graph_scratch_create(&limits, &s), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_scratch_create(&limits, &s), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     assert_ptr_equal(s, (graph_scratch *)&limits);
-    assert_int_equal(graph_scratch_create(NULL, &s), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_scratch_create(NULL, &s), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     assert_int_equal(graph_limits_for_window(8, 0, 0, &limits), 0);
-    assert_int_equal(graph_scratch_create(&limits, NULL), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_scratch_create(&limits, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
 }
 
 static void graph_scratch_create_failure_sweep_leaks_nothing(void **state)
@@ -559,7 +559,7 @@ static void graph_scratch_create_failure_sweep_leaks_nothing(void **state)
             assert_true(k > made); /* every allocation point was failed once */
             break;
         }
-        assert_int_equal(rc, GRAPH_ERR_OUT_OF_MEMORY);
+        assert_int_equal(rc, PTO_RUNTIME_ERR_OUT_OF_MEMORY);
         assert_null(s);
         /* The failed allocation is counted but owns nothing. */
         assert_int_equal(host_free_count() - frees, made - 1);

@@ -173,7 +173,7 @@ static void graph_image_check_rejects_every_named_corruption(void **state)
         if (old == c->value)
             fail_msg("corruption '%s' changes nothing", c->what);
         memcpy((char *)img + at, &c->value, c->width);
-        if (gt_check(img, size) != GRAPH_ERR_INVALID_ARGUMENT)
+        if (gt_check(img, size) != PTO_RUNTIME_ERR_INVALID_ARGUMENT)
             fail_msg("corruption '%s' was accepted", c->what);
     }
     free(img);
@@ -215,10 +215,10 @@ static void graph_image_check_measures_each_tensor_by_its_view(void **state)
     /* The 16-float tensor's buffer cut to 15 floats: enough for the view
      * before it, not for its own. */
     a[1].buffer_bytes = 15 * sizeof(float);
-    assert_int_equal(gt_check(img, size), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(gt_check(img, size), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     a[1].buffer_bytes = 16 * sizeof(float);
     a[2].buffer_bytes = 3 * sizeof(float);
-    assert_int_equal(gt_check(img, size), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(gt_check(img, size), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     free(img);
     free(args);
     graph_scratch_destroy(s);
@@ -238,7 +238,7 @@ static void graph_image_check_rejects_a_repeated_edge_with_matching_counts(void 
     t[2].fanin_count = 0;
     t[2].fanin_begin = 2;
     t[3].fanin_begin = 2;
-    assert_int_equal(gt_check(img, size), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(gt_check(img, size), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     free(img);
 }
 
@@ -249,18 +249,18 @@ static void graph_image_check_rejects_truncation_and_bad_buffers(void **state)
     void *img = diamond_image(&size);
     char *shifted = aligned_alloc(64, (size + 64 + 63) / 64 * 64);
     assert_non_null(shifted);
-    assert_int_equal(gt_check(img, size - 1), GRAPH_ERR_INVALID_ARGUMENT);
-    assert_int_equal(gt_check(img, size - 4), GRAPH_ERR_INVALID_ARGUMENT);
-    assert_int_equal(gt_check(img, sizeof(graph_image_header)), GRAPH_ERR_INVALID_ARGUMENT);
-    assert_int_equal(gt_check(img, sizeof(graph_image_header) - 1), GRAPH_ERR_INVALID_ARGUMENT);
-    assert_int_equal(gt_check(img, 0), GRAPH_ERR_INVALID_ARGUMENT);
-    assert_int_equal(gt_check(NULL, size), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(gt_check(img, size - 1), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(gt_check(img, size - 4), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(gt_check(img, sizeof(graph_image_header)), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(gt_check(img, sizeof(graph_image_header) - 1), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(gt_check(img, 0), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(gt_check(NULL, size), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     uint32_t scratch[4];
     assert_int_equal(graph_image_check(img, size, scratch, 4), 0);
-    assert_int_equal(graph_image_check(img, size, scratch, 3), GRAPH_ERR_INVALID_ARGUMENT);
-    assert_int_equal(graph_image_check(img, size, NULL, 4), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_image_check(img, size, scratch, 3), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_image_check(img, size, NULL, 4), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     memcpy(shifted + 4, img, size);
-    assert_int_equal(gt_check(shifted + 4, size), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(gt_check(shifted + 4, size), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     memcpy(shifted + 8, img, size);
     assert_int_equal(gt_check(shifted + 8, size), 0);
     free(shifted);
@@ -301,32 +301,12 @@ static void graph_image_write_refuses_wrong_size_and_writes_nothing(void **state
     unsigned char *buf = aligned_alloc(64, (size + 64 + 63) / 64 * 64);
     assert_non_null(buf);
     memset(buf, 0xa5, size + 64);
-    assert_int_equal(graph_image_write(g, buf, size + 8), GRAPH_ERR_INVALID_ARGUMENT);
-    assert_int_equal(graph_image_write(g, buf, size - 8), GRAPH_ERR_INVALID_ARGUMENT);
-    assert_int_equal(graph_image_write(g, buf + 4, size), GRAPH_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_image_write(g, buf, size + 8), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_image_write(g, buf, size - 8), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_image_write(g, buf + 4, size), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     for (size_t i = 0; i < size + 64; i++)
         assert_int_equal(buf[i], 0xa5);
     free(buf);
-    graph_scratch_destroy(s);
-    free(args);
-}
-
-static void graph_image_size_bound_covers_every_graph_of_the_limits(void **state)
-{
-    (void)state;
-    graph_limits limits;
-    graph_scratch *s = NULL;
-    ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_HOST, SIMPLER_ADDRESS_SPACE_HOST);
-    const graph *g = NULL;
-    assert_int_equal(graph_limits_for_window(4, UINT64_MAX, UINT64_MAX, &limits), 0);
-    limits.arg_max = 10;
-    limits.edge_max = 4;
-    assert_int_equal(graph_scratch_create(&limits, &s), 0);
-    assert_int_equal(graph_build_run(s, orch_diamond, args, &g), 0);
-    /* The diamond fills tasks, args and edges; 254 more staged entries
-     * and 9 more views (one per argument) fit. */
-    assert_int_equal(graph_image_size_bound(4, 10, 4),
-                     graph_image_size(g) + 254 * sizeof(graph_image_staged) + 9 * sizeof(graph_image_view));
     graph_scratch_destroy(s);
     free(args);
 }
@@ -341,7 +321,6 @@ int main(void)
         cmocka_unit_test(graph_image_check_rejects_truncation_and_bad_buffers),
         cmocka_unit_test(graph_image_of_empty_graph_is_header_only_and_valid),
         cmocka_unit_test(graph_image_write_refuses_wrong_size_and_writes_nothing),
-        cmocka_unit_test(graph_image_size_bound_covers_every_graph_of_the_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,7 +10,7 @@ static void graph_requirements_of_diamond_match_hand_computed(void **state)
     graph_scratch *s = gt_scratch(8);
     ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_DEVICE, SIMPLER_ADDRESS_SPACE_DEVICE);
     const graph *g = NULL;
-    graph_requirements r;
+    SimplerGraphRequirements r;
     assert_int_equal(graph_build_run(s, orch_diamond, args, &g), 0);
     assert_int_equal(graph_requirements_of(g, &r), 0);
     assert_int_equal(r.task_count, 4);
@@ -29,7 +29,7 @@ static void graph_requirements_count_staged_host_tensors(void **state)
     graph_scratch *s = gt_scratch(8);
     ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_HOST, SIMPLER_ADDRESS_SPACE_HOST);
     const graph *g = NULL;
-    graph_requirements r;
+    SimplerGraphRequirements r;
     assert_int_equal(graph_build_run(s, orch_diamond, args, &g), 0);
     assert_int_equal(graph_requirements_of(g, &r), 0);
     assert_int_equal(r.retained_temp_bytes, 2 * 1024);     /* two 64-byte copies, 1024-aligned */
@@ -60,7 +60,7 @@ static void graph_requirements_scale_with_task_count(void **state)
     graph_scratch *s = gt_scratch(256);
     ChipStorageTaskArgs *args = fixture_args_new();
     const graph *g = NULL;
-    graph_requirements r;
+    SimplerGraphRequirements r;
     gt_args_add_scalar(args, 100);
     assert_int_equal(graph_build_run(s, orch_chain_of_n, args, &g), 0);
     assert_int_equal(graph_requirements_of(g, &r), 0);

@@ -174,6 +174,61 @@ static void platform_simdev_capture_get_info_reports_status(void **state)
     assert_int_equal(ops->stream_destroy(ops->user, stream), SIMDEV_SUCCESS);
 }
 
+static void publish_word(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    _Atomic uint32_t *word;
+    (void)block_idx, (void)block_dim;
+    memcpy(&word, args, sizeof(word));
+    atomic_store_explicit(word, 0xC0FFEEu, memory_order_release);
+}
+
+static void platform_simdev_mem_peek_reads_published_memory_without_a_call(void **state)
+{
+    const platform_ops *ops = platform_ops_simdev();
+    platform_stream *stream = NULL;
+    simdev_graph_t graph = NULL;
+    void *dev = NULL;
+    uint32_t seen = 0;
+    unsigned char in[256], out[256];
+    int status = -1;
+    (void)state;
+
+    assert_int_equal(ops->mem_alloc(ops->user, &dev, 4096), SIMDEV_SUCCESS);
+    assert_int_equal(ops->stream_create(ops->user, &stream), SIMDEV_SUCCESS);
+    for (size_t i = 0; i < sizeof(in); i++)
+        in[i] = (unsigned char)(i * 3u + 1u);
+    assert_int_equal(ops->memcpy_sync(ops->user, (char *)dev + 64, in, sizeof(in)), SIMDEV_SUCCESS);
+    assert_int_equal(ops->launch_kernel(ops->user, stream, PLATFORM_ENGINE_AICPU, publish_word, 1, &dev,
+                                        sizeof(dev)),
+                     SIMDEV_SUCCESS);
+    assert_int_equal(ops->stream_synchronize(ops->user, stream), SIMDEV_SUCCESS);
+
+    /* While the stream captures, a peek still reads now, and enqueues
+     * nothing: neither the capture nor simdev's copy counters see it. */
+    simdev_counters before = counters();
+    assert_int_equal(simdev_capture_begin((simdev_stream_t)(void *)stream, SIMDEV_CAPTURE_MODE_GLOBAL),
+                     SIMDEV_SUCCESS);
+    assert_int_equal(ops->mem_peek(ops->user, &seen, dev, sizeof(seen)), SIMDEV_SUCCESS);
+    assert_int_equal(seen, 0xC0FFEEu);
+    assert_int_equal(ops->mem_peek(ops->user, out, (char *)dev + 64, sizeof(out)), SIMDEV_SUCCESS);
+    assert_memory_equal(in, out, sizeof(in));
+    assert_int_equal(ops->capture_get_info(ops->user, stream, &status), SIMDEV_SUCCESS);
+    assert_int_equal(status, PLATFORM_CAPTURE_STATUS_ACTIVE);
+    assert_int_equal(simdev_capture_end((simdev_stream_t)(void *)stream, &graph), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    simdev_counters after = counters();
+    assert_int_equal(after.memcpy_sync_calls, before.memcpy_sync_calls);
+    assert_int_equal(after.memcpy_async_calls, before.memcpy_async_calls);
+
+    /* Zero bytes is a no-op whatever the pointers; NULL with bytes is not. */
+    assert_int_equal(ops->mem_peek(ops->user, NULL, NULL, 0), SIMDEV_SUCCESS);
+    assert_int_equal(ops->mem_peek(ops->user, NULL, dev, 4), SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(ops->mem_peek(ops->user, &seen, NULL, 4), SIMDEV_ERROR_INVALID_PARAM);
+
+    assert_int_equal(ops->stream_destroy(ops->user, stream), SIMDEV_SUCCESS);
+    assert_int_equal(ops->mem_free(ops->user, dev), SIMDEV_SUCCESS);
+}
+
 static void platform_simdev_device_entries_follow_simdev(void **state)
 {
     const platform_ops *ops = platform_ops_simdev();
@@ -217,6 +272,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(platform_simdev_memory_entries_reach_simdev, setup, teardown),
         cmocka_unit_test_setup_teardown(platform_simdev_stream_entries_enqueue_in_order, setup, teardown),
         cmocka_unit_test_setup_teardown(platform_simdev_capture_get_info_reports_status, setup, teardown),
+        cmocka_unit_test_setup_teardown(platform_simdev_mem_peek_reads_published_memory_without_a_call, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(platform_simdev_device_entries_follow_simdev, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,143 @@
+/*
+ * SimplerGraphSizer — host sizing with the callable loaded once: each
+ * measure builds the graph on the handle's scratch and reports what each
+ * device region would need. No context, no device memory.
+ */
+#include <stddef.h>
+
+#include "callable/loader.h"
+#include "common/host_alloc.h"
+#include "graph/graph_build.h"
+#include "graph/requirements.h"
+#include "simpler/runtime_c_api.h"
+
+/* The window a sizer starts with when its creator asks for the default;
+ * measure doubles it while a build runs out of room, up to
+ * GRAPH_TASK_WINDOW_MAX. */
+#define SIZER_WINDOW_DEFAULT 1024u
+
+struct SimplerGraphSizer {
+    loaded_callable *lc;
+    graph_scratch *scratch;
+    uint32_t window; /* the task window `scratch` was made for */
+};
+
+static int scratch_for_window(uint32_t window, graph_scratch **out)
+{
+    graph_limits limits;
+    int rc = graph_limits_for_window(window, UINT64_MAX, UINT64_MAX, &limits);
+    return rc != 0 ? rc : graph_scratch_create(&limits, out);
+}
+
+SIMPLER_API int simpler_graph_sizer_create(const void *callable, size_t callable_size, uint32_t task_window,
+                                           SimplerGraphSizer **out)
+{
+    loaded_callable *lc = NULL;
+    SimplerGraphSizer *sizer;
+    uint32_t window = task_window != 0 ? task_window : SIZER_WINDOW_DEFAULT;
+    if (callable == NULL || out == NULL || window > GRAPH_TASK_WINDOW_MAX)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    int rc = callable_load(callable, callable_size, NULL, &lc);
+    if (rc != 0)
+        return rc;
+    rc = PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+    sizer = host_calloc(1, sizeof(*sizer));
+    if (sizer == NULL)
+        goto err_unload;
+    rc = scratch_for_window(window, &sizer->scratch);
+    if (rc != 0)
+        goto err_free_sizer;
+    sizer->lc = lc;
+    sizer->window = window;
+    *out = sizer;
+    return 0;
+
+err_free_sizer:
+    host_free(sizer);
+err_unload:
+    callable_unload(lc);
+    return rc;
+}
+
+SIMPLER_API void simpler_graph_sizer_destroy(SimplerGraphSizer *sizer)
+{
+    if (sizer == NULL)
+        return;
+    graph_scratch_destroy(sizer->scratch);
+    callable_unload(sizer->lc);
+    host_free(sizer);
+}
+
+/* Every task must name a kernel of the callable on that kernel's core. */
+static int check_kernels(const loaded_callable *lc, const graph *g)
+{
+    for (uint32_t i = 0; i < g->task_count; i++) {
+        const callable_kernel *k = callable_kernel_find(lc, g->tasks[i].func_id);
+        if (k == NULL || k->core_type != g->tasks[i].core_type)
+            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    }
+    return 0;
+}
+
+/* Builds on *scratch (made for *window tasks), replacing it with scratch
+ * for twice the window while the build runs out of room. The scratch the
+ * caller passed in is never freed here: what replaced it is handed back
+ * in *scratch and *window, on success and on failure alike. */
+static int build_growing(const loaded_callable *lc, const ChipStorageTaskArgs *args, graph_scratch **scratch,
+                         uint32_t *window, const graph **g)
+{
+    graph_scratch *first = *scratch;
+    int rc;
+    while ((rc = graph_build_run(*scratch, (SimplerOrchEntryFn)lc->orch_entry, args, g)) ==
+           PTO_RUNTIME_ERR_CAPACITY_EXCEEDED) {
+        graph_scratch *bigger = NULL;
+        if (*window >= GRAPH_TASK_WINDOW_MAX)
+            return rc;
+        uint32_t next = *window > GRAPH_TASK_WINDOW_MAX / 2 ? GRAPH_TASK_WINDOW_MAX : *window * 2;
+        int grown = scratch_for_window(next, &bigger);
+        if (grown != 0)
+            return grown;
+        if (*scratch != first)
+            graph_scratch_destroy(*scratch);
+        *scratch = bigger;
+        *window = next;
+    }
+    return rc;
+}
+
+SIMPLER_API int simpler_graph_sizer_measure(SimplerGraphSizer *sizer, const ChipStorageTaskArgs *args,
+                                            SimplerGraphRequirements *out)
+{
+    SimplerGraphRequirements req;
+    const graph *g = NULL;
+    if (sizer == NULL || args == NULL || out == NULL)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    int rc = graph_call_args_check(args);
+    if (rc != 0)
+        return rc;
+    /* An image that records a signature fixes the call's counts. */
+    const loaded_callable *lc = sizer->lc;
+    if (lc->signature_count != 0 &&
+        (args->tensor_count != (int32_t)lc->tensor_count || args->scalar_count != (int32_t)lc->scalar_count))
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+
+    graph_scratch *scratch = sizer->scratch;
+    uint32_t window = sizer->window;
+    rc = build_growing(lc, args, &scratch, &window, &g);
+    rc = rc ? rc : check_kernels(lc, g);
+    rc = rc ? rc : graph_requirements_of(g, &req);
+    /* A grown scratch is kept only by a measure that succeeds, so a
+     * failed one leaves the handle as it was. */
+    if (rc != 0) {
+        if (scratch != sizer->scratch)
+            graph_scratch_destroy(scratch);
+        return rc;
+    }
+    if (scratch != sizer->scratch) {
+        graph_scratch_destroy(sizer->scratch);
+        sizer->scratch = scratch;
+        sizer->window = window;
+    }
+    *out = req;
+    return 0;
+}
