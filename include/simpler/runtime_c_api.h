@@ -274,6 +274,21 @@ SIMPLER_API int simpler_kernel_mode_prepare_callable(DeviceContextHandle ctx, in
 SIMPLER_API int simpler_kernel_mode_launch(DeviceContextHandle ctx, int32_t callable_id, const void *args,
                                            void *caller_stream);
 
+/* Writes the per-task trace records of the context's last completed
+ * execution to the file `path` as Chrome/Perfetto JSON (docs/trace.md):
+ * one complete ("X") event per task. Kernel mode sizes its trace buffer
+ * once at init (CONFIGURE trace_records, or CallConfig.trace) and every
+ * execution overwrites it, so call this after the launch of interest has
+ * finished: the caller has quiesced (synchronized) every stream that ran
+ * a launch on this context. `path` is borrowed; an existing file is
+ * replaced. Returns 0; -1005 for a NULL ctx or path, or a file that
+ * cannot be created or closed; -1003 for a context not in kernel mode,
+ * not initialized, closing, or without a trace buffer; -1007 when host
+ * memory runs out; -1000 when a write fails (logged). A failed export
+ * leaves no partial file. The context is unchanged in every case.
+ * Thread-safe (the context's lock). */
+SIMPLER_API int simpler_kernel_mode_trace_export(DeviceContextHandle ctx, const char *path);
+
 /* ---- sizing, host only: no context, no device memory ---- */
 
 /* Computes what running `callable` on `args` needs, by building the graph
@@ -309,6 +324,12 @@ SIMPLER_API size_t get_aicpu_dlopen_count(DeviceContextHandle ctx);
  * (0 = none); either output may be NULL. Returns 0; -1005 for NULL ctx;
  * -1003 for a context not in KERNEL mode. */
 SIMPLER_API int simpler_kernel_mode_errors(DeviceContextHandle ctx, int *last_runtime_error, int *teardown_error);
+/* The number of host allocations (malloc, calloc, realloc; failed ones
+ * included) libsimpler has attempted in this process so far, by the
+ * runtime and by simdev together. It only grows: take it before and
+ * after a call to check that the call allocates nothing (a kernel-mode
+ * launch promises that). Thread-safe. */
+SIMPLER_API uint64_t simpler_host_alloc_count(void);
 
 #ifdef __cplusplus
 }
