@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "callable/callable_image.h"
 #include "commands.h"
+#include "simpler/callable.h"
 #include "simpler/runtime_c_api.h"
 
 /* ---- shared helpers ---- */
@@ -241,18 +241,43 @@ static const char *core_name(uint32_t core_type)
     return core_type == SIMPLER_CORE_TYPE_AIC ? "AIC" : "AIV";
 }
 
-static void inspect_text(const callable_view *v)
+/* An image simpler_callable_check accepted, read through the public
+ * format structs (callable.h; docs/file-formats.md has the offsets). */
+typedef struct image_view {
+    const SimplerCallableHeader *header;
+    size_t image_size;
+    const uint8_t *signature;             /* at header_size */
+    const SimplerCallableChild *children; /* at the next 64-byte boundary */
+    uint32_t tensor_count, scalar_count;  /* counted from the signature */
+} image_view;
+
+static void image_view_read(const uint8_t *bytes, size_t size, image_view *v)
+{
+    const SimplerCallableHeader *h = (const SimplerCallableHeader *)(const void *)bytes;
+    uint64_t table = ((uint64_t)h->header_size + h->signature_count + SIMPLER_CALLABLE_ALIGN - 1) /
+                     SIMPLER_CALLABLE_ALIGN * SIMPLER_CALLABLE_ALIGN;
+    v->header = h;
+    v->image_size = size;
+    v->signature = bytes + h->header_size;
+    v->children = (const SimplerCallableChild *)(const void *)(bytes + table);
+    v->scalar_count = 0;
+    for (uint32_t i = 0; i < h->signature_count; i++)
+        v->scalar_count += v->signature[i] == SIMPLER_ARG_SCALAR;
+    v->tensor_count = h->signature_count - v->scalar_count;
+}
+
+static void inspect_text(const image_view *v)
 {
     const SimplerCallableHeader *h = v->header;
     printf("callable image: %zu bytes, format version %u\n", v->image_size, h->format_version);
-    printf("entry: %s\n", v->entry_name);
+    printf("entry: %s\n", h->entry_name);
     printf("orchestration: offset %llu, %zu bytes\n", (unsigned long long)h->orchestration_offset,
-           v->orchestration_size);
+           (size_t)h->orchestration_size);
     printf("signature (%u tensors, %u scalars%s): ", v->tensor_count, v->scalar_count,
            h->scalar_count == 0 ? ", scalar_count not recorded" : "");
-    signature_print(stdout, v->signature, v->signature_count, 0);
-    printf("\nchildren: %u\n", v->child_count);
-    for (uint32_t i = 0; i < v->child_count; i++) {
+    signature_print(stdout, v->signature, h->signature_count, 0);
+    printf("\nchildren: %u\n", h->child_count);
+    for (uint32_t i = 0; i < h->child_count; i++) {
         const SimplerCallableChild *c = &v->children[i];
         printf("  func_id %d  %s  offset %llu  %llu bytes  signature ", c->func_id, core_name(c->core_type),
                (unsigned long long)c->binary_offset, (unsigned long long)c->binary_size);
@@ -261,18 +286,18 @@ static void inspect_text(const callable_view *v)
     }
 }
 
-static void inspect_json(const callable_view *v)
+static void inspect_json(const image_view *v)
 {
     const SimplerCallableHeader *h = v->header;
     printf("{\"image_size\":%zu,\"format_version\":%u,\"entry\":\"%s\",", v->image_size, h->format_version,
-           v->entry_name);
+           h->entry_name);
     printf("\"orchestration\":{\"offset\":%llu,\"size\":%zu},", (unsigned long long)h->orchestration_offset,
-           v->orchestration_size);
+           (size_t)h->orchestration_size);
     printf("\"scalar_count_recorded\":%u,\"tensor_count\":%u,\"scalar_count\":%u,\"signature\":[",
            h->scalar_count, v->tensor_count, v->scalar_count);
-    signature_print(stdout, v->signature, v->signature_count, 1);
+    signature_print(stdout, v->signature, h->signature_count, 1);
     printf("],\"children\":[");
-    for (uint32_t i = 0; i < v->child_count; i++) {
+    for (uint32_t i = 0; i < h->child_count; i++) {
         const SimplerCallableChild *c = &v->children[i];
         printf("%s{\"func_id\":%d,\"core_type\":\"%s\",\"offset\":%llu,\"size\":%llu,\"signature\":[",
                i == 0 ? "" : ",", c->func_id, core_name(c->core_type), (unsigned long long)c->binary_offset,
@@ -305,13 +330,14 @@ int cmd_inspect(int argc, char **argv)
     file_bytes f;
     if (file_read(path, &f) != 0)
         return 1;
-    callable_view v;
-    int rc = callable_image_check(f.bytes, f.size, &v);
+    int rc = simpler_callable_check(f.bytes, f.size);
     if (rc != 0) {
         fprintf(stderr, "simpler inspect: '%s' is not a valid callable image (%s)\n", path, simpler_strerror(rc));
         free(f.bytes);
         return 1;
     }
+    image_view v;
+    image_view_read(f.bytes, f.size, &v);
     if (json)
         inspect_json(&v);
     else

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "commands.h"
-#include "context/kernel_trace.h"
 #include "kernel_session.h"
 #include "run_example.h"
 
@@ -139,7 +138,7 @@ static int run_kernel(const run_opts *o)
     if (rc == 0)
         rc = replays(&s, o->replays, &res);
     if (rc == 0 && o->trace_path != NULL)
-        rc = kernel_trace_export(s.ctx, o->trace_path);
+        rc = simpler_kernel_mode_trace_export(s.ctx, o->trace_path);
     if (rc != 0 && rc != 2)
         fprintf(stderr, "simpler run: failed: %d (%s)\n", rc, simpler_strerror(rc));
     if (rc == 0 && o->json)

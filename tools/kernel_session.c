@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/host_alloc.h"
 #include "run_example.h"
 
 #define SESSION_CALLABLE_ID 0
@@ -114,13 +113,13 @@ int kernel_session_first(kernel_session *s)
         return rc;
     s->heap_before = get_arena_bank_gm_heap_base_ctx(s->ctx, 0);
     s->temp_before = get_retained_temp_addr_ctx(s->ctx, 0);
-    uint64_t allocs = host_alloc_count();
+    uint64_t allocs = simpler_host_alloc_count();
     simdev_get_thread_counters(&c0);
     double t0 = kernel_session_now_us();
     rc = step("eager launch", simpler_kernel_mode_launch(s->ctx, SESSION_CALLABLE_ID, &s->args, s->stream));
     s->eager_us = kernel_session_now_us() - t0;
     simdev_get_thread_counters(&c1);
-    s->launch_allocs = host_alloc_count() - allocs;
+    s->launch_allocs = simpler_host_alloc_count() - allocs;
     s->launch_device_allocs = c1.malloc_calls - c0.malloc_calls;
     rc = rc ? rc : check(s, "eager launch");
     rc = rc ? rc : device("capture begin", simdev_capture_begin(s->stream, SIMDEV_CAPTURE_MODE_GLOBAL));
