@@ -7,8 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../examples/common/example_cases.h"
-#include "../examples/common/example_driver.h"
+#include "example_cases.h"
+#include "example_driver.h"
 #include "commands.h"
 #include "run_example.h"
 #include "simpler/runtime_c_api.h"

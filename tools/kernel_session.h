@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../examples/common/example_cases.h"
-#include "../examples/common/example_driver.h"
+#include "example_cases.h"
+#include "example_driver.h"
 #include "simpler/runtime_c_api.h"
 #include "simpler/simdev.h"
 
