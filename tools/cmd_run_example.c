@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "example_cases.h"
@@ -12,6 +11,7 @@
 #include "commands.h"
 #include "run_example.h"
 #include "simpler/runtime_c_api.h"
+#include "tool_clock.h"
 
 /* The slot the example is registered under (any id < 64 would do). */
 #define RUN_EXAMPLE_CALLABLE_ID 0
@@ -35,13 +35,6 @@ typedef struct run_report {
     double first_ms, total_ms, min_ms, max_ms;
     double *times_ms;     /* NULL, or one entry per run */
 } run_report;
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static int fail(run_report *rep, const char *step, int status)
 {
@@ -102,12 +95,12 @@ static int run_once(DeviceContextHandle ctx, example_case *c, example_buffers *b
     if (rc != 0)
         return fail(rep, "simpler_tensor_make", rc);
     config_make(rep, r, &cfg);
-    double t0 = now_ms();
+    uint64_t t0 = tool_clock_ns();
     rc = simpler_run(ctx, RUN_EXAMPLE_CALLABLE_ID, args, &cfg);
-    double t1 = now_ms();
+    uint64_t t1 = tool_clock_ns();
     if (rc != 0)
         return fail(rep, "simpler_run", rc);
-    timing_add(rep, t1 - t0);
+    timing_add(rep, tool_clock_ms_between(t0, t1));
     example_check_result res = {0, 0, 0, 0.0};
     rc = example_output_check(ctx, c, b, &res);
     if (rc != 0)

@@ -55,7 +55,4 @@ int kernel_session_replay(kernel_session *s, uint64_t seed, double *us);
 /* Releases everything the session holds; 0 or the first status. */
 int kernel_session_close(kernel_session *s);
 
-/* Microseconds on the monotonic clock. */
-double kernel_session_now_us(void);
-
 #endif
