@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "options.h"
 #include "simpler/callable.h"
 #include "simpler/runtime_c_api.h"
 
@@ -131,28 +132,47 @@ static int kernel_parse(pack_args *a, const char *spec)
     return 0;
 }
 
+enum { PACK_OPT_OUTPUT, PACK_OPT_ORCHESTRATION, PACK_OPT_ENTRY, PACK_OPT_SIG, PACK_OPT_KERNEL, PACK_OPTS };
+
+static const options_spec pack_specs[PACK_OPTS] = {
+    [PACK_OPT_OUTPUT] = {"--output", "-o", OPTIONS_TEXT, 0, NULL},
+    [PACK_OPT_ORCHESTRATION] = {"--orchestration", NULL, OPTIONS_TEXT, 0, NULL},
+    [PACK_OPT_ENTRY] = {"--entry", NULL, OPTIONS_TEXT, 0, NULL},
+    [PACK_OPT_SIG] = {"--sig", NULL, OPTIONS_TEXT, 0, NULL},
+    [PACK_OPT_KERNEL] = {"--kernel", NULL, OPTIONS_TEXT, 0, NULL},
+};
+
+/* One option with its value into *a; 0, or -1 for a bad LIST or SPEC. */
+static int pack_option(pack_args *a, const options_item *it)
+{
+    switch (it->index) {
+    case PACK_OPT_OUTPUT:
+        a->output = it->value;
+        return 0;
+    case PACK_OPT_ORCHESTRATION:
+        a->orchestration = it->value;
+        return 0;
+    case PACK_OPT_ENTRY:
+        a->entry = it->value;
+        return 0;
+    case PACK_OPT_SIG:
+        return signature_parse(it->value, a->signature, SIMPLER_CALLABLE_MAX_SIGNATURE, &a->signature_count);
+    default:
+        return kernel_parse(a, it->value);
+    }
+}
+
+/* 0, 1 for --help, -1 for a usage error (whichever comes first; then
+ * -o, --orchestration and --entry are all required). */
 static int pack_parse(pack_args *a, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i += 2) {
-        const char *opt = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0)
+    options_parser p;
+    options_item it;
+    options_init(&p, argc, argv, pack_specs, PACK_OPTS);
+    while (options_next(&p, &it) != OPTIONS_END) {
+        if (it.event == OPTIONS_HELP)
             return 1;
-        if (val == NULL)
-            return -1;
-        if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0)
-            a->output = val;
-        else if (strcmp(opt, "--orchestration") == 0)
-            a->orchestration = val;
-        else if (strcmp(opt, "--entry") == 0)
-            a->entry = val;
-        else if (strcmp(opt, "--sig") == 0) {
-            if (signature_parse(val, a->signature, SIMPLER_CALLABLE_MAX_SIGNATURE, &a->signature_count) != 0)
-                return -1;
-        } else if (strcmp(opt, "--kernel") == 0) {
-            if (kernel_parse(a, val) != 0)
-                return -1;
-        } else
+        if (it.event != OPTIONS_OPTION || pack_option(a, &it) != 0)
             return -1;
     }
     return a->output && a->orchestration && a->entry ? 0 : -1;
@@ -308,20 +328,28 @@ static void inspect_json(const image_view *v)
     printf("]}\n");
 }
 
+enum { INSPECT_OPT_JSON, INSPECT_OPTS };
+
+static const options_spec inspect_specs[INSPECT_OPTS] = {
+    [INSPECT_OPT_JSON] = {"--json", NULL, OPTIONS_FLAG, 0, NULL},
+};
+
 int cmd_inspect(int argc, char **argv)
 {
     const char *path = NULL;
     int json = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = 1;
-        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+    options_parser p;
+    options_item it;
+    options_init(&p, argc, argv, inspect_specs, INSPECT_OPTS);
+    while (options_next(&p, &it) != OPTIONS_END) {
+        if (it.event == OPTIONS_HELP) {
             puts("usage: simpler inspect FILE [--json]");
             return 0;
-        } else if (path == NULL)
-            path = argv[i];
-        else
-            path = "";
+        }
+        if (it.event == OPTIONS_OPTION)
+            json = 1;
+        else /* any other argument, even "-x", is the FILE; a second one is a usage error */
+            path = path == NULL ? it.arg : "";
     }
     if (path == NULL || *path == '\0') {
         fputs("usage: simpler inspect FILE [--json]\n", stderr);

@@ -9,6 +9,7 @@
 #include "example_cases.h"
 #include "example_driver.h"
 #include "commands.h"
+#include "options.h"
 #include "run_example.h"
 #include "simpler/runtime_c_api.h"
 #include "tool_clock.h"
@@ -326,43 +327,62 @@ static void usage(FILE *out)
             EXAMPLE_NAMES, EXAMPLE_DEFAULT_NAME);
 }
 
-/* Option `opt` with its value into *o; 0, or -1 when it is not one. */
-static int option_value(const char *opt, const char *val, run_example_options *o)
+enum { PROG_OPT_JSON, PROG_OPT_MODE, PROG_OPT_IMAGE, PROG_OPT_TRACE, PROG_OPT_REPLAYS, PROG_OPT_CORES, PROG_OPTS };
+
+/* --mode takes any word here: run_example_run refuses one it cannot run. */
+static const options_spec program_specs[PROG_OPTS] = {
+    [PROG_OPT_JSON] = {"--json", NULL, OPTIONS_FLAG, 0, NULL},
+    [PROG_OPT_MODE] = {"--mode", NULL, OPTIONS_TEXT, 0, NULL},
+    [PROG_OPT_IMAGE] = {"--image", NULL, OPTIONS_TEXT, 0, NULL},
+    [PROG_OPT_TRACE] = {"--trace", NULL, OPTIONS_TEXT, 0, NULL},
+    [PROG_OPT_REPLAYS] = {"--replays", NULL, OPTIONS_COUNT, CMD_REPLAYS_MAX, NULL},
+    [PROG_OPT_CORES] = {"--cores", NULL, OPTIONS_COUNT, CMD_CORES_MAX, NULL},
+};
+
+static void option_apply(const options_item *it, run_example_options *o)
 {
-    long n = 0;
-    if (strcmp(opt, "--mode") == 0)
-        o->mode = val;
-    else if (strcmp(opt, "--image") == 0)
-        o->image_path = val;
-    else if (strcmp(opt, "--trace") == 0)
-        o->trace_path = val;
-    else if (strcmp(opt, "--replays") == 0 && (n = cmd_count_parse(val, CMD_REPLAYS_MAX)) > 0)
-        o->replays = (int)n;
-    else if (strcmp(opt, "--cores") == 0 && (n = cmd_count_parse(val, CMD_CORES_MAX)) > 0)
-        o->cores = (uint32_t)n;
-    else
-        return -1;
-    return 0;
+    switch (it->index) {
+    case PROG_OPT_JSON:
+        o->json = 1;
+        break;
+    case PROG_OPT_MODE:
+        o->mode = it->value;
+        break;
+    case PROG_OPT_IMAGE:
+        o->image_path = it->value;
+        break;
+    case PROG_OPT_TRACE:
+        o->trace_path = it->value;
+        break;
+    case PROG_OPT_REPLAYS:
+        o->replays = (int)it->count;
+        break;
+    case PROG_OPT_CORES:
+        o->cores = (uint32_t)it->count;
+        break;
+    }
 }
 
+/* Stops at the first --help (usage on stdout, 0) or the first mistake,
+ * a second EXAMPLE included (usage on stderr, 2). */
 int cmd_run_example(int argc, char **argv)
 {
     run_example_options o = {NULL, NULL, NULL, NULL, 0, 1, 0};
-    for (int i = 1; i < argc; i++) {
-        const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
+    options_parser p;
+    options_item it;
+    options_init(&p, argc, argv, program_specs, PROG_OPTS);
+    while (options_next(&p, &it) != OPTIONS_END) {
+        if (it.event == OPTIONS_HELP) {
             usage(stdout);
             return 0;
         }
-        if (strcmp(opt, "--json") == 0) {
-            o.json = 1;
-        } else if (opt[0] != '-' && o.name == NULL) {
-            o.name = opt;
-        } else if (val == NULL || option_value(opt, val, &o) != 0) {
+        if (it.event == OPTIONS_POSITIONAL && o.name == NULL) {
+            o.name = it.arg;
+        } else if (it.event == OPTIONS_OPTION) {
+            option_apply(&it, &o);
+        } else {
             usage(stderr);
             return 2;
-        } else {
-            i++;
         }
     }
     return run_example_run(&o);
