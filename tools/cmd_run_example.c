@@ -303,18 +303,6 @@ int run_example_measure(const run_example_options *o, double *times_ms, uint64_t
     return 1;
 }
 
-int run_example_image(const char *name, const char *image_path, const char *mode, const char *trace_path,
-                      int json, int replays)
-{
-    run_example_options o = {name, image_path, mode, trace_path, json, replays, 0};
-    return run_example_run(&o);
-}
-
-int run_example(const char *name, const char *mode, const char *trace_path, int json, int replays)
-{
-    return run_example_image(name, NULL, mode, trace_path, json, replays);
-}
-
 static void usage(FILE *out)
 {
     fprintf(out,

@@ -9,33 +9,28 @@
 #ifndef SIMPLER_TOOLS_RUN_EXAMPLE_H
 #define SIMPLER_TOOLS_RUN_EXAMPLE_H
 
-/* Runs example `name` (NULL = "vector") in `mode` (NULL or "program";
- * other modes are refused with status 2) `replays` times (<= 0 means 1),
- * each with fresh inputs: run 0 uses the canonical inputs (vector: a=2,
- * b=3), run r > 0 inputs drawn from seed r. The image is
- * <dir of this executable>/examples/<name>.callable. When `trace_path`
- * is not NULL the last run is traced and its Chrome/Perfetto JSON is
- * written to exactly that file. `json` nonzero prints one JSON object on
- * stdout instead of the human-readable summary. Returns 0 when every run
- * succeeded and matched the golden, 1 when one failed, 2 for a usage
- * error (unknown example or mode, unreadable image). */
-int run_example(const char *name, const char *mode, const char *trace_path, int json, int replays);
-
 #include <stddef.h>
 #include <stdint.h>
 
-/* Everything run_example takes, plus the image path and the core count. */
+/* One program-mode session's options. */
 typedef struct run_example_options {
     const char *name;       /* NULL = "vector" */
     const char *image_path; /* NULL = <dir of this executable>/examples/<name>.callable */
-    const char *mode;       /* NULL or "program" */
+    const char *mode;       /* NULL or "program"; other modes are refused with status 2 */
     const char *trace_path; /* NULL = no trace */
     int json;
     int replays;            /* <= 0 means 1 */
     uint32_t cores;         /* CallConfig.aicore_count: 0 = every core */
 } run_example_options;
 
-/* run_example with every option; same statuses. */
+/* Runs example `name` `replays` times, each with fresh inputs: run 0
+ * uses the canonical inputs (vector: a=2, b=3), run r > 0 inputs drawn
+ * from seed r. When `trace_path` is not NULL the last run is traced and
+ * its Chrome/Perfetto JSON is written to exactly that file. `json`
+ * nonzero prints one JSON object on stdout instead of the
+ * human-readable summary. Returns 0 when every run succeeded and
+ * matched the golden, 1 when one failed, 2 for a usage error (unknown
+ * example or mode, unreadable image). */
 int run_example_run(const run_example_options *options);
 
 /* Writes <dir of this executable>/examples/<name>.callable into `path`
@@ -50,14 +45,10 @@ int run_example_image_path(const char *name, char *path, size_t size);
  * (the summary is printed then); 2 for a usage error. */
 int run_example_measure(const run_example_options *options, double *times_ms, uint64_t *task_count);
 
-/* run_example with an explicit image path (NULL = the default lookup). */
-int run_example_image(const char *name, const char *image_path, const char *mode, const char *trace_path,
-                      int json, int replays);
-
-/* The option parser for the lead's `simpler run` wiring: argv[0] is the
- * command name, then [EXAMPLE] [--mode program] [--image PATH]
- * [--trace FILE] [--json] [--replays N] [--cores N]. Returns
- * run_example_run's status, 0 for --help, or 2 for bad options. */
+/* `simpler run --mode program`, which cmd_run hands the whole command
+ * line: argv[0] is the command name, then [EXAMPLE] [--mode program]
+ * [--image PATH] [--trace FILE] [--json] [--replays N] [--cores N].
+ * Returns run_example_run's status, 0 for --help, or 2 for bad options. */
 int cmd_run_example(int argc, char **argv);
 
 #endif
