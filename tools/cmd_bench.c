@@ -10,7 +10,7 @@
 #include "commands.h"
 #include "kernel_session.h"
 #include "options.h"
-#include "run_example.h"
+#include "run_program.h"
 
 #define BENCH_DEFAULT_RUNS 20
 
@@ -46,8 +46,8 @@ static void row_fill(bench_row *row, double *us, int n)
 
 static int bench_program(const bench_opts *o, double *us, bench_row *row, uint64_t *tasks)
 {
-    run_example_options ro = {o->name, NULL, NULL, NULL, 0, o->runs, o->cores};
-    int rc = run_example_measure(&ro, us, tasks);
+    run_program_options ro = {o->name, NULL, NULL, NULL, 0, o->runs, o->cores};
+    int rc = run_program_measure(&ro, us, tasks);
     if (rc != 0)
         return rc;
     for (int i = 0; i < o->runs; i++)

@@ -9,7 +9,7 @@
  * refuses a count the device does not have. */
 #define CMD_CORES_MAX 65536
 
-int cmd_run(int argc, char **argv);     /* cmd_run.c */
+int cmd_run(int argc, char **argv);     /* cmd_run_kernel.c */
 int cmd_bench(int argc, char **argv);   /* cmd_bench.c */
 int cmd_pack(int argc, char **argv);    /* cmd_callable.c */
 int cmd_inspect(int argc, char **argv); /* cmd_callable.c */

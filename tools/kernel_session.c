@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run_example.h"
+#include "run_program.h"
 #include "tool_clock.h"
 
 #define SESSION_CALLABLE_ID 0
@@ -70,7 +70,7 @@ int kernel_session_open(kernel_session *s, const char *name, uint32_t cores, int
 {
     char path[SESSION_PATH_MAX];
     memset(s, 0, sizeof(*s));
-    if (example_case_default(name, &s->c) != 0 || run_example_image_path(name, path, sizeof(path)) != 0 ||
+    if (example_case_default(name, &s->c) != 0 || example_image_path(name, path, sizeof(path)) != 0 ||
         example_image_read(path, &s->image, &s->image_size) != 0) {
         fprintf(stderr, "simpler: unknown example or unreadable image '%s' (examples: %s)\n", name,
                 EXAMPLE_NAMES);

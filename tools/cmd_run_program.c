@@ -1,5 +1,5 @@
 /* simpler run --mode program [EXAMPLE]: one example end to end through the
- * public program-mode ABI, checked against its golden (run_example.h). */
+ * public program-mode ABI, checked against its golden (run_program.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,14 +10,14 @@
 #include "example_driver.h"
 #include "commands.h"
 #include "options.h"
-#include "run_example.h"
+#include "run_program.h"
 #include "simpler/runtime_c_api.h"
 #include "tool_clock.h"
 
 /* The slot the example is registered under (any id < 64 would do). */
-#define RUN_EXAMPLE_CALLABLE_ID 0
-#define RUN_EXAMPLE_PATH_MAX 4096
-#define RUN_EXAMPLE_DEVICE 0
+#define RUN_PROGRAM_CALLABLE_ID 0
+#define RUN_PROGRAM_PATH_MAX 4096
+#define RUN_PROGRAM_DEVICE 0
 
 /* What a session did, for the summary. */
 typedef struct run_report {
@@ -46,9 +46,9 @@ static int fail(run_report *rep, const char *step, int status)
     return status;
 }
 
-int run_example_image_path(const char *name, char *path, size_t size)
+int example_image_path(const char *name, char *path, size_t size)
 {
-    char exe[RUN_EXAMPLE_PATH_MAX];
+    char exe[RUN_PROGRAM_PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (n <= 0)
         return -1;
@@ -97,7 +97,7 @@ static int run_once(DeviceContextHandle ctx, example_case *c, example_buffers *b
         return fail(rep, "simpler_tensor_make", rc);
     config_make(rep, r, &cfg);
     uint64_t t0 = tool_clock_ns();
-    rc = simpler_run(ctx, RUN_EXAMPLE_CALLABLE_ID, args, &cfg);
+    rc = simpler_run(ctx, RUN_PROGRAM_CALLABLE_ID, args, &cfg);
     uint64_t t1 = tool_clock_ns();
     if (rc != 0)
         return fail(rep, "simpler_run", rc);
@@ -150,12 +150,12 @@ static void session_run(const void *image, size_t size, example_case *c, run_rep
         fail(rep, "create_device_context", PTO_RUNTIME_ERR_OUT_OF_MEMORY);
         return;
     }
-    int rc = simpler_init(ctx, RUN_EXAMPLE_DEVICE, NULL);
+    int rc = simpler_init(ctx, RUN_PROGRAM_DEVICE, NULL);
     if (rc != 0) {
         fail(rep, "simpler_init", rc);
         goto out_destroy;
     }
-    rc = simpler_register_callable(ctx, RUN_EXAMPLE_CALLABLE_ID, image, size);
+    rc = simpler_register_callable(ctx, RUN_PROGRAM_CALLABLE_ID, image, size);
     if (rc != 0)
         fail(rep, "simpler_register_callable", rc);
     else
@@ -170,7 +170,7 @@ out_destroy:
 /* The runtime writes "<prefix>trace.json"; move it to the asked name. */
 static void trace_move(run_report *rep)
 {
-    char made[RUN_EXAMPLE_PATH_MAX];
+    char made[RUN_PROGRAM_PATH_MAX];
     if (rep->trace == NULL || rep->status != 0)
         return;
     snprintf(made, sizeof(made), "%s.trace.json", rep->trace);
@@ -246,8 +246,8 @@ static void report_json(const run_report *rep)
 
 /* Runs the session of `o` into *rep; 0, or 2 for a usage error. The
  * default image path is built in `path`, which the report points to. */
-static int report_make(const run_example_options *o, run_report *rep, double *times_ms,
-                       char path[RUN_EXAMPLE_PATH_MAX])
+static int report_make(const run_program_options *o, run_report *rep, double *times_ms,
+                       char path[RUN_PROGRAM_PATH_MAX])
 {
     example_case c;
     const char *name = o->name != NULL ? o->name : EXAMPLE_DEFAULT_NAME, *image_path = o->image_path;
@@ -259,7 +259,7 @@ static int report_make(const run_example_options *o, run_report *rep, double *ti
         fprintf(stderr, "simpler run: unknown example '%s' (examples: %s)\n", name, EXAMPLE_NAMES);
         return 2;
     }
-    if (image_path == NULL && run_example_image_path(name, path, RUN_EXAMPLE_PATH_MAX) == 0)
+    if (image_path == NULL && example_image_path(name, path, RUN_PROGRAM_PATH_MAX) == 0)
         image_path = path;
     void *image = NULL;
     size_t size = 0;
@@ -277,10 +277,10 @@ static int report_make(const run_example_options *o, run_report *rep, double *ti
     return 0;
 }
 
-int run_example_run(const run_example_options *o)
+int run_program(const run_program_options *o)
 {
     run_report rep;
-    char path[RUN_EXAMPLE_PATH_MAX];
+    char path[RUN_PROGRAM_PATH_MAX];
     if (report_make(o, &rep, NULL, path) != 0)
         return 2;
     if (o->json)
@@ -290,10 +290,10 @@ int run_example_run(const run_example_options *o)
     return report_ok(&rep) ? 0 : 1;
 }
 
-int run_example_measure(const run_example_options *o, double *times_ms, uint64_t *task_count)
+int run_program_measure(const run_program_options *o, double *times_ms, uint64_t *task_count)
 {
     run_report rep;
-    char path[RUN_EXAMPLE_PATH_MAX];
+    char path[RUN_PROGRAM_PATH_MAX];
     if (report_make(o, &rep, times_ms, path) != 0)
         return 2;
     *task_count = rep.tasks;
@@ -317,7 +317,7 @@ static void usage(FILE *out)
 
 enum { PROG_OPT_JSON, PROG_OPT_MODE, PROG_OPT_IMAGE, PROG_OPT_TRACE, PROG_OPT_REPLAYS, PROG_OPT_CORES, PROG_OPTS };
 
-/* --mode takes any word here: run_example_run refuses one it cannot run. */
+/* --mode takes any word here: run_program refuses one it cannot run. */
 static const options_spec program_specs[PROG_OPTS] = {
     [PROG_OPT_JSON] = {"--json", NULL, OPTIONS_FLAG, 0, NULL},
     [PROG_OPT_MODE] = {"--mode", NULL, OPTIONS_TEXT, 0, NULL},
@@ -327,7 +327,7 @@ static const options_spec program_specs[PROG_OPTS] = {
     [PROG_OPT_CORES] = {"--cores", NULL, OPTIONS_COUNT, CMD_CORES_MAX, NULL},
 };
 
-static void option_apply(const options_item *it, run_example_options *o)
+static void option_apply(const options_item *it, run_program_options *o)
 {
     switch (it->index) {
     case PROG_OPT_JSON:
@@ -353,9 +353,9 @@ static void option_apply(const options_item *it, run_example_options *o)
 
 /* Stops at the first --help (usage on stdout, 0) or the first mistake,
  * a second EXAMPLE included (usage on stderr, 2). */
-int cmd_run_example(int argc, char **argv)
+int cmd_run_program(int argc, char **argv)
 {
-    run_example_options o = {NULL, NULL, NULL, NULL, 0, 1, 0};
+    run_program_options o = {NULL, NULL, NULL, NULL, 0, 1, 0};
     options_parser p;
     options_item it;
     options_init(&p, argc, argv, program_specs, PROG_OPTS);
@@ -373,5 +373,5 @@ int cmd_run_example(int argc, char **argv)
             return 2;
         }
     }
-    return run_example_run(&o);
+    return run_program(&o);
 }

@@ -10,7 +10,7 @@
 #include "commands.h"
 #include "kernel_session.h"
 #include "options.h"
-#include "run_example.h"
+#include "run_program.h"
 
 #define RUN_DEFAULT_REPLAYS 10
 
@@ -174,7 +174,7 @@ int cmd_run(int argc, char **argv)
     run_opts o;
     int mode = opts_parse(argc, argv, &o);
     if (mode == 1)
-        return cmd_run_example(argc, argv);
+        return cmd_run_program(argc, argv);
     if (mode < 0) {
         fprintf(mode == -2 ? stdout : stderr,
                 "usage: simpler run [EXAMPLE] [--mode kernel|program] [--replays N] [--cores N]\n"
