@@ -9,7 +9,8 @@
 
 #include "commands.h"
 #include "kernel_session.h"
-#include "run_example.h"
+#include "options.h"
+#include "run_program.h"
 
 #define BENCH_DEFAULT_RUNS 20
 
@@ -45,8 +46,8 @@ static void row_fill(bench_row *row, double *us, int n)
 
 static int bench_program(const bench_opts *o, double *us, bench_row *row, uint64_t *tasks)
 {
-    run_example_options ro = {o->name, NULL, NULL, NULL, 0, o->runs, o->cores};
-    int rc = run_example_measure(&ro, us, tasks);
+    run_program_options ro = {o->name, NULL, NULL, NULL, 0, o->runs, o->cores};
+    int rc = run_program_measure(&ro, us, tasks);
     if (rc != 0)
         return rc;
     for (int i = 0; i < o->runs; i++)
@@ -117,27 +118,37 @@ static int usage(FILE *out, int status)
     return status;
 }
 
-/* 0, 1 for --help, -1 for a usage error. */
+enum { BENCH_OPT_JSON, BENCH_OPT_RUNS, BENCH_OPT_CORES, BENCH_OPTS };
+
+static const options_spec bench_specs[BENCH_OPTS] = {
+    [BENCH_OPT_JSON] = {"--json", NULL, OPTIONS_FLAG, 0, NULL},
+    [BENCH_OPT_RUNS] = {"--runs", NULL, OPTIONS_COUNT, CMD_REPLAYS_MAX, NULL},
+    [BENCH_OPT_CORES] = {"--cores", NULL, OPTIONS_COUNT, CMD_CORES_MAX, NULL},
+};
+
+/* 0, 1 for --help, -1 for a usage error: whichever comes first. A later
+ * EXAMPLE replaces an earlier one. */
 static int opts_parse(int argc, char **argv, bench_opts *o)
 {
+    options_parser p;
+    options_item it;
     memset(o, 0, sizeof(*o));
     o->name = EXAMPLE_DEFAULT_NAME;
     o->runs = BENCH_DEFAULT_RUNS;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        long n = 0;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+    options_init(&p, argc, argv, bench_specs, BENCH_OPTS);
+    while (options_next(&p, &it) != OPTIONS_END) {
+        if (it.event == OPTIONS_HELP)
             return 1;
-        if (strcmp(a, "--json") == 0)
-            o->json = 1;
-        else if (a[0] != '-')
-            o->name = a;
-        else if (v != NULL && strcmp(a, "--runs") == 0 && (n = cmd_count_parse(v, CMD_REPLAYS_MAX)) > 0)
-            o->runs = (int)n, i++;
-        else if (v != NULL && strcmp(a, "--cores") == 0 && (n = cmd_count_parse(v, CMD_CORES_MAX)) > 0)
-            o->cores = (uint32_t)n, i++;
-        else
+        if (it.event == OPTIONS_POSITIONAL)
+            o->name = it.arg;
+        else if (it.event != OPTIONS_OPTION)
             return -1;
+        else if (it.index == BENCH_OPT_JSON)
+            o->json = 1;
+        else if (it.index == BENCH_OPT_RUNS)
+            o->runs = (int)it.count;
+        else
+            o->cores = (uint32_t)it.count;
     }
     return 0;
 }

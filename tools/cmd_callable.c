@@ -4,8 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "callable/callable_image.h"
 #include "commands.h"
+#include "options.h"
+#include "simpler/callable.h"
 #include "simpler/runtime_c_api.h"
 
 /* ---- shared helpers ---- */
@@ -131,28 +132,47 @@ static int kernel_parse(pack_args *a, const char *spec)
     return 0;
 }
 
+enum { PACK_OPT_OUTPUT, PACK_OPT_ORCHESTRATION, PACK_OPT_ENTRY, PACK_OPT_SIG, PACK_OPT_KERNEL, PACK_OPTS };
+
+static const options_spec pack_specs[PACK_OPTS] = {
+    [PACK_OPT_OUTPUT] = {"--output", "-o", OPTIONS_TEXT, 0, NULL},
+    [PACK_OPT_ORCHESTRATION] = {"--orchestration", NULL, OPTIONS_TEXT, 0, NULL},
+    [PACK_OPT_ENTRY] = {"--entry", NULL, OPTIONS_TEXT, 0, NULL},
+    [PACK_OPT_SIG] = {"--sig", NULL, OPTIONS_TEXT, 0, NULL},
+    [PACK_OPT_KERNEL] = {"--kernel", NULL, OPTIONS_TEXT, 0, NULL},
+};
+
+/* One option with its value into *a; 0, or -1 for a bad LIST or SPEC. */
+static int pack_option(pack_args *a, const options_item *it)
+{
+    switch (it->index) {
+    case PACK_OPT_OUTPUT:
+        a->output = it->value;
+        return 0;
+    case PACK_OPT_ORCHESTRATION:
+        a->orchestration = it->value;
+        return 0;
+    case PACK_OPT_ENTRY:
+        a->entry = it->value;
+        return 0;
+    case PACK_OPT_SIG:
+        return signature_parse(it->value, a->signature, SIMPLER_CALLABLE_MAX_SIGNATURE, &a->signature_count);
+    default:
+        return kernel_parse(a, it->value);
+    }
+}
+
+/* 0, 1 for --help, -1 for a usage error (whichever comes first; then
+ * -o, --orchestration and --entry are all required). */
 static int pack_parse(pack_args *a, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i += 2) {
-        const char *opt = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0)
+    options_parser p;
+    options_item it;
+    options_init(&p, argc, argv, pack_specs, PACK_OPTS);
+    while (options_next(&p, &it) != OPTIONS_END) {
+        if (it.event == OPTIONS_HELP)
             return 1;
-        if (val == NULL)
-            return -1;
-        if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0)
-            a->output = val;
-        else if (strcmp(opt, "--orchestration") == 0)
-            a->orchestration = val;
-        else if (strcmp(opt, "--entry") == 0)
-            a->entry = val;
-        else if (strcmp(opt, "--sig") == 0) {
-            if (signature_parse(val, a->signature, SIMPLER_CALLABLE_MAX_SIGNATURE, &a->signature_count) != 0)
-                return -1;
-        } else if (strcmp(opt, "--kernel") == 0) {
-            if (kernel_parse(a, val) != 0)
-                return -1;
-        } else
+        if (it.event != OPTIONS_OPTION || pack_option(a, &it) != 0)
             return -1;
     }
     return a->output && a->orchestration && a->entry ? 0 : -1;
@@ -241,18 +261,43 @@ static const char *core_name(uint32_t core_type)
     return core_type == SIMPLER_CORE_TYPE_AIC ? "AIC" : "AIV";
 }
 
-static void inspect_text(const callable_view *v)
+/* An image simpler_callable_check accepted, read through the public
+ * format structs (callable.h; docs/file-formats.md has the offsets). */
+typedef struct image_view {
+    const SimplerCallableHeader *header;
+    size_t image_size;
+    const uint8_t *signature;             /* at header_size */
+    const SimplerCallableChild *children; /* at the next 64-byte boundary */
+    uint32_t tensor_count, scalar_count;  /* counted from the signature */
+} image_view;
+
+static void image_view_read(const uint8_t *bytes, size_t size, image_view *v)
+{
+    const SimplerCallableHeader *h = (const SimplerCallableHeader *)(const void *)bytes;
+    uint64_t table = ((uint64_t)h->header_size + h->signature_count + SIMPLER_CALLABLE_ALIGN - 1) /
+                     SIMPLER_CALLABLE_ALIGN * SIMPLER_CALLABLE_ALIGN;
+    v->header = h;
+    v->image_size = size;
+    v->signature = bytes + h->header_size;
+    v->children = (const SimplerCallableChild *)(const void *)(bytes + table);
+    v->scalar_count = 0;
+    for (uint32_t i = 0; i < h->signature_count; i++)
+        v->scalar_count += v->signature[i] == SIMPLER_ARG_SCALAR;
+    v->tensor_count = h->signature_count - v->scalar_count;
+}
+
+static void inspect_text(const image_view *v)
 {
     const SimplerCallableHeader *h = v->header;
     printf("callable image: %zu bytes, format version %u\n", v->image_size, h->format_version);
-    printf("entry: %s\n", v->entry_name);
+    printf("entry: %s\n", h->entry_name);
     printf("orchestration: offset %llu, %zu bytes\n", (unsigned long long)h->orchestration_offset,
-           v->orchestration_size);
+           (size_t)h->orchestration_size);
     printf("signature (%u tensors, %u scalars%s): ", v->tensor_count, v->scalar_count,
            h->scalar_count == 0 ? ", scalar_count not recorded" : "");
-    signature_print(stdout, v->signature, v->signature_count, 0);
-    printf("\nchildren: %u\n", v->child_count);
-    for (uint32_t i = 0; i < v->child_count; i++) {
+    signature_print(stdout, v->signature, h->signature_count, 0);
+    printf("\nchildren: %u\n", h->child_count);
+    for (uint32_t i = 0; i < h->child_count; i++) {
         const SimplerCallableChild *c = &v->children[i];
         printf("  func_id %d  %s  offset %llu  %llu bytes  signature ", c->func_id, core_name(c->core_type),
                (unsigned long long)c->binary_offset, (unsigned long long)c->binary_size);
@@ -261,18 +306,18 @@ static void inspect_text(const callable_view *v)
     }
 }
 
-static void inspect_json(const callable_view *v)
+static void inspect_json(const image_view *v)
 {
     const SimplerCallableHeader *h = v->header;
     printf("{\"image_size\":%zu,\"format_version\":%u,\"entry\":\"%s\",", v->image_size, h->format_version,
-           v->entry_name);
+           h->entry_name);
     printf("\"orchestration\":{\"offset\":%llu,\"size\":%zu},", (unsigned long long)h->orchestration_offset,
-           v->orchestration_size);
+           (size_t)h->orchestration_size);
     printf("\"scalar_count_recorded\":%u,\"tensor_count\":%u,\"scalar_count\":%u,\"signature\":[",
            h->scalar_count, v->tensor_count, v->scalar_count);
-    signature_print(stdout, v->signature, v->signature_count, 1);
+    signature_print(stdout, v->signature, h->signature_count, 1);
     printf("],\"children\":[");
-    for (uint32_t i = 0; i < v->child_count; i++) {
+    for (uint32_t i = 0; i < h->child_count; i++) {
         const SimplerCallableChild *c = &v->children[i];
         printf("%s{\"func_id\":%d,\"core_type\":\"%s\",\"offset\":%llu,\"size\":%llu,\"signature\":[",
                i == 0 ? "" : ",", c->func_id, core_name(c->core_type), (unsigned long long)c->binary_offset,
@@ -283,20 +328,28 @@ static void inspect_json(const callable_view *v)
     printf("]}\n");
 }
 
+enum { INSPECT_OPT_JSON, INSPECT_OPTS };
+
+static const options_spec inspect_specs[INSPECT_OPTS] = {
+    [INSPECT_OPT_JSON] = {"--json", NULL, OPTIONS_FLAG, 0, NULL},
+};
+
 int cmd_inspect(int argc, char **argv)
 {
     const char *path = NULL;
     int json = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = 1;
-        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+    options_parser p;
+    options_item it;
+    options_init(&p, argc, argv, inspect_specs, INSPECT_OPTS);
+    while (options_next(&p, &it) != OPTIONS_END) {
+        if (it.event == OPTIONS_HELP) {
             puts("usage: simpler inspect FILE [--json]");
             return 0;
-        } else if (path == NULL)
-            path = argv[i];
-        else
-            path = "";
+        }
+        if (it.event == OPTIONS_OPTION)
+            json = 1;
+        else /* any other argument, even "-x", is the FILE; a second one is a usage error */
+            path = path == NULL ? it.arg : "";
     }
     if (path == NULL || *path == '\0') {
         fputs("usage: simpler inspect FILE [--json]\n", stderr);
@@ -305,13 +358,14 @@ int cmd_inspect(int argc, char **argv)
     file_bytes f;
     if (file_read(path, &f) != 0)
         return 1;
-    callable_view v;
-    int rc = callable_image_check(f.bytes, f.size, &v);
+    int rc = simpler_callable_check(f.bytes, f.size);
     if (rc != 0) {
         fprintf(stderr, "simpler inspect: '%s' is not a valid callable image (%s)\n", path, simpler_strerror(rc));
         free(f.bytes);
         return 1;
     }
+    image_view v;
+    image_view_read(f.bytes, f.size, &v);
     if (json)
         inspect_json(&v);
     else

@@ -1,24 +1,15 @@
 /* A kernel-mode session on one example (kernel_session.h). */
-#define _POSIX_C_SOURCE 200809L
 #include "kernel_session.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "common/host_alloc.h"
-#include "run_example.h"
+#include "run_program.h"
+#include "tool_clock.h"
 
 #define SESSION_CALLABLE_ID 0
 #define SESSION_PATH_MAX 4096
-
-double kernel_session_now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
 
 static int step(const char *what, int rc)
 {
@@ -79,7 +70,7 @@ int kernel_session_open(kernel_session *s, const char *name, uint32_t cores, int
 {
     char path[SESSION_PATH_MAX];
     memset(s, 0, sizeof(*s));
-    if (example_case_default(name, &s->c) != 0 || run_example_image_path(name, path, sizeof(path)) != 0 ||
+    if (example_case_default(name, &s->c) != 0 || example_image_path(name, path, sizeof(path)) != 0 ||
         example_image_read(path, &s->image, &s->image_size) != 0) {
         fprintf(stderr, "simpler: unknown example or unreadable image '%s' (examples: %s)\n", name,
                 EXAMPLE_NAMES);
@@ -114,13 +105,13 @@ int kernel_session_first(kernel_session *s)
         return rc;
     s->heap_before = get_arena_bank_gm_heap_base_ctx(s->ctx, 0);
     s->temp_before = get_retained_temp_addr_ctx(s->ctx, 0);
-    uint64_t allocs = host_alloc_count();
+    uint64_t allocs = simpler_host_alloc_count();
     simdev_get_thread_counters(&c0);
-    double t0 = kernel_session_now_us();
+    uint64_t t0 = tool_clock_ns();
     rc = step("eager launch", simpler_kernel_mode_launch(s->ctx, SESSION_CALLABLE_ID, &s->args, s->stream));
-    s->eager_us = kernel_session_now_us() - t0;
+    s->eager_us = tool_clock_us_between(t0, tool_clock_ns());
     simdev_get_thread_counters(&c1);
-    s->launch_allocs = host_alloc_count() - allocs;
+    s->launch_allocs = simpler_host_alloc_count() - allocs;
     s->launch_device_allocs = c1.malloc_calls - c0.malloc_calls;
     rc = rc ? rc : check(s, "eager launch");
     rc = rc ? rc : device("capture begin", simdev_capture_begin(s->stream, SIMDEV_CAPTURE_MODE_GLOBAL));
@@ -140,10 +131,10 @@ int kernel_session_eager(kernel_session *s, uint64_t seed, double *us)
     int rc = step("inputs", example_inputs_prepare(s->ctx, &s->c, &s->b, seed));
     if (rc != 0)
         return rc;
-    double t0 = kernel_session_now_us();
+    uint64_t t0 = tool_clock_ns();
     rc = step("eager launch", simpler_kernel_mode_launch(s->ctx, SESSION_CALLABLE_ID, &s->args, s->stream));
     rc = rc ? rc : device("eager launch", simdev_stream_synchronize(s->stream));
-    *us = kernel_session_now_us() - t0;
+    *us = tool_clock_us_between(t0, tool_clock_ns());
     return rc ? rc : check(s, "eager launch");
 }
 
@@ -152,10 +143,10 @@ int kernel_session_replay(kernel_session *s, uint64_t seed, double *us)
     int rc = step("inputs", example_inputs_prepare(s->ctx, &s->c, &s->b, seed));
     if (rc != 0)
         return rc;
-    double t0 = kernel_session_now_us();
+    uint64_t t0 = tool_clock_ns();
     rc = device("replay", simdev_graph_launch(s->graph, s->stream));
     rc = rc ? rc : device("replay", simdev_stream_synchronize(s->stream));
-    *us = kernel_session_now_us() - t0;
+    *us = tool_clock_us_between(t0, tool_clock_ns());
     return rc ? rc : check(s, "replay");
 }
 

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../examples/common/example_cases.h"
-#include "../examples/common/example_driver.h"
+#include "example_cases.h"
+#include "example_driver.h"
 #include "simpler/runtime_c_api.h"
 #include "simpler/simdev.h"
 
@@ -54,8 +54,5 @@ int kernel_session_replay(kernel_session *s, uint64_t seed, double *us);
 
 /* Releases everything the session holds; 0 or the first status. */
 int kernel_session_close(kernel_session *s);
-
-/* Microseconds on the monotonic clock. */
-double kernel_session_now_us(void);
 
 #endif

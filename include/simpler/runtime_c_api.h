@@ -317,15 +317,19 @@ SIMPLER_API int simpler_kernel_mode_launch(DeviceContextHandle ctx, int32_t call
 
 /* Writes the per-task trace of the kernel context's last completed
  * execution (the eager launch or a replay, whichever ran last) to `path`
- * as Chrome/Perfetto JSON (docs/trace.md). The context needs a trace
- * buffer, sized once at init (CONFIGURE trace_records, or
- * CallConfig.trace); the caller has synchronized every stream that ran
- * one of its launches. Reads device memory synchronously, so not while
- * the calling thread captures. Returns 0; -1005 for a NULL ctx or path,
- * or a path that cannot be created or written (no partial file is
- * left); -1003 for a context not in kernel mode, not initialized,
- * Closing or Closed, or without a trace buffer; -1007/-1008 when reading
- * device memory fails. Thread-safe (the context's lock). */
+ * as Chrome/Perfetto JSON (docs/trace.md): one complete ("X") event per
+ * task. The context needs a trace buffer, sized once at init (CONFIGURE
+ * trace_records, or CallConfig.trace); every execution overwrites it, so
+ * call this after the launch of interest has finished: the caller has
+ * synchronized every stream that ran one of its launches. Reads device
+ * memory synchronously, so not while the calling thread captures. `path`
+ * is borrowed; an existing file is replaced. Returns 0; -1005 for a NULL
+ * ctx or path, or a file that cannot be created or closed; -1003 for a
+ * context not in kernel mode, not initialized, Closing or Closed, or
+ * without a trace buffer; -1007 when host memory runs out; -1007/-1008
+ * when reading device memory fails; -1000 when a write fails (logged). A
+ * failed export leaves no partial file. Thread-safe (the context's
+ * lock). */
 SIMPLER_API int simpler_kernel_mode_trace_export(DeviceContextHandle ctx, const char *path);
 
 /* ---- sizing, host only: no context, no device memory ---- */
@@ -396,6 +400,13 @@ SIMPLER_API size_t get_aicpu_dlopen_count(DeviceContextHandle ctx);
  * (0 = none); either output may be NULL. Returns 0; -1005 for NULL ctx;
  * -1003 for a context not in KERNEL mode. */
 SIMPLER_API int simpler_kernel_mode_errors(DeviceContextHandle ctx, int *last_runtime_error, int *teardown_error);
+
+/* The number of host allocations (malloc, calloc, realloc; failed ones
+ * included) libsimpler has attempted in this process so far, by the
+ * runtime and by simdev together. It only grows: take it before and
+ * after a call to check that the call allocates nothing (a kernel-mode
+ * launch promises that). Thread-safe. */
+SIMPLER_API uint64_t simpler_host_alloc_count(void);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "simpler/runtime_c_api.h"
+
 static atomic_uint_fast64_t alloc_calls;
 static atomic_uint_fast64_t free_calls;
 static atomic_uint_fast64_t device_alloc_calls;
@@ -77,4 +79,9 @@ uint64_t host_alloc_count_runtime(void)
 {
     uint64_t device = atomic_load(&device_alloc_calls);
     return atomic_load(&alloc_calls) - device;
+}
+
+SIMPLER_API uint64_t simpler_host_alloc_count(void)
+{
+    return host_alloc_count();
 }

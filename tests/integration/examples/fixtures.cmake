@@ -27,8 +27,10 @@ if(TARGET vector)
             2:AIV:${PROJECT_SOURCE_DIR}/examples/common/kernel_add.c
     OUTPUT ${CMAKE_BINARY_DIR}/tests/fixtures/examples/vector_wrong_kernel.callable)
   add_executable(simpler_run_example ${CMAKE_CURRENT_LIST_DIR}/run_example_main.c
-    ${PROJECT_SOURCE_DIR}/tools/cmd_run_example.c)
-  target_include_directories(simpler_run_example PRIVATE ${PROJECT_SOURCE_DIR}/tools)
+    ${PROJECT_SOURCE_DIR}/tools/cmd_run_program.c ${PROJECT_SOURCE_DIR}/tools/tool_clock.c
+    ${PROJECT_SOURCE_DIR}/tools/options.c)
+  target_include_directories(simpler_run_example PRIVATE ${PROJECT_SOURCE_DIR}/tools
+    ${PROJECT_SOURCE_DIR}/examples/common)
   target_link_libraries(simpler_run_example PRIVATE simpler_static)
   set_target_properties(simpler_run_example PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
   add_dependencies(simpler_run_example ${EXAMPLE_IMAGES} vector_wrong_kernel)

@@ -1,10 +1,11 @@
-/* A stand-alone `simpler run --mode program` for the example tests, until
- * the `simpler` program dispatches to tools/cmd_run_example.c itself: it
- * lives in the build root, so the default image lookup
+/* The program-mode runner (tools/cmd_run_program.c) on its own, for the
+ * example tests: its parser alone sees the command line (so --mode
+ * kernel is refused, as cli_run_example.sh checks), and it lives in the
+ * build root, so the default image lookup
  * (<exe dir>/examples/<name>.callable) is exercised as the CLI uses it. */
-#include "run_example.h"
+#include "run_program.h"
 
 int main(int argc, char **argv)
 {
-    return cmd_run_example(argc, argv);
+    return cmd_run_program(argc, argv);
 }

@@ -1,22 +1,23 @@
 /* simpler run --mode program [EXAMPLE]: one example end to end through the
- * public program-mode ABI, checked against its golden (run_example.h). */
+ * public program-mode ABI, checked against its golden (run_program.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "../examples/common/example_cases.h"
-#include "../examples/common/example_driver.h"
+#include "example_cases.h"
+#include "example_driver.h"
 #include "commands.h"
-#include "run_example.h"
+#include "options.h"
+#include "run_program.h"
 #include "simpler/runtime_c_api.h"
+#include "tool_clock.h"
 
 /* The slot the example is registered under (any id < 64 would do). */
-#define RUN_EXAMPLE_CALLABLE_ID 0
-#define RUN_EXAMPLE_PATH_MAX 4096
-#define RUN_EXAMPLE_DEVICE 0
+#define RUN_PROGRAM_CALLABLE_ID 0
+#define RUN_PROGRAM_PATH_MAX 4096
+#define RUN_PROGRAM_DEVICE 0
 
 /* What a session did, for the summary. */
 typedef struct run_report {
@@ -36,13 +37,6 @@ typedef struct run_report {
     double *times_ms;     /* NULL, or one entry per run */
 } run_report;
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static int fail(run_report *rep, const char *step, int status)
 {
     if (rep->status == 0) {
@@ -52,9 +46,9 @@ static int fail(run_report *rep, const char *step, int status)
     return status;
 }
 
-int run_example_image_path(const char *name, char *path, size_t size)
+int example_image_path(const char *name, char *path, size_t size)
 {
-    char exe[RUN_EXAMPLE_PATH_MAX];
+    char exe[RUN_PROGRAM_PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (n <= 0)
         return -1;
@@ -102,12 +96,12 @@ static int run_once(DeviceContextHandle ctx, example_case *c, example_buffers *b
     if (rc != 0)
         return fail(rep, "simpler_tensor_make", rc);
     config_make(rep, r, &cfg);
-    double t0 = now_ms();
-    rc = simpler_run(ctx, RUN_EXAMPLE_CALLABLE_ID, args, &cfg);
-    double t1 = now_ms();
+    uint64_t t0 = tool_clock_ns();
+    rc = simpler_run(ctx, RUN_PROGRAM_CALLABLE_ID, args, &cfg);
+    uint64_t t1 = tool_clock_ns();
     if (rc != 0)
         return fail(rep, "simpler_run", rc);
-    timing_add(rep, t1 - t0);
+    timing_add(rep, tool_clock_ms_between(t0, t1));
     example_check_result res = {0, 0, 0, 0.0};
     rc = example_output_check(ctx, c, b, &res);
     if (rc != 0)
@@ -156,12 +150,12 @@ static void session_run(const void *image, size_t size, example_case *c, run_rep
         fail(rep, "create_device_context", PTO_RUNTIME_ERR_OUT_OF_MEMORY);
         return;
     }
-    int rc = simpler_init(ctx, RUN_EXAMPLE_DEVICE, NULL);
+    int rc = simpler_init(ctx, RUN_PROGRAM_DEVICE, NULL);
     if (rc != 0) {
         fail(rep, "simpler_init", rc);
         goto out_destroy;
     }
-    rc = simpler_register_callable(ctx, RUN_EXAMPLE_CALLABLE_ID, image, size);
+    rc = simpler_register_callable(ctx, RUN_PROGRAM_CALLABLE_ID, image, size);
     if (rc != 0)
         fail(rep, "simpler_register_callable", rc);
     else
@@ -176,7 +170,7 @@ out_destroy:
 /* The runtime writes "<prefix>trace.json"; move it to the asked name. */
 static void trace_move(run_report *rep)
 {
-    char made[RUN_EXAMPLE_PATH_MAX];
+    char made[RUN_PROGRAM_PATH_MAX];
     if (rep->trace == NULL || rep->status != 0)
         return;
     snprintf(made, sizeof(made), "%s.trace.json", rep->trace);
@@ -252,8 +246,8 @@ static void report_json(const run_report *rep)
 
 /* Runs the session of `o` into *rep; 0, or 2 for a usage error. The
  * default image path is built in `path`, which the report points to. */
-static int report_make(const run_example_options *o, run_report *rep, double *times_ms,
-                       char path[RUN_EXAMPLE_PATH_MAX])
+static int report_make(const run_program_options *o, run_report *rep, double *times_ms,
+                       char path[RUN_PROGRAM_PATH_MAX])
 {
     example_case c;
     const char *name = o->name != NULL ? o->name : EXAMPLE_DEFAULT_NAME, *image_path = o->image_path;
@@ -265,7 +259,7 @@ static int report_make(const run_example_options *o, run_report *rep, double *ti
         fprintf(stderr, "simpler run: unknown example '%s' (examples: %s)\n", name, EXAMPLE_NAMES);
         return 2;
     }
-    if (image_path == NULL && run_example_image_path(name, path, RUN_EXAMPLE_PATH_MAX) == 0)
+    if (image_path == NULL && example_image_path(name, path, RUN_PROGRAM_PATH_MAX) == 0)
         image_path = path;
     void *image = NULL;
     size_t size = 0;
@@ -283,10 +277,10 @@ static int report_make(const run_example_options *o, run_report *rep, double *ti
     return 0;
 }
 
-int run_example_run(const run_example_options *o)
+int run_program(const run_program_options *o)
 {
     run_report rep;
-    char path[RUN_EXAMPLE_PATH_MAX];
+    char path[RUN_PROGRAM_PATH_MAX];
     if (report_make(o, &rep, NULL, path) != 0)
         return 2;
     if (o->json)
@@ -296,10 +290,10 @@ int run_example_run(const run_example_options *o)
     return report_ok(&rep) ? 0 : 1;
 }
 
-int run_example_measure(const run_example_options *o, double *times_ms, uint64_t *task_count)
+int run_program_measure(const run_program_options *o, double *times_ms, uint64_t *task_count)
 {
     run_report rep;
-    char path[RUN_EXAMPLE_PATH_MAX];
+    char path[RUN_PROGRAM_PATH_MAX];
     if (report_make(o, &rep, times_ms, path) != 0)
         return 2;
     *task_count = rep.tasks;
@@ -307,18 +301,6 @@ int run_example_measure(const run_example_options *o, double *times_ms, uint64_t
         return 0;
     report_text(&rep);
     return 1;
-}
-
-int run_example_image(const char *name, const char *image_path, const char *mode, const char *trace_path,
-                      int json, int replays)
-{
-    run_example_options o = {name, image_path, mode, trace_path, json, replays, 0};
-    return run_example_run(&o);
-}
-
-int run_example(const char *name, const char *mode, const char *trace_path, int json, int replays)
-{
-    return run_example_image(name, NULL, mode, trace_path, json, replays);
 }
 
 static void usage(FILE *out)
@@ -333,44 +315,63 @@ static void usage(FILE *out)
             EXAMPLE_NAMES, EXAMPLE_DEFAULT_NAME);
 }
 
-/* Option `opt` with its value into *o; 0, or -1 when it is not one. */
-static int option_value(const char *opt, const char *val, run_example_options *o)
+enum { PROG_OPT_JSON, PROG_OPT_MODE, PROG_OPT_IMAGE, PROG_OPT_TRACE, PROG_OPT_REPLAYS, PROG_OPT_CORES, PROG_OPTS };
+
+/* --mode takes any word here: run_program refuses one it cannot run. */
+static const options_spec program_specs[PROG_OPTS] = {
+    [PROG_OPT_JSON] = {"--json", NULL, OPTIONS_FLAG, 0, NULL},
+    [PROG_OPT_MODE] = {"--mode", NULL, OPTIONS_TEXT, 0, NULL},
+    [PROG_OPT_IMAGE] = {"--image", NULL, OPTIONS_TEXT, 0, NULL},
+    [PROG_OPT_TRACE] = {"--trace", NULL, OPTIONS_TEXT, 0, NULL},
+    [PROG_OPT_REPLAYS] = {"--replays", NULL, OPTIONS_COUNT, CMD_REPLAYS_MAX, NULL},
+    [PROG_OPT_CORES] = {"--cores", NULL, OPTIONS_COUNT, CMD_CORES_MAX, NULL},
+};
+
+static void option_apply(const options_item *it, run_program_options *o)
 {
-    long n = 0;
-    if (strcmp(opt, "--mode") == 0)
-        o->mode = val;
-    else if (strcmp(opt, "--image") == 0)
-        o->image_path = val;
-    else if (strcmp(opt, "--trace") == 0)
-        o->trace_path = val;
-    else if (strcmp(opt, "--replays") == 0 && (n = cmd_count_parse(val, CMD_REPLAYS_MAX)) > 0)
-        o->replays = (int)n;
-    else if (strcmp(opt, "--cores") == 0 && (n = cmd_count_parse(val, CMD_CORES_MAX)) > 0)
-        o->cores = (uint32_t)n;
-    else
-        return -1;
-    return 0;
+    switch (it->index) {
+    case PROG_OPT_JSON:
+        o->json = 1;
+        break;
+    case PROG_OPT_MODE:
+        o->mode = it->value;
+        break;
+    case PROG_OPT_IMAGE:
+        o->image_path = it->value;
+        break;
+    case PROG_OPT_TRACE:
+        o->trace_path = it->value;
+        break;
+    case PROG_OPT_REPLAYS:
+        o->replays = (int)it->count;
+        break;
+    case PROG_OPT_CORES:
+        o->cores = (uint32_t)it->count;
+        break;
+    }
 }
 
-int cmd_run_example(int argc, char **argv)
+/* Stops at the first --help (usage on stdout, 0) or the first mistake,
+ * a second EXAMPLE included (usage on stderr, 2). */
+int cmd_run_program(int argc, char **argv)
 {
-    run_example_options o = {NULL, NULL, NULL, NULL, 0, 1, 0};
-    for (int i = 1; i < argc; i++) {
-        const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
+    run_program_options o = {NULL, NULL, NULL, NULL, 0, 1, 0};
+    options_parser p;
+    options_item it;
+    options_init(&p, argc, argv, program_specs, PROG_OPTS);
+    while (options_next(&p, &it) != OPTIONS_END) {
+        if (it.event == OPTIONS_HELP) {
             usage(stdout);
             return 0;
         }
-        if (strcmp(opt, "--json") == 0) {
-            o.json = 1;
-        } else if (opt[0] != '-' && o.name == NULL) {
-            o.name = opt;
-        } else if (val == NULL || option_value(opt, val, &o) != 0) {
+        if (it.event == OPTIONS_POSITIONAL && o.name == NULL) {
+            o.name = it.arg;
+        } else if (it.event == OPTIONS_OPTION) {
+            option_apply(&it, &o);
+        } else {
             usage(stderr);
             return 2;
-        } else {
-            i++;
         }
     }
-    return run_example_run(&o);
+    return run_program(&o);
 }

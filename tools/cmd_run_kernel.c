@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "commands.h"
-#include "simpler/runtime_c_api.h"
 #include "kernel_session.h"
-#include "run_example.h"
+#include "options.h"
+#include "run_program.h"
 
 #define RUN_DEFAULT_REPLAYS 10
 
@@ -28,45 +28,62 @@ typedef struct run_result {
     uint64_t heap_after, temp_after;
 } run_result;
 
-/* An option taking a value; 0, or -1 when it is not one or out of range. */
-static int opt_value(const char *a, const char *v, run_opts *o, int *program)
+enum { RUN_OPT_JSON, RUN_OPT_MODE, RUN_OPT_REPLAYS, RUN_OPT_CORES, RUN_OPT_TRACE, RUN_OPT_IMAGE, RUN_OPTS };
+
+static const char *const run_modes[] = {"kernel", "program", NULL};
+
+static const options_spec run_specs[RUN_OPTS] = {
+    [RUN_OPT_JSON] = {"--json", NULL, OPTIONS_FLAG, 0, NULL},
+    [RUN_OPT_MODE] = {"--mode", NULL, OPTIONS_CHOICE, 0, run_modes},
+    [RUN_OPT_REPLAYS] = {"--replays", NULL, OPTIONS_COUNT, CMD_REPLAYS_MAX, NULL},
+    [RUN_OPT_CORES] = {"--cores", NULL, OPTIONS_COUNT, CMD_CORES_MAX, NULL},
+    [RUN_OPT_TRACE] = {"--trace", NULL, OPTIONS_TEXT, 0, NULL},
+    [RUN_OPT_IMAGE] = {"--image", NULL, OPTIONS_TEXT, 0, NULL}, /* program mode only */
+};
+
+static void opt_apply(const options_item *it, run_opts *o, int *program)
 {
-    long n = 0;
-    if (strcmp(a, "--mode") == 0 && (strcmp(v, "program") == 0 || strcmp(v, "kernel") == 0))
-        *program = strcmp(v, "program") == 0;
-    else if (strcmp(a, "--replays") == 0 && (n = cmd_count_parse(v, CMD_REPLAYS_MAX)) > 0)
-        o->replays = (int)n;
-    else if (strcmp(a, "--cores") == 0 && (n = cmd_count_parse(v, CMD_CORES_MAX)) > 0)
-        o->cores = (uint32_t)n;
-    else if (strcmp(a, "--trace") == 0)
-        o->trace_path = v;
-    else
-        return -1;
-    return 0;
+    switch (it->index) {
+    case RUN_OPT_JSON:
+        o->json = 1;
+        break;
+    case RUN_OPT_MODE:
+        *program = strcmp(it->value, "program") == 0;
+        break;
+    case RUN_OPT_REPLAYS:
+        o->replays = (int)it->count;
+        break;
+    case RUN_OPT_CORES:
+        o->cores = (uint32_t)it->count;
+        break;
+    case RUN_OPT_TRACE:
+        o->trace_path = it->value;
+        break;
+    }
 }
 
 /* Returns 1 for program mode, 0 for kernel, -1 for a usage error, -2
- * for --help. Program mode's own options are left to its parser. */
+ * for --help. The whole line is read first: a later --mode program
+ * hands every argument to program mode's parser, which judges them by
+ * its own options; otherwise --help wins over a mistake. */
 static int opts_parse(int argc, char **argv, run_opts *o)
 {
+    options_parser p;
+    options_item it;
     int program = 0, bad = 0, help = 0;
     memset(o, 0, sizeof(*o));
     o->name = EXAMPLE_DEFAULT_NAME;
     o->replays = RUN_DEFAULT_REPLAYS;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+    options_init(&p, argc, argv, run_specs, RUN_OPTS);
+    while (options_next(&p, &it) != OPTIONS_END) {
+        if (it.event == OPTIONS_HELP)
             help = 1;
-        else if (strcmp(a, "--json") == 0)
-            o->json = 1;
-        else if (a[0] != '-')
-            o->name = a;
-        else if (v != NULL && opt_value(a, v, o, &program) == 0)
-            i++;
-        else if (strcmp(a, "--image") == 0 && v != NULL)
-            bad |= 1, i++; /* program mode only */
+        else if (it.event == OPTIONS_POSITIONAL)
+            o->name = it.arg;
+        else if (it.event != OPTIONS_OPTION || it.index == RUN_OPT_IMAGE)
+            bad = 1;
         else
-            bad |= 2;
+            opt_apply(&it, o, &program);
     }
     if (program)
         return 1;
@@ -157,7 +174,7 @@ int cmd_run(int argc, char **argv)
     run_opts o;
     int mode = opts_parse(argc, argv, &o);
     if (mode == 1)
-        return cmd_run_example(argc, argv);
+        return cmd_run_program(argc, argv);
     if (mode < 0) {
         fprintf(mode == -2 ? stdout : stderr,
                 "usage: simpler run [EXAMPLE] [--mode kernel|program] [--replays N] [--cores N]\n"

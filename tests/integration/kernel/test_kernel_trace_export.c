@@ -1,0 +1,231 @@
+/* simpler_kernel_mode_trace_export (runtime_c_api.h): its refusals, and
+ * the file of a traced launch read back as JSON with one complete event
+ * per task of the last execution. */
+#define _POSIX_C_SOURCE 200809L
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernel_fixture.h"
+#include "../program/image_fixture.h"
+
+#define TRACE_PATH SIMPLER_BINARY_DIR "/tests/kernel_trace_export.json"
+#define TRACE_TEXT_MAX (1u << 20)
+
+/* ---- a small JSON checker: the whole document one value, counting the
+ * objects that hold "ph":"X" (Chrome complete events) ---- */
+
+typedef struct json_scan {
+    const char *p;
+    int complete_events;
+} json_scan;
+
+static int scan_value(json_scan *s, int depth);
+
+static void scan_space(json_scan *s)
+{
+    while (*s->p != '\0' && strchr(" \t\r\n", *s->p) != NULL)
+        s->p++;
+}
+
+/* A string without escapes; *is_x set when it is the literal "X". */
+static int scan_string(json_scan *s, int *is_x)
+{
+    const char *start = ++s->p;
+    while (*s->p != '"' && *s->p != '\0' && *s->p != '\\' && (unsigned char)*s->p >= 0x20)
+        s->p++;
+    if (*s->p != '"')
+        return -1;
+    if (is_x != NULL)
+        *is_x = s->p - start == 1 && *start == 'X';
+    s->p++;
+    return 0;
+}
+
+static int scan_members(json_scan *s, int depth, char close)
+{
+    int ph_key = 0, ph_x = 0, is_x = 0;
+    s->p++;
+    scan_space(s);
+    while (*s->p != close) {
+        if (close == '}') {
+            const char *key = s->p + 1;
+            if (*s->p != '"' || scan_string(s, NULL) != 0)
+                return -1;
+            ph_key = strncmp(key, "ph\"", 3) == 0;
+            scan_space(s);
+            if (*s->p++ != ':')
+                return -1;
+            scan_space(s);
+        }
+        if (ph_key && *s->p == '"') {
+            if (scan_string(s, &is_x) != 0)
+                return -1;
+            ph_x |= is_x;
+        } else if (scan_value(s, depth + 1) != 0) {
+            return -1;
+        }
+        scan_space(s);
+        if (*s->p == ',') {
+            s->p++;
+            scan_space(s);
+            if (*s->p == close)
+                return -1;
+        } else if (*s->p != close) {
+            return -1;
+        }
+    }
+    s->p++;
+    s->complete_events += ph_x;
+    return 0;
+}
+
+static int scan_value(json_scan *s, int depth)
+{
+    if (depth > 16)
+        return -1;
+    scan_space(s);
+    if (*s->p == '{')
+        return scan_members(s, depth, '}');
+    if (*s->p == '[')
+        return scan_members(s, depth, ']');
+    if (*s->p == '"')
+        return scan_string(s, NULL);
+    char *end = NULL;
+    (void)strtod(s->p, &end);
+    if (end == s->p)
+        return -1;
+    s->p = end;
+    return 0;
+}
+
+/* The complete events of the JSON file at `path`, or -1 when it is not
+ * one JSON value. */
+static int trace_file_complete_events(const char *path)
+{
+    static char text[TRACE_TEXT_MAX];
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    assert_true(n < sizeof(text) - 1);
+    text[n] = '\0';
+    json_scan s = {text, 0};
+    if (scan_value(&s, 0) != 0)
+        return -1;
+    scan_space(&s);
+    return *s.p == '\0' ? s.complete_events : -1;
+}
+
+/* ---- the contracts ---- */
+
+static uint64_t vadd_task_count(uint64_t rounds)
+{
+    SimplerGraphRequirements req;
+    ChipStorageTaskArgs args;
+    static vadd_buffers v;
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_DEVICE, rounds, 0);
+    assert_int_equal(simpler_graph_requirements(image.bytes, image.size, &args, &req), 0);
+    return req.task_count;
+}
+
+/* A kernel context whose trace buffer holds every task of `rounds_max`. */
+static void open_traced(kfix *k, uint64_t rounds_max)
+{
+    SimplerKernelCtxControl c = kfix_plan(&image, rounds_max);
+    c.trace_records = (uint32_t)vadd_task_count(rounds_max);
+    kfix_open(k, &image, &c);
+}
+
+static void trace_export_refuses_null_with_invalid_argument(void **state)
+{
+    kfix k;
+    (void)state;
+    assert_int_equal(simpler_kernel_mode_trace_export(NULL, TRACE_PATH), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    open_traced(&k, 2);
+    assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    kfix_close(&k);
+}
+
+static void trace_export_refuses_a_context_not_in_kernel_mode_with_invalid_state(void **state)
+{
+    (void)state;
+    DeviceContextHandle fresh = create_device_context();
+    assert_non_null(fresh);
+    assert_int_equal(simpler_kernel_mode_trace_export(fresh, TRACE_PATH), PTO_RUNTIME_ERR_INVALID_STATE);
+    destroy_device_context(fresh);
+    DeviceContextHandle program = create_device_context();
+    assert_non_null(program);
+    assert_int_equal(simpler_init(program, 0, NULL), 0);
+    assert_int_equal(simpler_kernel_mode_trace_export(program, TRACE_PATH), PTO_RUNTIME_ERR_INVALID_STATE);
+    assert_int_equal(finalize_device(program), 0);
+    destroy_device_context(program);
+}
+
+static void trace_export_refuses_a_kernel_context_without_trace_buffer(void **state)
+{
+    kfix k;
+    (void)state;
+    unlink(TRACE_PATH);
+    kfix_open_plan(&k, &image, 2);
+    assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), PTO_RUNTIME_ERR_INVALID_STATE);
+    assert_int_equal(access(TRACE_PATH, F_OK), -1);
+    kfix_close(&k);
+}
+
+static void trace_export_writes_one_complete_event_per_task_of_the_last_launch(void **state)
+{
+    static vadd_buffers v;
+    kfix k;
+    kbufs d;
+    (void)state;
+    open_traced(&k, 4);
+    kbufs_alloc(&d);
+    kbufs_upload(&d, &v, 1.0f);
+    kfix_assert_golden(&k, &d, &v, 4);
+    unlink(TRACE_PATH);
+    assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
+    assert_int_equal(trace_file_complete_events(TRACE_PATH), (int)vadd_task_count(4));
+    /* A smaller launch overwrites the records: only its tasks remain. */
+    kbufs_upload(&d, &v, 2.0f);
+    kfix_assert_golden(&k, &d, &v, 1);
+    assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
+    assert_int_equal(trace_file_complete_events(TRACE_PATH), (int)vadd_task_count(1));
+    kbufs_free(&d);
+    kfix_close(&k);
+}
+
+static void trace_export_to_an_uncreatable_file_fails_and_changes_nothing(void **state)
+{
+    static vadd_buffers v;
+    kfix k;
+    kbufs d;
+    (void)state;
+    open_traced(&k, 2);
+    kbufs_alloc(&d);
+    kbufs_upload(&d, &v, 1.0f);
+    kfix_assert_golden(&k, &d, &v, 2);
+    assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, "/nonexistent-dir/x/trace.json"),
+                     PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    /* The context still launches, and the records are still there. */
+    kfix_assert_golden(&k, &d, &v, 2);
+    assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
+    assert_int_equal(trace_file_complete_events(TRACE_PATH), (int)vadd_task_count(2));
+    kbufs_free(&d);
+    kfix_close(&k);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(trace_export_refuses_null_with_invalid_argument),
+        cmocka_unit_test(trace_export_refuses_a_context_not_in_kernel_mode_with_invalid_state),
+        cmocka_unit_test(trace_export_refuses_a_kernel_context_without_trace_buffer),
+        cmocka_unit_test(trace_export_writes_one_complete_event_per_task_of_the_last_launch),
+        cmocka_unit_test(trace_export_to_an_uncreatable_file_fails_and_changes_nothing),
+    };
+    return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
+}
