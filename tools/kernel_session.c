@@ -107,9 +107,9 @@ int kernel_session_first(kernel_session *s)
     s->temp_before = get_retained_temp_addr_ctx(s->ctx, 0);
     uint64_t allocs = simpler_host_alloc_count();
     simdev_get_thread_counters(&c0);
-    uint64_t t0 = tool_clock_ns();
+    uint64_t t0 = simpler_clock_ns();
     rc = step("eager launch", simpler_kernel_mode_launch(s->ctx, SESSION_CALLABLE_ID, &s->args, s->stream));
-    s->eager_us = tool_clock_us_between(t0, tool_clock_ns());
+    s->eager_us = tool_clock_us_between(t0, simpler_clock_ns());
     simdev_get_thread_counters(&c1);
     s->launch_allocs = simpler_host_alloc_count() - allocs;
     s->launch_device_allocs = c1.malloc_calls - c0.malloc_calls;
@@ -131,10 +131,10 @@ int kernel_session_eager(kernel_session *s, uint64_t seed, double *us)
     int rc = step("inputs", example_inputs_prepare(s->ctx, &s->c, &s->b, seed));
     if (rc != 0)
         return rc;
-    uint64_t t0 = tool_clock_ns();
+    uint64_t t0 = simpler_clock_ns();
     rc = step("eager launch", simpler_kernel_mode_launch(s->ctx, SESSION_CALLABLE_ID, &s->args, s->stream));
     rc = rc ? rc : device("eager launch", simdev_stream_synchronize(s->stream));
-    *us = tool_clock_us_between(t0, tool_clock_ns());
+    *us = tool_clock_us_between(t0, simpler_clock_ns());
     return rc ? rc : check(s, "eager launch");
 }
 
@@ -143,10 +143,10 @@ int kernel_session_replay(kernel_session *s, uint64_t seed, double *us)
     int rc = step("inputs", example_inputs_prepare(s->ctx, &s->c, &s->b, seed));
     if (rc != 0)
         return rc;
-    uint64_t t0 = tool_clock_ns();
+    uint64_t t0 = simpler_clock_ns();
     rc = device("replay", simdev_graph_launch(s->graph, s->stream));
     rc = rc ? rc : device("replay", simdev_stream_synchronize(s->stream));
-    *us = tool_clock_us_between(t0, tool_clock_ns());
+    *us = tool_clock_us_between(t0, simpler_clock_ns());
     return rc ? rc : check(s, "replay");
 }
 
