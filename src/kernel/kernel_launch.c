@@ -5,7 +5,6 @@
  * in reach is the restricted platform_launch_ops table. */
 #include <string.h>
 
-#include "common/task_args_check.h"
 #include "context/context.h"
 #include "kernel/kernel_state.h"
 #include "device/device_chain.h"
@@ -47,8 +46,6 @@ static int launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskA
         return rc;
     if (ks->phase != KERNEL_PHASE_READY_ENQUEUED)
         return PTO_RUNTIME_ERR_INVALID_STATE;
-    if (task_args_check(args) != 0)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     rc = residency_lookup(&ctx->residency, id, &call->callable, &call->generation);
     if (rc != 0)
         return rc;
@@ -248,8 +245,9 @@ static int launch_locked(simpler_context *ctx, int32_t id, const ChipStorageTask
     if (rc != 0)
         return rc;
     platform_launch_ops_derive(ctx->ops, &ops);
-    rc = stream_switch_check(&ops, ctx, ks, caller);
-    rc = rc ? rc : launch_build(ctx, ks, args, &call);
+    /* The build checks the arguments themselves (graph_build_run), once. */
+    rc = launch_build(ctx, ks, args, &call);
+    rc = rc ? rc : stream_switch_check(&ops, ctx, ks, caller);
     if (rc != 0)
         return rc;
     size_t args_bytes = packet_write(ctx, ks, id, &call, args);

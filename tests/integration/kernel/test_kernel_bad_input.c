@@ -87,6 +87,9 @@ static void kernel_launch_bad_input_table_enqueues_nothing(void **state)
     bad = good;
     bad.tensors[1].ndims = 0;
     assert_int_equal(simpler_kernel_mode_launch(k.ctx, KFIX_ID, &bad, k.stream), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    bad = good;
+    bad.tensors[2].reserved[0] = 1; /* a tensor's reserved bytes must be zero */
+    assert_int_equal(simpler_kernel_mode_launch(k.ctx, KFIX_ID, &bad, k.stream), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
 
     assert_no_simdev_call_since(&before);
     assert_int_equal(host_alloc_count(), host_allocs);

@@ -166,6 +166,9 @@ static void program_run_bad_input_table_has_no_effect(void **state)
     bad = args;
     bad.tensors[1].ndims = 0;
     assert_int_equal(simpler_run(ctx, 1, &bad, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    bad = args;
+    bad.tensors[2].reserved[0] = 1; /* a tensor's reserved bytes must be zero */
+    assert_int_equal(simpler_run(ctx, 1, &bad, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
     assert_unchanged(ctx, &before);
     assert_true(v.f[0] == -1.0f);
     assert_int_equal(simpler_run(ctx, 1, &args, NULL), 0);
