@@ -27,7 +27,8 @@ static uint64_t resolve(const device_run_desc *d, const graph_image_arg *a)
  * const, so what a task leaves stays for the next: the reserved bytes are
  * zeroed once, and a tensor whose view is the one its entry holds keeps
  * its shape. Writing all 128 bytes of every tensor per task made the
- * executor the loop's bottleneck (W3 loop 20-21 -> 16-18 ns per task). */
+ * executor the loop's bottleneck (docs/performance.md, "Figures behind
+ * the constants"). */
 typedef struct core_args {
     ChipTensor tensors[SIMPLER_MAX_TASK_ARGS];
     uint64_t scalars[SIMPLER_MAX_TASK_ARGS];
@@ -113,7 +114,7 @@ static void run_task(const device_run_desc *d, uint32_t core, uint32_t id, core_
  * tasks, and always when it runs out of posted work. The scheduler polls
  * the count, so every publication takes the line back from its cache (a
  * cross-CPU round trip, and on x86 the stores behind it wait for it):
- * every 4th task cost W3 4-5 ns per task more than every 16th. The
+ * publishing every 4th task cost measurably more than every 16th. The
  * scheduler refills a ring at half its depth (32 of 64), so 16 still
  * reports in time to refill before the ring runs dry. */
 #define DEVICE_PUBLISH_EVERY 16u
@@ -147,7 +148,7 @@ void device_executor_kernel(uint32_t block_idx, uint32_t block_dim, const void *
 
     /* A core the scheduler gave nothing when it started dispatching
      * sleeps at once: its spin would only take the AICore CPU from the
-     * cores that got work (W3: loop 31-38 -> 21-26 ns per task). */
+     * cores that got work. */
     uint32_t polls = device_slot_await_start(slot, &rt->dispatching, DEVICE_CORE_START_YIELD_NS) ? 0 : DEVICE_SPIN_POLLS;
     for (;;) {
         uint32_t posted = device_slot_wait(slot, done, polls);

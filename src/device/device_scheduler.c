@@ -52,12 +52,11 @@ typedef struct sched {
  * per task. Tasks that short finish within a few cache-line hand-offs of
  * each other, so a second core buys little and costs its own hand-offs;
  * and on simdev the AICore threads share the AICore CPUs, so a second
- * busy core slows the first (W3's empty tasks spread over four cores ran
- * 36 ns per task against 28 on one). */
+ * busy core slows the first. */
 #define DEVICE_GATHER_NS 2000u
 /* A core's time per task is measured over windows of this many
- * completions: one clock read per window (a read per task cost W1 70 ns
- * per task on the build VM). */
+ * completions: one clock read per window, as a read per task costs
+ * more than a short task. */
 #define DEVICE_MEASURE_TASKS 32u
 
 /* How the scheduler reads the clock; test_device_dispatch.c includes
@@ -300,12 +299,11 @@ static int spin_verdict(sched *s, int *late)
  * pause phase of the spin passed, counted from the arrival of the last
  * late core holding tasks; once per completion) that leaves ready tasks
  * for dispatch to hand out. Without the arrival rule a launch whose
- * first AIV core arrived more than a spin late (26 us: one W3 run in
- * four on the build VM) marked its empty tasks long and spread them over
- * every core, the loop 31-44 ns per task against 16-18. The doorbell is read before the flag
- * is set and the cores re-scanned; a core that finishes after that scan
- * sees the flag and changes the doorbell, so the futex wait cannot miss
- * it. */
+ * first AIV core arrived more than a spin late marked its empty tasks
+ * long and spread them over every core. The doorbell is read before
+ * the flag is set and the cores re-scanned; a core that finishes after
+ * that scan sees the flag and changes the doorbell, so the futex wait
+ * cannot miss it. */
 static void await_completions(sched *s)
 {
     device_spin spin = DEVICE_SPIN_INIT(DEVICE_SPIN_YIELD_NS);
