@@ -4,59 +4,12 @@
  */
 #include <string.h>
 
+#include "device/device_executor_internal.h"
 #include "device/device_handshake.h"
 #include "device/device_kernels.h"
 #include "device/device_slot.h"
 #include "device/device_wait.h"
 #include "device/trace_record.h"
-
-/* The device address of a tensor argument. */
-static uint64_t resolve(const device_run_desc *d, const graph_image_arg *a)
-{
-    switch (a->addr_kind) {
-    case GRAPH_ADDR_HEAP:
-        return d->heap_base + a->addr;
-    case GRAPH_ADDR_STAGED:
-        return d->temp_base + a->addr;
-    default:
-        return a->addr;
-    }
-}
-
-/* A block's argument arrays, kept across its tasks. Kernels see them
- * const, so what a task leaves stays for the next: the reserved bytes are
- * zeroed once, and a tensor whose view is the one its entry holds keeps
- * its shape. Writing all 128 bytes of every tensor per task made the
- * executor the loop's bottleneck (W3 loop 20-21 -> 16-18 ns per task). */
-typedef struct core_args {
-    ChipTensor tensors[SIMPLER_MAX_TASK_ARGS];
-    uint64_t scalars[SIMPLER_MAX_TASK_ARGS];
-    uint32_t view[SIMPLER_MAX_TASK_ARGS]; /* the view tensors[i] holds, UINT32_MAX for none */
-} core_args;
-
-static void core_args_init(core_args *c)
-{
-    memset(c, 0, sizeof(*c));
-    memset(c->view, 0xff, sizeof(c->view));
-}
-
-static void fill_tensor(const device_run_desc *d, const graph_image_view *views, const graph_image_arg *a,
-                        core_args *c, uint32_t i)
-{
-    ChipTensor *t = &c->tensors[i];
-    t->buffer_addr = resolve(d, a);
-    t->buffer_bytes = a->buffer_bytes;
-    t->start_offset = a->start_offset;
-    if (c->view[i] == a->view)
-        return;
-    const graph_image_view *v = &views[a->view];
-    c->view[i] = a->view;
-    t->ndims = v->ndims;
-    t->dtype = v->dtype;
-    t->address_space = SIMPLER_ADDRESS_SPACE_DEVICE;
-    memcpy(t->shapes, v->shapes, sizeof(t->shapes));
-    memcpy(t->strides, v->strides, sizeof(t->strides));
-}
 
 static void trace_task(const device_run_desc *d, const SimplerKernelArgs *k, uint64_t start, uint64_t end)
 {
@@ -78,7 +31,7 @@ static void trace_task(const device_run_desc *d, const SimplerKernelArgs *k, uin
 
 /* Runs task `id` of the image in the definition region on core `core`.
  * The scheduler validated the image and the kernel table first. */
-static void run_task(const device_run_desc *d, uint32_t core, uint32_t id, core_args *c)
+static void run_task(const device_run_desc *d, uint32_t core, uint32_t id, device_executor_args *c)
 {
     const uint8_t *image = (const uint8_t *)(uintptr_t)d->definition_base;
     const graph_image_header *h = (const graph_image_header *)image;
@@ -99,7 +52,7 @@ static void run_task(const device_run_desc *d, uint32_t core, uint32_t id, core_
 
     for (uint32_t i = 0; i < task->arg_count; i++, arg++) {
         if (arg->kind == GRAPH_ARG_TENSOR)
-            fill_tensor(d, views, arg, c, k.tensor_count++);
+            device_executor_fill_tensor(d, views, arg, c, k.tensor_count++);
         else
             c->scalars[k.scalar_count++] = arg->addr;
     }
@@ -113,7 +66,7 @@ static void run_task(const device_run_desc *d, uint32_t core, uint32_t id, core_
  * tasks, and always when it runs out of posted work. The scheduler polls
  * the count, so every publication takes the line back from its cache (a
  * cross-CPU round trip, and on x86 the stores behind it wait for it):
- * every 4th task cost W3 4-5 ns per task more than every 16th. The
+ * publishing every 4th task cost measurably more than every 16th. The
  * scheduler refills a ring at half its depth (32 of 64), so 16 still
  * reports in time to refill before the ring runs dry. */
 #define DEVICE_PUBLISH_EVERY 16u
@@ -142,12 +95,12 @@ void device_executor_kernel(uint32_t block_idx, uint32_t block_dim, const void *
     device_runtime_header *rt = device_runtime_header_at(d);
     uint32_t done = 0;
     atomic_store_explicit(&slot->arrived, 1, memory_order_relaxed);
-    core_args args_kept;
-    core_args_init(&args_kept);
+    device_executor_args args_kept;
+    device_executor_args_init(&args_kept);
 
     /* A core the scheduler gave nothing when it started dispatching
      * sleeps at once: its spin would only take the AICore CPU from the
-     * cores that got work (W3: loop 31-38 -> 21-26 ns per task). */
+     * cores that got work. */
     uint32_t polls = device_slot_await_start(slot, &rt->dispatching, DEVICE_CORE_START_YIELD_NS) ? 0 : DEVICE_SPIN_POLLS;
     for (;;) {
         uint32_t posted = device_slot_wait(slot, done, polls);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "device/device_handshake.h"
+#include "device/device_scheduler_internal.h"
 #include "device/device_kernels.h"
 #include "device/device_ready_queue.h"
 #include "device/device_slot.h"
@@ -27,44 +28,6 @@
 #include "device/device_validate.h"
 #include "device/device_wait.h"
 #include "device/trace_record.h"
-
-typedef struct sched {
-    const device_run_desc *d;
-    const graph_image_task *tasks;
-    const uint32_t *fanout;
-    device_runtime_header *rt;
-    device_ready_queue *queue[GRAPH_READY_QUEUE_COUNT]; /* by core type */
-    uint32_t cores;
-    uint32_t completed;
-    uint32_t in_flight;                /* posted, completion not consumed */
-    uint32_t depth;                    /* tasks a core may hold: 1 .. DEVICE_SLOT_RING */
-    int stalled;                       /* no completion since the last stall */
-    uint32_t posted[DEVICE_CORE_MAX];  /* our copy of each slot's posted */
-    uint32_t seen[DEVICE_CORE_MAX];    /* completions consumed per core */
-    uint64_t window_start[DEVICE_CORE_MAX]; /* clock at the core's measuring window start; 0 none yet */
-    uint32_t window_done[DEVICE_CORE_MAX];  /* completions in that window */
-    uint64_t task_ns;                  /* latest time per task of a core; 0 until measured */
-    uint8_t arrived[DEVICE_CORE_MAX];  /* 1 once the core's slot said so: it stays so this execution */
-} sched;
-
-/* Tasks shorter than this stay on the cores already serving them: a
- * later core of the type gets tasks only when a core takes this long
- * per task. Tasks that short finish within a few cache-line hand-offs of
- * each other, so a second core buys little and costs its own hand-offs;
- * and on simdev the AICore threads share the AICore CPUs, so a second
- * busy core slows the first (W3's empty tasks spread over four cores ran
- * 36 ns per task against 28 on one). */
-#define DEVICE_GATHER_NS 2000u
-/* A core's time per task is measured over windows of this many
- * completions: one clock read per window (a read per task cost W1 70 ns
- * per task on the build VM). */
-#define DEVICE_MEASURE_TASKS 32u
-
-/* How the scheduler reads the clock; test_device_dispatch.c includes
- * this file with its own clock. */
-#ifndef DEVICE_SCHED_NOW
-#define DEVICE_SCHED_NOW device_now_ns
-#endif
 
 static void write_status(const device_run_desc *d, int32_t status)
 {
@@ -74,7 +37,7 @@ static void write_status(const device_run_desc *d, int32_t status)
 
 /* Fills core's ring from its type's ready queue, up to `depth` tasks
  * held, and wakes the core if it may sleep. */
-static void fill(sched *s, uint32_t core)
+static void fill(device_sched *s, uint32_t core)
 {
     device_ready_queue *q = s->queue[device_core_type(s->d, core)];
     device_core_slot *slot = device_core_slot_at(s->d, core);
@@ -95,7 +58,7 @@ static void fill(sched *s, uint32_t core)
     device_slot_post(slot, posted);
 }
 
-static void seed(sched *s)
+static void seed(device_sched *s)
 {
     const graph_image_task *t = s->tasks;
     s->queue[SIMPLER_CORE_TYPE_AIC] = device_ready_queue_reset(s->d, SIMPLER_CORE_TYPE_AIC);
@@ -112,7 +75,7 @@ static void seed(sched *s)
 /* A core's arrival only goes from 0 to 1 in an execution, so once seen
  * it is remembered: the slot line it sits on is the one a busy core
  * keeps writing, and dispatch asks about every core on every pass. */
-static int core_arrived(sched *s, uint32_t core)
+int device_sched_core_arrived(device_sched *s, uint32_t core)
 {
     if (!s->arrived[core])
         s->arrived[core] =
@@ -124,17 +87,11 @@ static int core_arrived(sched *s, uint32_t core)
  * while another core of its type runs, tasks go there. On simdev the
  * AICore threads of a launch wake one after another, and the scheduler
  * often starts dispatching before the first AIV core arrives. */
-static int core_asleep(sched *s, uint32_t core)
+int device_sched_core_asleep(device_sched *s, uint32_t core)
 {
     return atomic_load_explicit(&device_core_slot_at(s->d, core)->sleeping, memory_order_relaxed) != 0 ||
-           !core_arrived(s, core);
+           !device_sched_core_arrived(s, core);
 }
-
-/* How dispatch reads a sleeping flag; test_device_dispatch.c includes
- * this file with its own reader to change a flag between reads. */
-#ifndef DEVICE_DISPATCH_ASLEEP
-#define DEVICE_DISPATCH_ASLEEP core_asleep
-#endif
 
 /* Hands ready tasks out, in core order. A core is refilled (up to depth)
  * once it holds less than half its depth: posting costs a fenced store,
@@ -146,7 +103,7 @@ static int core_asleep(sched *s, uint32_t core)
  * of microseconds on a VM): one is woken only when no core of its type
  * is awake, or once stalls have brought depth down to 1 (tasks long
  * enough that more cores pay for their wake-ups). */
-static void dispatch(sched *s)
+void device_sched_dispatch(device_sched *s)
 {
     uint32_t awake[GRAPH_READY_QUEUE_COUNT] = {0, 0};
     int enough[GRAPH_READY_QUEUE_COUNT] = {0, 0};
@@ -158,7 +115,7 @@ static void dispatch(sched *s)
      * here is served as awake below even if it fell asleep meanwhile
      * (posting wakes it), or a type could be left with nobody served. */
     for (uint32_t c = 0; c < s->cores; c++) {
-        asleep[c] = (uint8_t)DEVICE_DISPATCH_ASLEEP(s, c);
+        asleep[c] = (uint8_t)(s->hooks != NULL ? s->hooks->asleep(s, c) : device_sched_core_asleep(s, c));
         if (!asleep[c])
             awake[device_core_type(s->d, c)]++;
     }
@@ -183,7 +140,7 @@ static void dispatch(sched *s)
 }
 
 /* Task `id` finished: mark it and release its successors. */
-static void complete(sched *s, uint32_t id)
+static void complete(device_sched *s, uint32_t id)
 {
     const graph_image_task *t = &s->tasks[id];
 
@@ -205,11 +162,11 @@ static void complete(sched *s, uint32_t id)
  * (which decides whether later cores get tasks) and a new window starts.
  * Time the core sat idle inside a window counts too: that errs towards
  * long, so towards spreading, which is where the old policy stood. */
-static void measure(sched *s, uint32_t core, uint32_t n)
+void device_sched_measure(device_sched *s, uint32_t core, uint32_t n)
 {
     if (s->window_start[core] != 0 && (s->window_done[core] += n) < DEVICE_MEASURE_TASKS)
         return;
-    uint64_t now = DEVICE_SCHED_NOW();
+    uint64_t now = s->hooks != NULL ? s->hooks->now() : device_now_ns();
     if (s->window_start[core] != 0 && now > s->window_start[core])
         s->task_ns = (now - s->window_start[core]) / s->window_done[core];
     s->window_start[core] = now;
@@ -219,7 +176,7 @@ static void measure(sched *s, uint32_t core, uint32_t n)
 /* Consumes every completion the cores published; returns how many. The
  * loads are sequentially consistent: they pair with the cores' check of
  * sched_sleeping (device_executor.c). */
-static uint32_t collect(sched *s)
+uint32_t device_sched_collect(device_sched *s)
 {
     uint32_t found = 0;
     for (uint32_t c = 0; c < s->cores; c++) {
@@ -229,7 +186,7 @@ static uint32_t collect(sched *s)
         uint32_t finished = atomic_load(&slot->finished);
         if (finished == s->seen[c])
             continue;
-        measure(s, c, finished - s->seen[c]);
+        device_sched_measure(s, c, finished - s->seen[c]);
         while (s->seen[c] != finished) {
             complete(s, slot->ring[s->seen[c] % DEVICE_SLOT_RING]);
             s->seen[c]++;
@@ -242,7 +199,7 @@ static uint32_t collect(sched *s)
     return found;
 }
 
-static int backlog(const sched *s)
+static int backlog(const device_sched *s)
 {
     return !device_ready_queue_empty(s->queue[SIMPLER_CORE_TYPE_AIC]) ||
            !device_ready_queue_empty(s->queue[SIMPLER_CORE_TYPE_AIV]);
@@ -251,7 +208,7 @@ static int backlog(const sched *s)
 /* A whole spin passed without a completion: the tasks running are long.
  * Queues behind them wait, so hand out less per core from now on; and
  * tell dispatch that waking sleeping cores, and spreading, pays. */
-static void stall(sched *s)
+void device_sched_stall(device_sched *s)
 {
     s->stalled = 1;
     /* Long until a window says otherwise: a first window of long tasks
@@ -268,22 +225,20 @@ static void stall(sched *s)
 
 /* Whether a core holding tasks has not arrived yet. Its tasks have not
  * started, so waiting for them says nothing about their length. */
-static int holder_late(sched *s)
+static int holder_late(device_sched *s)
 {
     for (uint32_t c = 0; c < s->cores; c++) {
-        if (s->posted[c] != s->seen[c] && !core_arrived(s, c))
+        if (s->posted[c] != s->seen[c] && !device_sched_core_arrived(s, c))
             return 1;
     }
     return 0;
 }
 
-enum { SPIN_ON, SPIN_RESTART, SPIN_STALL };
-
 /* What a spin's pause phase passing without a completion means: a stall
  * when every core holding tasks was there the whole spin; while one is
  * late, nothing (its arrival is remembered in *late); once it arrives, a
  * whole spin more from then. */
-static int spin_verdict(sched *s, int *late)
+int device_sched_spin_verdict(device_sched *s, int *late)
 {
     if (holder_late(s)) {
         *late = 1;
@@ -300,28 +255,27 @@ static int spin_verdict(sched *s, int *late)
  * pause phase of the spin passed, counted from the arrival of the last
  * late core holding tasks; once per completion) that leaves ready tasks
  * for dispatch to hand out. Without the arrival rule a launch whose
- * first AIV core arrived more than a spin late (26 us: one W3 run in
- * four on the build VM) marked its empty tasks long and spread them over
- * every core, the loop 31-44 ns per task against 16-18. The doorbell is read before the flag
- * is set and the cores re-scanned; a core that finishes after that scan
- * sees the flag and changes the doorbell, so the futex wait cannot miss
- * it. */
-static void await_completions(sched *s)
+ * first AIV core arrived more than a spin late marked its empty tasks
+ * long and spread them over every core. The doorbell is read before
+ * the flag is set and the cores re-scanned; a core that finishes after
+ * that scan sees the flag and changes the doorbell, so the futex wait
+ * cannot miss it. */
+static void await_completions(device_sched *s)
 {
     device_spin spin = DEVICE_SPIN_INIT(DEVICE_SPIN_YIELD_NS);
     int late = 0;
     for (;;) {
-        if (collect(s) > 0) {
+        if (device_sched_collect(s) > 0) {
             s->stalled = 0;
             return;
         }
         if (device_spin_step(&spin)) {
             if (!s->stalled && spin.polls >= DEVICE_SPIN_POLLS) {
-                int verdict = spin_verdict(s, &late);
+                int verdict = device_sched_spin_verdict(s, &late);
                 if (verdict == SPIN_RESTART)
                     spin.polls = 0;
                 if (verdict == SPIN_STALL) {
-                    stall(s);
+                    device_sched_stall(s);
                     if (backlog(s))
                         return;
                 }
@@ -335,7 +289,7 @@ static void await_completions(sched *s)
             return;
         uint32_t bell = atomic_load(&s->rt->doorbell);
         atomic_store(&s->rt->sched_sleeping, 1);
-        if (collect(s) > 0) {
+        if (device_sched_collect(s) > 0) {
             atomic_store(&s->rt->sched_sleeping, 0);
             s->stalled = 0;
             return;
@@ -349,9 +303,9 @@ static void await_completions(sched *s)
 /* The first tasks go out before dispatch is announced (release), so a
  * core that finds it announced with nothing posted knows no work is on
  * its way and sleeps without spinning (device_slot_await_start). */
-static void announce_dispatch(sched *s)
+void device_sched_announce_dispatch(device_sched *s)
 {
-    dispatch(s);
+    device_sched_dispatch(s);
     atomic_store_explicit(&s->rt->dispatching, 1, memory_order_release);
 }
 
@@ -359,7 +313,7 @@ static void run_graph(const device_run_desc *d)
 {
     const uint8_t *image = (const uint8_t *)(uintptr_t)d->definition_base;
     const graph_image_header *h = (const graph_image_header *)image;
-    sched s = {
+    device_sched s = {
         .d = d,
         .tasks = (const graph_image_task *)(image + h->task_offset),
         .fanout = (const uint32_t *)(image + h->fanout_offset),
@@ -369,9 +323,9 @@ static void run_graph(const device_run_desc *d)
     };
 
     seed(&s);
-    announce_dispatch(&s);
+    device_sched_announce_dispatch(&s);
     while (s.completed < d->task_count) {
-        dispatch(&s);
+        device_sched_dispatch(&s);
         await_completions(&s);
     }
 }

@@ -24,24 +24,23 @@
 #include <stdint.h>
 
 /* Phase 1: pause polls, a few microseconds. Shorter loops made cores
- * fall asleep between the tasks of a wide graph (W3 two to five times
- * slower); much longer ones (2048) made a chain far slower on the build
- * VM, where a long pause loop may get the vCPU descheduled. */
+ * fall asleep between the tasks of a wide graph; much longer ones made
+ * a chain far slower where a long pause loop may get the vCPU
+ * descheduled. */
 #define DEVICE_SPIN_POLLS 512u
 /* Phase 2 bound of the scheduler. It must exceed the futex wake-up
  * latency, or two partners that hand work back and forth fall asleep at
  * every hand-off; short enough that an idle waiter soon frees its CPU. */
 #define DEVICE_SPIN_YIELD_NS 200000u
 /* Phase 2 bound of a core: none. Idle cores that yield take turns on
- * the CPUs with the scheduler and the cores that have work (W3 two to
- * five times slower in trials). */
+ * the CPUs with the scheduler and the cores that have work, which slows
+ * a wide graph down several times. */
 #define DEVICE_CORE_YIELD_NS 0u
 
 /* A core waiting for its first task while the scheduler still validates
  * the image yields instead of sleeping, for at most this long: a core
  * asleep when the first task is posted costs a wake-up of a vCPU that
- * went idle (about 125 us measured on the build VM, a tenth of a W3 run),
- * and during validation the cores' CPUs have nothing else to run. */
+ * went idle (a sizeable part of a short run), and during validation the cores' CPUs have nothing else to run. */
 #define DEVICE_CORE_START_YIELD_NS 2000000u
 
 /* The state of one wait: DEVICE_SPIN_INIT(yield_ns) with its phase 2

@@ -123,6 +123,22 @@ static inline uint64_t kernel_packet_args_bytes(uint64_t image_bytes, uint64_t s
            kernel_packet_payload_bytes(image_bytes, staged_bytes);
 }
 
+/* The parts of the argument block at `args` (layout above). */
+static inline const SimplerKernelInvocationHeader *kernel_packet_header_of(const void *args)
+{
+    return (const SimplerKernelInvocationHeader *)((const device_run_desc *)args + 1);
+}
+
+static inline const kernel_graph_packet *kernel_packet_of(const void *args)
+{
+    return (const kernel_graph_packet *)(kernel_packet_header_of(args) + 1);
+}
+
+static inline const uint8_t *kernel_packet_image_of(const void *args)
+{
+    return (const uint8_t *)(kernel_packet_of(args) + 1);
+}
+
 /* A 64-bit checksum over the header, the packet (its checksum field taken
  * as 0), the image and the staged bytes. Pure. */
 uint64_t kernel_packet_checksum(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p,
@@ -133,7 +149,8 @@ uint64_t kernel_packet_checksum(const SimplerKernelInvocationHeader *h, const ke
  * DEVICE_ERR_PACKET_INVALID (the descriptor itself). */
 int kernel_packet_check(const void *args);
 
-/* AICPU body, block_dim 1: check, restore, schedule (see above). */
+/* The bodies, in kernel_mode_kernels.c. AICPU body, block_dim 1: check,
+ * restore, schedule (see above). */
 void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
 /* AICPU body on the caller stream: fails its launch when `run` != 0. */
 void kernel_status_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);

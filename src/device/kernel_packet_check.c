@@ -1,14 +1,12 @@
-/* The device side of a kernel-mode execution: the packet check, the
- * restore from the packet, and the status and registration bodies. */
+/* The kernel-mode packet check and its checksum (kernel_packet.h); the
+ * device bodies that run it are in kernel_mode_kernels.c. */
 #include "device/kernel_packet.h"
 
 #include <string.h>
 
 #include "device/device_handshake.h"
-#include "device/device_kernels.h"
 #include "device/device_status.h"
 #include "device/device_validate.h"
-#include "device/device_slot.h"
 
 /* Mixes `bytes` at `p` into `h`, eight bytes at a time. */
 static uint64_t mix(uint64_t h, const void *p, uint64_t bytes)
@@ -36,21 +34,6 @@ uint64_t kernel_packet_checksum(const SimplerKernelInvocationHeader *h, const ke
     sum = mix(sum, &copy, sizeof(copy));
     sum = mix(sum, image, p->image_bytes);
     return mix(sum, staged, p->staged_bytes);
-}
-
-static const SimplerKernelInvocationHeader *header_of(const void *args)
-{
-    return (const SimplerKernelInvocationHeader *)((const device_run_desc *)args + 1);
-}
-
-static const kernel_graph_packet *packet_of(const void *args)
-{
-    return (const kernel_graph_packet *)(header_of(args) + 1);
-}
-
-static const uint8_t *image_of(const void *args)
-{
-    return (const uint8_t *)(packet_of(args) + 1);
 }
 
 static int header_check(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p)
@@ -108,9 +91,9 @@ static int region_check(const device_run_desc *d, const kernel_graph_packet *p)
 int kernel_packet_check(const void *args)
 {
     const device_run_desc *d = args;
-    const SimplerKernelInvocationHeader *h = header_of(args);
-    const kernel_graph_packet *p = packet_of(args);
-    const uint8_t *image = image_of(args);
+    const SimplerKernelInvocationHeader *h = kernel_packet_header_of(args);
+    const kernel_graph_packet *p = kernel_packet_of(args);
+    const uint8_t *image = kernel_packet_image_of(args);
     if (device_validate_desc(d) == DEVICE_ERR_PACKET_INVALID)
         return DEVICE_ERR_PACKET_INVALID;
     int rc = header_check(h, p);
@@ -122,56 +105,4 @@ int kernel_packet_check(const void *args)
     if (kernel_packet_checksum(h, p, image, staged) != p->checksum)
         return KERNEL_PACKET_ERR_CHECKSUM;
     return 0;
-}
-
-static void status_publish(_Atomic int32_t *run, _Atomic int32_t *sticky, int32_t status)
-{
-    int32_t none = 0;
-    atomic_store_explicit(run, status, memory_order_release);
-    if (status != 0)
-        (void)atomic_compare_exchange_strong(sticky, &none, status);
-}
-
-void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
-{
-    const device_run_desc *d = args;
-    (void)block_dim;
-    if (block_idx != 0)
-        return;
-    int rc = kernel_packet_check(args);
-    if (rc == DEVICE_ERR_PACKET_INVALID)
-        return; /* no status word or slot can be trusted; the host never sends this */
-    const kernel_graph_packet *p = packet_of(args);
-    kernel_status_words *w = (kernel_status_words *)(uintptr_t)p->status_addr;
-    if (rc != 0) {
-        status_publish(&w->run, &w->sticky, rc);
-        device_slots_quit(d); /* the executor's launch ends; the slots were placed */
-        return;
-    }
-    /* Restore the immutable packet into the working regions before every
-     * execution: the image, then the staged HOST tensors. */
-    const uint8_t *image = image_of(args);
-    memcpy((void *)(uintptr_t)d->definition_base, image, (size_t)p->image_bytes);
-    if (p->staged_bytes != 0)
-        memcpy((void *)(uintptr_t)d->temp_base, image + kernel_packet_pad8(p->image_bytes),
-               (size_t)p->staged_bytes);
-    device_scheduler_kernel(0, 1, d);
-    status_publish(&w->run, &w->sticky, atomic_load_explicit(&w->run, memory_order_acquire));
-}
-
-void kernel_status_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
-{
-    const kernel_status_args *a = args;
-    const kernel_status_words *w = (const kernel_status_words *)(uintptr_t)a->status_addr;
-    (void)block_dim;
-    if (block_idx == 0 && atomic_load_explicit(&w->run, memory_order_acquire) != 0 && a->report_fault != NULL)
-        (void)a->report_fault(PLATFORM_KERNEL_FAULT_CODE);
-}
-
-void kernel_register_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
-{
-    const kernel_register_args *a = args;
-    (void)block_dim;
-    if (block_idx == 0)
-        memcpy((void *)(uintptr_t)a->slot_addr, &a->record, sizeof(a->record));
 }

@@ -9,13 +9,11 @@
 #include <string.h>
 
 #include "callable/callable_image.h"
+#include "simpler/callable.h"
 
-/* The fuzz target links libsimpler's static archive, whose objects carry
- * no coverage instrumentation; compiling the image code into this file
- * instruments it, and the archive members are then not pulled in. */
-#include "../../src/callable/build.c"
-#include "../../src/callable/check.c"
-#include "../../src/callable/layout.c"
+/* The image code comes from simpler_fuzz_lib (tests/CMakeLists.txt), a
+ * copy of the library compiled with coverage instrumentation, so the
+ * fuzzer's feedback reaches into it. */
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)

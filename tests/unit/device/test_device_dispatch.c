@@ -1,5 +1,5 @@
 /*
- * The scheduler's dispatch pass (device_scheduler.c, included here with a
+ * The scheduler's dispatch pass (device_scheduler_internal.h, with a
  * hooked reader of the cores' sleeping flags): a core that falls asleep
  * after dispatch counted it awake must still be served, or a type with
  * ready tasks and nothing in flight is left with nobody to run them and
@@ -10,24 +10,22 @@
  * slow while their tasks wait for them.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "support.h"
 
-struct sched;
+#include "device/device_scheduler_internal.h"
+
 static int flag_reads;
 static int flip_core = -1; /* reads awake on its first read, asleep after */
-static int test_asleep(struct sched *s, unsigned core);
-#define DEVICE_DISPATCH_ASLEEP(s, core) test_asleep((s), (core))
 static uint64_t clock_ns = 1000; /* what the scheduler reads as the time */
 static uint64_t test_now(void)
 {
     return clock_ns;
 }
-#define DEVICE_SCHED_NOW test_now
-#include "device/device_scheduler.c"
 
 static uint32_t dispatching_at_flag_read = UINT32_MAX;
-static int test_asleep(struct sched *s, unsigned core)
+static int test_asleep(device_sched *s, uint32_t core)
 {
     flag_reads++;
     dispatching_at_flag_read = atomic_load(&s->rt->dispatching);
@@ -37,14 +35,16 @@ static int test_asleep(struct sched *s, unsigned core)
     }
     if (flip_core == -2 && core == 1)
         return 1;
-    return core_asleep(s, core);
+    return device_sched_core_asleep(s, core);
 }
+
+static const device_sched_hooks test_hooks = {.now = test_now, .asleep = test_asleep};
 
 typedef struct fixture {
     device_run_desc d;
     void *runtime, *queues;
     graph_image_task tasks[4]; /* no fan-out: collect only marks them done */
-    sched s;
+    device_sched s;
 } fixture;
 
 static int setup(void **state)
@@ -63,6 +63,7 @@ static int setup(void **state)
     f->d.runtime_base = (uintptr_t)f->runtime;
     f->d.scheduler_base = (uintptr_t)f->queues;
     f->s.d = &f->d;
+    f->s.hooks = &test_hooks;
     f->s.tasks = f->tasks;
     f->s.rt = device_runtime_header_at(&f->d);
     f->s.cores = 2;
@@ -96,7 +97,7 @@ static void dispatch_serves_a_core_that_fell_asleep_during_the_pass(void **state
     atomic_store(&device_core_slot_at(&f->d, 0)->sleeping, 1);
     atomic_store(&device_core_slot_at(&f->d, 1)->sleeping, 1);
     flip_core = 1;
-    dispatch(&f->s);
+    device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[1], 1);
     assert_int_equal(device_core_slot_at(&f->d, 1)->ring[0], 3);
     assert_int_equal(atomic_load(&device_core_slot_at(&f->d, 1)->posted), 1);
@@ -112,7 +113,7 @@ static void dispatch_wakes_one_core_when_none_of_the_type_is_awake(void **state)
     device_ready_queue_push(f->s.queue[SIMPLER_CORE_TYPE_AIV], 2);
     atomic_store(&device_core_slot_at(&f->d, 0)->sleeping, 1);
     atomic_store(&device_core_slot_at(&f->d, 1)->sleeping, 1);
-    dispatch(&f->s);
+    device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[1], 1);
     assert_int_equal(f->s.posted[0], 0); /* the AIC core has nothing to run */
     assert_int_equal(atomic_load(&device_core_slot_at(&f->d, 0)->bell), 0);
@@ -124,7 +125,7 @@ static void first_tasks_go_out_before_dispatch_is_announced(void **state)
 {
     fixture *f = *state;
     device_ready_queue_push(f->s.queue[SIMPLER_CORE_TYPE_AIV], 0);
-    announce_dispatch(&f->s);
+    device_sched_announce_dispatch(&f->s);
     assert_int_equal(dispatching_at_flag_read, 0);
     assert_int_equal(atomic_load(&device_core_slot_at(&f->d, 1)->posted), 1);
     assert_int_equal(atomic_load(&f->s.rt->dispatching), 1);
@@ -147,11 +148,11 @@ static void dispatch_keeps_short_tasks_on_one_core(void **state)
     fixture *f = *state;
     two_awake_aiv_cores(f);
     f->s.task_ns = DEVICE_GATHER_NS - 1;
-    dispatch(&f->s);
+    device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[0], 1);
     assert_int_equal(f->s.posted[1], 0);
     /* A later pass with core 0 still busy leaves core 1 idle too. */
-    dispatch(&f->s);
+    device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[1], 0);
     assert_int_equal(device_ready_queue_count(f->s.queue[SIMPLER_CORE_TYPE_AIV]), 2);
 }
@@ -162,7 +163,7 @@ static void dispatch_spreads_long_tasks(void **state)
     fixture *f = *state;
     two_awake_aiv_cores(f);
     f->s.task_ns = DEVICE_GATHER_NS;
-    dispatch(&f->s);
+    device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[0], 1);
     assert_int_equal(f->s.posted[1], 1);
 }
@@ -172,17 +173,17 @@ static void dispatch_spreads_long_tasks(void **state)
 static void measure_times_windows_of_completions(void **state)
 {
     fixture *f = *state;
-    measure(&f->s, 0, 1); /* opens the window at 1000 */
+    device_sched_measure(&f->s, 0, 1); /* opens the window at 1000 */
     assert_int_equal(f->s.task_ns, 0);
     clock_ns = 1000 + (DEVICE_MEASURE_TASKS - 1) * 300;
-    measure(&f->s, 0, DEVICE_MEASURE_TASKS - 1);
+    device_sched_measure(&f->s, 0, DEVICE_MEASURE_TASKS - 1);
     assert_int_equal(f->s.task_ns, 0); /* one short of a window */
     clock_ns = 1000 + DEVICE_MEASURE_TASKS * 300;
-    measure(&f->s, 0, 1);
+    device_sched_measure(&f->s, 0, 1);
     assert_int_equal(f->s.task_ns, 300);
     /* The next window starts where that one ended. */
     clock_ns += DEVICE_MEASURE_TASKS * 5000;
-    measure(&f->s, 0, DEVICE_MEASURE_TASKS);
+    device_sched_measure(&f->s, 0, DEVICE_MEASURE_TASKS);
     assert_int_equal(f->s.task_ns, 5000);
 }
 
@@ -195,15 +196,15 @@ static void collect_feeds_the_measuring_window(void **state)
     for (uint32_t t = 0; t < 4; t++)
         device_ready_queue_push(f->s.queue[SIMPLER_CORE_TYPE_AIV], t);
     f->s.depth = 4;
-    dispatch(&f->s);
+    device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[0], 4);
     device_core_slot *slot = device_core_slot_at(&f->d, 0);
     atomic_store(&slot->finished, 1);
-    assert_int_equal(collect(&f->s), 1);
+    assert_int_equal(device_sched_collect(&f->s), 1);
     assert_int_equal(f->s.window_start[0], 1000);
     clock_ns = 2000;
     atomic_store(&slot->finished, 4);
-    assert_int_equal(collect(&f->s), 3);
+    assert_int_equal(device_sched_collect(&f->s), 3);
     assert_int_equal(f->s.window_done[0], 3);
 }
 
@@ -213,7 +214,7 @@ static void stall_marks_tasks_long(void **state)
 {
     fixture *f = *state;
     f->s.task_ns = 100;
-    stall(&f->s);
+    device_sched_stall(&f->s);
     assert_true(f->s.task_ns >= DEVICE_GATHER_NS);
 }
 
@@ -225,7 +226,7 @@ static void dispatch_serves_cores_that_arrived(void **state)
     two_awake_aiv_cores(f);
     f->s.task_ns = DEVICE_GATHER_NS;
     atomic_store(&device_core_slot_at(&f->d, 0)->arrived, 0);
-    dispatch(&f->s);
+    device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[0], 0);
     assert_int_equal(f->s.posted[1], 1);
 }
@@ -238,7 +239,7 @@ static void dispatch_posts_to_a_late_core_when_none_arrived(void **state)
     two_awake_aiv_cores(f);
     atomic_store(&device_core_slot_at(&f->d, 0)->arrived, 0);
     atomic_store(&device_core_slot_at(&f->d, 1)->arrived, 0);
-    dispatch(&f->s);
+    device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[0] + f->s.posted[1], 1);
 }
 
@@ -250,13 +251,13 @@ static void a_late_core_is_waited_for_not_taken_for_slow(void **state)
     int late = 0;
     device_ready_queue_push(f->s.queue[SIMPLER_CORE_TYPE_AIV], 3);
     atomic_store(&device_core_slot_at(&f->d, 1)->arrived, 0);
-    dispatch(&f->s);
+    device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[1], 1);
-    assert_int_equal(spin_verdict(&f->s, &late), SPIN_ON);
-    assert_int_equal(spin_verdict(&f->s, &late), SPIN_ON);
+    assert_int_equal(device_sched_spin_verdict(&f->s, &late), SPIN_ON);
+    assert_int_equal(device_sched_spin_verdict(&f->s, &late), SPIN_ON);
     atomic_store(&device_core_slot_at(&f->d, 1)->arrived, 1);
-    assert_int_equal(spin_verdict(&f->s, &late), SPIN_RESTART);
-    assert_int_equal(spin_verdict(&f->s, &late), SPIN_STALL);
+    assert_int_equal(device_sched_spin_verdict(&f->s, &late), SPIN_RESTART);
+    assert_int_equal(device_sched_spin_verdict(&f->s, &late), SPIN_STALL);
 }
 
 /* A late core holding nothing does not hold the stall back. */
@@ -266,10 +267,10 @@ static void only_late_cores_holding_tasks_count(void **state)
     int late = 0;
     device_ready_queue_push(f->s.queue[SIMPLER_CORE_TYPE_AIV], 3);
     atomic_store(&device_core_slot_at(&f->d, 0)->arrived, 0);
-    dispatch(&f->s);
+    device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[0], 0);
     assert_int_equal(f->s.posted[1], 1);
-    assert_int_equal(spin_verdict(&f->s, &late), SPIN_STALL);
+    assert_int_equal(device_sched_spin_verdict(&f->s, &late), SPIN_STALL);
 }
 
 /* An arrival, once read, is not read again: it cannot be undone within
@@ -279,11 +280,11 @@ static void an_arrival_is_read_once(void **state)
     fixture *f = *state;
     device_core_slot *slot = device_core_slot_at(&f->d, 1);
     atomic_store(&slot->arrived, 0);
-    assert_false(core_arrived(&f->s, 1));
+    assert_false(device_sched_core_arrived(&f->s, 1));
     atomic_store(&slot->arrived, 1);
-    assert_true(core_arrived(&f->s, 1));
+    assert_true(device_sched_core_arrived(&f->s, 1));
     atomic_store(&slot->arrived, 0); /* never happens; shows the word is not read */
-    assert_true(core_arrived(&f->s, 1));
+    assert_true(device_sched_core_arrived(&f->s, 1));
 }
 
 int main(void)

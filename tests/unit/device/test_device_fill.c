@@ -1,5 +1,5 @@
 /*
- * The executor's tensor fill (device_executor.c, included here): a kernel
+ * The executor's tensor fill (device_executor_internal.h): a kernel
  * gets a tensor whose every byte the block wrote, whatever its stack held
  * before, with the address resolved in the argument's region and the
  * shape of the view the argument names, also when an entry held another
@@ -10,7 +10,7 @@
 
 #include "support.h"
 
-#include "device/device_executor.c"
+#include "device/device_executor_internal.h"
 
 /* Views 0 (unused), 1, a 4 x 8 view with a row stride of 16, and 2, a
  * 1-d int8 view of 100. */
@@ -43,7 +43,7 @@ static graph_image_arg heap_arg(void)
     return a;
 }
 
-/* A descriptor with only the two region bases fill_tensor reads. */
+/* A descriptor with only the two region bases the fill reads. */
 static device_run_desc run_desc(void)
 {
     device_run_desc d;
@@ -71,12 +71,12 @@ static ChipTensor expected(const graph_image_arg *a)
 }
 
 /* A block's arrays start from whatever its stack held. */
-static core_args *dirty_block(void)
+static device_executor_args *dirty_block(void)
 {
-    core_args *c = malloc(sizeof(*c));
+    device_executor_args *c = malloc(sizeof(*c));
     assert_non_null(c);
     memset(c, 0xa5, sizeof(*c));
-    core_args_init(c);
+    device_executor_args_init(c);
     return c;
 }
 
@@ -85,8 +85,8 @@ static void fill_writes_every_byte_over_a_dirty_block(void **state)
     (void)state;
     device_run_desc d = run_desc();
     graph_image_arg a = heap_arg();
-    core_args *c = dirty_block();
-    fill_tensor(&d, views, &a, c, 5);
+    device_executor_args *c = dirty_block();
+    device_executor_fill_tensor(&d, views, &a, c, 5);
 
     ChipTensor want = expected(&a);
     assert_int_equal(want.buffer_addr, 0x10000000u + 2048);
@@ -102,14 +102,14 @@ static void fill_follows_each_task_on_a_kept_entry(void **state)
     (void)state;
     device_run_desc d = run_desc();
     graph_image_arg a = heap_arg();
-    core_args *c = dirty_block();
+    device_executor_args *c = dirty_block();
     const uint32_t view_seq[] = {1, 1, 2, 2, 1, 2};
     for (uint32_t n = 0; n < sizeof(view_seq) / sizeof(view_seq[0]); n++) {
         a.view = view_seq[n];
         a.addr = 1024u * (n + 1);
         a.buffer_bytes = 8192u + n;
         a.start_offset = n;
-        fill_tensor(&d, views, &a, c, 0);
+        device_executor_fill_tensor(&d, views, &a, c, 0);
         ChipTensor want = expected(&a);
         assert_memory_equal(&c->tensors[0], &want, sizeof(want));
     }
@@ -121,12 +121,12 @@ static void fill_resolves_each_address_kind(void **state)
     (void)state;
     device_run_desc d = run_desc();
     graph_image_arg a = heap_arg();
-    core_args *c = dirty_block();
+    device_executor_args *c = dirty_block();
     a.addr_kind = GRAPH_ADDR_STAGED;
-    fill_tensor(&d, views, &a, c, 0);
+    device_executor_fill_tensor(&d, views, &a, c, 0);
     assert_int_equal(c->tensors[0].buffer_addr, 0x20000000u + 2048);
     a.addr_kind = GRAPH_ADDR_DEVICE;
-    fill_tensor(&d, views, &a, c, 0);
+    device_executor_fill_tensor(&d, views, &a, c, 0);
     assert_int_equal(c->tensors[0].buffer_addr, 2048);
     free(c);
 }
