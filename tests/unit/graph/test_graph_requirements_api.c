@@ -1,36 +1,9 @@
 /* simpler_graph_requirements over a real image (fixtures.cmake): numbers,
  * statuses, "out only on success", and an allocation failure sweep. */
-#include "file_image.h"
-#include "graph_test_util.h"
+#include "diamond_image.h"
 
 #include "common/host_alloc.h"
 #include "simpler/runtime_c_api.h"
-
-static void *image;
-static size_t image_size;
-
-static int load_image(void **state)
-{
-    (void)state;
-    image = file_image_read(GRAPH_FIXTURE_OUT "/diamond.callable", &image_size);
-    return image != NULL ? 0 : -1;
-}
-
-static int free_image(void **state)
-{
-    (void)state;
-    free(image);
-    return 0;
-}
-
-static ChipStorageTaskArgs *fixture_args(uint64_t mode, uint8_t space_a)
-{
-    ChipStorageTaskArgs *args = fixture_args_new();
-    gt_args_add_tensor(args, DEV_A, 16, space_a);
-    gt_args_add_tensor(args, DEV_OUT, 16, SIMPLER_ADDRESS_SPACE_DEVICE);
-    gt_args_add_scalar(args, mode);
-    return args;
-}
 
 static void graph_requirements_api_diamond_matches_hand_computed(void **state)
 {
