@@ -1,6 +1,6 @@
 /*
- * simpler — the callable image format and its builder (SPEC §4;
- * docs/file-formats.md has the byte tables).
+ * simpler — the callable image format and its builder
+ * (docs/file-formats.md has the byte tables).
  *
  * A callable image is one contiguous, position-independent blob: a header,
  * the signature (one byte per argument), a table of children, then the
@@ -127,7 +127,7 @@ typedef struct SimplerCallableDesc {
 SIMPLER_API int simpler_callable_build(const SimplerCallableDesc *desc, void *out, size_t out_capacity,
                                        size_t *out_size);
 
-/* Validates an image the way every runtime entry point does (SPEC §4),
+/* Validates an image the way every runtime entry point does,
  * reading only. Returns 0 or -1005. Thread-safe. */
 SIMPLER_API int simpler_callable_check(const void *image, size_t size);
 

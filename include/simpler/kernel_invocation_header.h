@@ -1,5 +1,5 @@
 /*
- * simpler — the kernel-mode invocation envelope (SPEC §7.6).
+ * simpler — the kernel-mode invocation envelope.
  *
  * Every kernel-mode launch ships one SimplerKernelInvocationHeader followed
  * by `payload_bytes` of graph packet. The header holds no pointers, so a

@@ -36,7 +36,7 @@ extern "C" {
 #define SIMPLER_KERNEL_ABI_VERSION 1
 
 /* Tensors and scalars of one task together; bound by the 32-entry child
- * signature of the callable image (SPEC §4). */
+ * signature of the callable image. */
 #define SIMPLER_MAX_TASK_ARGS 32
 
 /* Core types of a task, the same values as a child's in simpler/callable.h

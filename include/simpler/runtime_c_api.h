@@ -1,6 +1,6 @@
 /*
  * simpler — the runtime C ABI: status codes, contexts, program mode, kernel
- * mode, memory helpers, sizing and introspection (SPEC §2, §7).
+ * mode, memory helpers, sizing and introspection.
  *
  * Conventions for every function below unless its comment says otherwise:
  * - it returns 0 or a negative PTO_RUNTIME_ERR_* status (simpler_strerror
@@ -26,7 +26,7 @@
 extern "C" {
 #endif
 
-/* ---- status codes (SPEC §2.1): one table generates the enum and the names
+/* ---- status codes: one table generates the enum and the names
  * and messages simpler_strerror returns. ---- */
 #define SIMPLER_STATUS_TABLE(X)                                                                  \
     X(PTO_RUNTIME_SUCCESS, 0, "success")                                                         \
@@ -63,13 +63,13 @@ SIMPLER_API const char *simpler_strerror(int code);
  * fails. Thread-safe. */
 SIMPLER_API uint64_t simpler_clock_ns(void);
 
-/* ---- limits (bounds from SPEC §4 and §7) ---- */
+/* ---- limits ---- */
 #define SIMPLER_MAX_CALLABLES_PROGRAM 64   /* program-mode callable ids: 0 <= id < 64 */
 #define SIMPLER_KERNEL_MAX_CALLABLES 1024  /* kernel-mode callable ids: 0 <= id < 1024 */
 #define SIMPLER_KERNEL_REGION_ALIGN 1024   /* runtime-pool regions after the first (§7.2) */
 #define SIMPLER_KERNEL_REGISTRY_BYTES 256  /* slot registry at the end of the runtime pool */
 
-/* ---- kernel context control (SPEC §7.2) ---- */
+/* ---- kernel context control ---- */
 #define SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION 1
 #define SIMPLER_KERNEL_CTX_CONFIGURE 1 /* action: record the capacity tuple, before init */
 #define SIMPLER_KERNEL_CTX_FREEZE 2    /* action: freeze capacity after a kernel init */
@@ -94,7 +94,7 @@ typedef struct SimplerKernelCtxControl {
     uint64_t reserved[4];            /* must be zero */
 } SimplerKernelCtxControl;
 
-/* What one graph needs, computed on the host (SPEC §5). */
+/* What one graph needs, computed on the host. */
 typedef struct SimplerGraphRequirements {
     uint64_t gm_heap_bytes;
     uint64_t runtime_arena_bytes;
@@ -147,7 +147,7 @@ SIMPLER_API DeviceContextHandle create_device_context(void);
  * by another thread. */
 SIMPLER_API void destroy_device_context(DeviceContextHandle ctx);
 
-/* ---- program mode (SPEC §6) ---- */
+/* ---- program mode ---- */
 
 /* Latches PROGRAM mode, selects device `device_id` and creates the
  * context's streams; `prewarm_config` (may be NULL; borrowed for the call)
@@ -158,7 +158,7 @@ SIMPLER_API void destroy_device_context(DeviceContextHandle ctx);
  * when a device call fails. On failure nothing is created. */
 SIMPLER_API int simpler_init(DeviceContextHandle ctx, int device_id, const CallConfig *prewarm_config);
 
-/* Validates the callable image (SPEC §4; `callable` 64-byte aligned,
+/* Validates the callable image (`callable` 64-byte aligned,
  * `callable_size` bytes, borrowed for the call: the runtime copies or loads
  * what it needs) and makes it resident under `callable_id` (0 <= id <
  * SIMPLER_MAX_CALLABLES_PROGRAM); the slot generation is bumped. Returns 0;
@@ -213,7 +213,7 @@ SIMPLER_STATIC_ASSERT(offsetof(SimplerRunTimes, device_graph_ns) == 56, "Simpler
 SIMPLER_API int simpler_run_times(DeviceContextHandle ctx, SimplerRunTimes *out);
 
 /* The closing entry of both modes. PROGRAM: releases every resource and
- * resets the device the context owns. KERNEL (SPEC §7.3): the caller must
+ * resets the device the context owns. KERNEL: the caller must
  * have quiesced its stream and destroyed graphs referencing the context;
  * releases device resources, events and streams, never resets the device or
  * touches the caller's stream; a failure is kept as the teardown error, the
@@ -239,7 +239,7 @@ SIMPLER_API int copy_from_device_ctx(DeviceContextHandle ctx, void *host, const 
  * trace); 0 for NULL. */
 SIMPLER_API size_t committed_device_memory_ctx(DeviceContextHandle ctx);
 
-/* ---- kernel mode (SPEC §7) ---- */
+/* ---- kernel mode ---- */
 
 /* Returns 1 when this build and context can run kernel mode; 0 when not,
  * which includes a context already latched to program mode (a program

@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-/* ---- limits (bounds come from SPEC §2.3) ---- */
+/* ---- limits ---- */
 #define SIMPLER_MAX_TENSOR_DIMS 5     /* ChipTensor.shapes/strides */
 #define SIMPLER_MAX_TENSOR_ARGS 256   /* ChipStorageTaskArgs.tensors */
 #define SIMPLER_MAX_SCALAR_ARGS 128   /* ChipStorageTaskArgs.scalars */

@@ -1,5 +1,5 @@
 /*
- * callable_image — reading and checking callable images (SPEC §4).
+ * callable_image — reading and checking callable images.
  *
  * callable_image_check is THE validator: every entry point that accepts an
  * image (program register, kernel prepare, graph requirements, the loader,

@@ -1,5 +1,5 @@
 /*
- * residency — the table of callable slots of one context (SPEC §4).
+ * residency — the table of callable slots of one context.
  *
  * Ids are chosen by the caller: 0 <= id < slot_count, where slot_count is
  * SIMPLER_MAX_CALLABLES_PROGRAM (64) for a program context and

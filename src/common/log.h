@@ -5,7 +5,7 @@
  * info or debug; anything else or unset means error), read once on the
  * first call. A line is printed when its level is at or above that
  * threshold. Every PTO_RUNTIME_ERR_INTERNAL return is preceded by an
- * error line saying which invariant broke (SPEC §2.1), and a device error
+ * error line saying which invariant broke, and a device error
  * (-1008) by a line naming the device call and its code. Thread-safe: one
  * line is one fprintf.
  */

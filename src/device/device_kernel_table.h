@@ -17,7 +17,7 @@
 #include "graph/graph_image.h"
 #include "simpler/orchestration.h"
 
-#define DEVICE_KERNEL_TABLE_SIZE GRAPH_FUNC_ID_LIMIT /* func_id 0..1023 (SPEC §4) */
+#define DEVICE_KERNEL_TABLE_SIZE GRAPH_FUNC_ID_LIMIT /* func_id 0..1023 */
 
 typedef struct device_kernel_entry {
     SimplerKernelEntryFn fn; /* NULL: no kernel with this func_id */

@@ -1,6 +1,6 @@
 /*
- * device_validate — the scheduler's checks before it consumes anything
- * (SPEC §7.6): nothing in the heap or the task state is written, and no
+ * device_validate — the scheduler's checks before it consumes anything:
+ * nothing in the heap or the task state is written, and no
  * task is queued, until both pass (the image check counts fan-ins in the
  * first ready queue's ring, which seeding empties).
  */

@@ -1,6 +1,6 @@
 /*
- * kernel_packet — the kernel-mode invocation packet as the device sees it
- * (SPEC §7.6), and the three small device bodies kernel mode adds around
+ * kernel_packet — the kernel-mode invocation packet as the device sees
+ * it, and the three small device bodies kernel mode adds around
  * the scheduler.
  *
  * The AICPU launch of a kernel-mode execution carries, by value:

@@ -1,5 +1,5 @@
 /*
- * trace_record — the layout of the optional device trace buffer (SPEC §8).
+ * trace_record — the layout of the optional device trace buffer.
  *
  * A trace buffer is one device allocation: a 64-byte header, then records.
  * The scheduler resets the header at the start of every execution (so a

@@ -27,7 +27,7 @@
 
 #define GRAPH_IMAGE_MAGIC 0x48504753u /* "SGPH" read as little-endian bytes */
 #define GRAPH_IMAGE_VERSION 3u
-/* A task's func_id is below this (SPEC §4: children func_id < 1024). */
+/* A task's func_id is below this (a callable's children have func_ids below 1024). */
 #define GRAPH_FUNC_ID_LIMIT 1024
 
 /* graph_image_arg.kind */

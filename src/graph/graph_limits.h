@@ -19,7 +19,7 @@
 #define GRAPH_ARGS_PER_TASK 8u
 #define GRAPH_EDGES_PER_TASK 8u
 #define GRAPH_READERS_PER_TASK 16u
-/* Intermediates and staged host tensors are placed 1024-aligned (SPEC §6). */
+/* Intermediates and staged host tensors are placed 1024-aligned. */
 #define GRAPH_HEAP_ALIGN 1024u
 
 typedef struct graph_limits {

@@ -1,7 +1,7 @@
 /*
  * graph_status — the invariant assertion of src/graph and the status an
  * orchestration entry's return becomes. src/graph returns the public
- * PTO_RUNTIME_ERR_* codes of SPEC §2.1 under their own names.
+ * PTO_RUNTIME_ERR_* codes under their own names.
  */
 #ifndef SIMPLER_GRAPH_STATUS_H
 #define SIMPLER_GRAPH_STATUS_H

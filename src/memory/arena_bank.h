@@ -1,6 +1,6 @@
 /*
  * arena_bank — the static arena bank: three device regions that a context
- * commits before a run and keeps across runs (SPEC §6, §7.5).
+ * commits before a run and keeps across runs.
  *
  * Regions, committed in this order: gm_heap (the graph heap a run carves),
  * gm_sm (shared memory), runtime_pool (runtime header, graph definition,

@@ -1,6 +1,6 @@
 /*
  * retained_temp — the retained temp buffer: one {addr, size} device slot
- * that stages a run's HOST tensors (SPEC §6, §7.5).
+ * that stages a run's HOST tensors.
  *
  * A run packs its host-resident tensors into one device buffer, each at a
  * RETAINED_TEMP_ALIGN-aligned offset (the graph build places them and

@@ -9,8 +9,8 @@
  * forbidden call cannot even be written on that path: the enqueue entries
  * (memcpy_async, memset_async, event_record, stream_wait_event,
  * launch_kernel) and event_query, which launch uses only for the
- * stream-switch rule (SPEC §7.4: a different caller stream while the
- * previous tail is pending is refused).
+ * stream-switch rule (a different caller stream while the previous
+ * launch's SerialTail is pending is refused).
  *
  * Entries behave as the platform_ops entries they are copied from.
  */

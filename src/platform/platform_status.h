@@ -2,14 +2,14 @@
  * platform_status — turning device codes into runtime statuses.
  *
  * Platform entries return device codes (simdev numbering). The runtime's
- * callers see PTO_RUNTIME_ERR_* statuses (SPEC §2.1): an allocation
+ * callers see PTO_RUNTIME_ERR_* statuses: an allocation
  * failure is PTO_RUNTIME_ERR_OUT_OF_MEMORY, every other device failure is
  * PTO_RUNTIME_ERR_DEVICE. The device code itself is not lost: each context
  * keeps a "last device error" slot (an int, 0 = none), written by
  * platform_status_keep() whenever a device call of that context fails, so a
  * caller who got PTO_RUNTIME_ERR_DEVICE can learn which device code caused
- * it (SPEC: "the simdev code is logged and kept as the context's last
- * device error"). The slot belongs to the context and is protected by the
+ * it (the device code is logged and kept as the context's last device
+ * error). The slot belongs to the context and is protected by the
  * context's own lock; these helpers take no lock.
  */
 #ifndef SIMPLER_PLATFORM_STATUS_H
