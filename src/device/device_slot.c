@@ -30,6 +30,21 @@ void device_slots_quit(const device_run_desc *d)
         device_slot_quit(device_core_slot_at(d, c));
 }
 
+int device_slots_dismiss(const platform_ops *ops, const device_run_desc *d)
+{
+    int first = 0;
+    for (uint32_t c = 0; c < d->aic_count + d->aiv_count; c++) {
+        device_core_slot *slot = device_core_slot_at(d, c);
+        uint32_t bell = 0;
+        int rc = ops->mem_signal(ops->user, (void *)&slot->state, DEVICE_SLOT_QUIT);
+        rc = rc ? rc : ops->mem_peek(ops->user, &bell, (const void *)&slot->bell, sizeof(bell));
+        rc = rc ? rc : ops->mem_signal(ops->user, (void *)&slot->bell, bell + 1);
+        if (first == 0)
+            first = rc;
+    }
+    return first;
+}
+
 int device_slot_quitting(device_core_slot *slot)
 {
     return atomic_load_explicit(&slot->state, memory_order_acquire) != DEVICE_SLOT_IDLE;

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "device/device_handshake.h"
+#include "platform/platform_ops.h"
 
 /* Scheduler: publishes ring entries up to `posted` (written before) and
  * wakes the core if it may be asleep. */
@@ -51,5 +52,13 @@ int device_slot_await_start(device_core_slot *slot, _Atomic uint32_t *dispatchin
 
 /* Tells every core of the execution described by `d` to leave. */
 void device_slots_quit(const device_run_desc *d);
+
+/* The host's rescue of a half-enqueued chain: tells every core slot of
+ * `d` to quit and rings its bell through the platform (mem_signal), so
+ * an executor left waiting for a scheduler that never comes returns.
+ * The caller has let the chain's scheduler stream finish, so no
+ * scheduler writes the slots meanwhile. Returns 0 or the first failing
+ * call's device code (the other slots are still told). */
+int device_slots_dismiss(const platform_ops *ops, const device_run_desc *d);
 
 #endif

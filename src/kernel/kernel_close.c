@@ -61,14 +61,15 @@ void kernel_release_host(simpler_context *ctx)
  * own streams: let the AICPU stream finish (its arena clear included),
  * then tell every core of that launch to quit and let the AICore stream
  * finish, so neither the stream's destruction waits forever nor the
- * cores touch a released bank. Device memory is host memory on simdev. */
+ * cores touch a released bank. The slots are signalled through the
+ * platform (mem_signal). */
 static void half_chain_dismiss(simpler_context *ctx, kernel_state *ks)
 {
     const device_run_desc *d = ks->packet;
     if (!ks->half_chain || d == NULL || ks->status == NULL || ctx->streams[CONTEXT_STREAM_AICPU] == NULL)
         return;
     (void)ctx->ops->stream_synchronize(ctx->ops->user, ctx->streams[CONTEXT_STREAM_AICPU]);
-    device_slots_quit(d);
+    (void)context_device_status(ctx, "mem_signal (dismiss cores)", device_slots_dismiss(ctx->ops, d));
     /* The cores leave; their launch ends before the bank is released. */
     if (ctx->streams[CONTEXT_STREAM_AICORE] != NULL)
         (void)ctx->ops->stream_synchronize(ctx->ops->user, ctx->streams[CONTEXT_STREAM_AICORE]);

@@ -10,7 +10,7 @@ _Static_assert(sizeof(platform_ops) == sizeof(void *) + (PLATFORM_CALL_COUNT - 1
 
 static const char *const call_names[PLATFORM_CALL_COUNT] = {
     "any",
-    "mem_alloc", "mem_free", "memcpy_sync", "memset_sync", "memcpy_async", "memset_async", "mem_peek",
+    "mem_alloc", "mem_free", "memcpy_sync", "memset_sync", "memcpy_async", "memset_async", "mem_peek", "mem_signal",
     "stream_create", "stream_destroy", "stream_synchronize", "stream_query", "stream_wait_event",
     "event_create", "event_destroy", "event_record", "event_synchronize", "event_query",
     "launch_kernel", "launch_host_func",
@@ -85,6 +85,13 @@ static int c_mem_peek(void *user, void *host_dst, const void *dev_src, size_t by
     platform_counter *c = user;
     int rc = enter(c, PLATFORM_CALL_MEM_PEEK);
     return rc != 0 ? rc : c->inner->mem_peek(c->inner->user, host_dst, dev_src, bytes);
+}
+
+static int c_mem_signal(void *user, void *dev_word, uint32_t value)
+{
+    platform_counter *c = user;
+    int rc = enter(c, PLATFORM_CALL_MEM_SIGNAL);
+    return rc != 0 ? rc : c->inner->mem_signal(c->inner->user, dev_word, value);
 }
 
 static int c_stream_create(void *user, platform_stream **stream)
@@ -223,6 +230,7 @@ static const platform_ops counting_template = {
     .memcpy_async = c_memcpy_async,
     .memset_async = c_memset_async,
     .mem_peek = c_mem_peek,
+    .mem_signal = c_mem_signal,
     .stream_create = c_stream_create,
     .stream_destroy = c_stream_destroy,
     .stream_synchronize = c_stream_synchronize,

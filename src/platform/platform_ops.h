@@ -68,6 +68,14 @@ typedef struct platform_ops {
      * release stores (a status word, trace records). NULL dev_src or
      * host_dst with bytes > 0 is an invalid parameter. */
     int (*mem_peek)(void *user, void *host_dst, const void *dev_src, size_t bytes);
+    /* Stores `value` into the 32-bit device word at dev_word now, with
+     * release ordering, and wakes every device thread waiting on that
+     * word: a doorbell write from the host, no stream, no
+     * synchronization. The runtime uses it only to dismiss cores that a
+     * half-enqueued chain left waiting (simdev: an atomic store and a
+     * futex wake). A NULL or misaligned dev_word is an invalid
+     * parameter. */
+    int (*mem_signal)(void *user, void *dev_word, uint32_t value);
 
     /* streams */
     int (*stream_create)(void *user, platform_stream **stream);

@@ -1,8 +1,12 @@
 /* The default platform table: a thin forwarding layer over simdev. */
+#define _GNU_SOURCE /* syscall() for the futex wake */
 #include "platform/platform_ops.h"
 
+#include <linux/futex.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <simpler/simdev.h>
 
@@ -90,6 +94,19 @@ static int sd_mem_peek(void *user, void *host_dst, const void *dev_src, size_t b
     }
     atomic_thread_fence(memory_order_acquire);
     memcpy(host_dst, dev_src, bytes);
+    return SIMDEV_SUCCESS;
+}
+
+/* A doorbell: simdev's device threads wait on their words with futexes
+ * (device/device_wait.c), so the store is followed by a wake of them
+ * all. */
+static int sd_mem_signal(void *user, void *dev_word, uint32_t value)
+{
+    (void)user;
+    if (dev_word == NULL || ((uintptr_t)dev_word & 3u) != 0)
+        return SIMDEV_ERROR_INVALID_PARAM;
+    __atomic_store_n((uint32_t *)dev_word, value, __ATOMIC_RELEASE);
+    syscall(SYS_futex, (uint32_t *)dev_word, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
     return SIMDEV_SUCCESS;
 }
 
@@ -250,6 +267,7 @@ static const platform_ops simdev_table = {
     .memcpy_async = sd_memcpy_async,
     .memset_async = sd_memset_async,
     .mem_peek = sd_mem_peek,
+    .mem_signal = sd_mem_signal,
     .stream_create = sd_stream_create,
     .stream_destroy = sd_stream_destroy,
     .stream_synchronize = sd_stream_synchronize,

@@ -93,11 +93,11 @@ static int sync_stream(simpler_context *ctx, int which)
  * running with no scheduler to dismiss it. Let the AICPU stream finish
  * (its arena clear included), then tell every core to quit through its
  * handshake slot, and drain the other streams, so the streams are idle
- * again. Device memory is host memory on simdev, which this relies on. */
+ * again. The slots are signalled through the platform (mem_signal). */
 static void chain_abort(simpler_context *ctx, const device_run_desc *desc)
 {
     (void)sync_stream(ctx, CONTEXT_STREAM_AICPU);
-    device_slots_quit(desc);
+    (void)context_device_status(ctx, "mem_signal (dismiss cores)", device_slots_dismiss(ctx->ops, desc));
     (void)sync_stream(ctx, CONTEXT_STREAM_AICORE);
 }
 

@@ -16,8 +16,11 @@
 
 #include "support.h"
 
+#include <simpler/simdev.h>
+
 #include "device/device_slot.h"
 #include "device/device_wait.h"
+#include "platform/platform_counter.h"
 
 #ifndef SIMPLER_VERIFY
 int main(void)
@@ -217,6 +220,43 @@ static void slot_quit_wakes_a_core_asleep(void **state)
     assert_int_equal(t.result, 5);
 }
 
+/* The host's rescue of a half chain: device_slots_dismiss reaches the
+ * slot only through the platform (mem_peek, mem_signal) and wakes a core
+ * asleep on it; a failing signal is reported. The descriptor places
+ * core 0's slot on the test's slot. */
+static device_run_desc dismiss_desc(void)
+{
+    device_run_desc d;
+    memset(&d, 0, sizeof(d));
+    d.aic_count = 1;
+    d.runtime_base = (uint64_t)(uintptr_t)&t.slot - graph_runtime_core_slot_offset(0);
+    return d;
+}
+
+static void slots_dismiss_through_the_platform_wakes_a_core_asleep(void **state)
+{
+    platform_counter counter;
+    (void)state;
+    const platform_ops *ops = platform_ops_counting(platform_ops_simdev(), &counter);
+    device_run_desc d = dismiss_desc();
+    t.done = 3;
+    t.slot.posted = 3;
+    pthread_t th = core_start_and_block(NULL);
+    struct timespec nap = {0, 20 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    uint32_t bell = atomic_load(&t.slot.bell);
+    assert_int_equal(device_slots_dismiss(ops, &d), 0);
+    core_join(th);
+    assert_int_equal(t.result, 3);
+    assert_true(device_slot_quitting(&t.slot));
+    assert_int_equal(atomic_load(&t.slot.bell), bell + 1);
+    assert_int_equal(platform_counter_calls(&counter, PLATFORM_CALL_MEM_SIGNAL), 2);
+    assert_int_equal(platform_counter_calls(&counter, PLATFORM_CALL_ANY), 3);
+
+    platform_counter_fail_nth(&counter, PLATFORM_CALL_MEM_SIGNAL, 1, SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(device_slots_dismiss(ops, &d), SIMDEV_ERROR_INVALID_PARAM);
+}
+
 static void slot_garbage_state_reads_as_quit(void **state)
 {
     (void)state;
@@ -340,6 +380,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(slot_one_post_before_the_wait_wakes, setup, teardown),
         cmocka_unit_test_setup_teardown(slot_quit_before_the_wait_wakes, setup, teardown),
         cmocka_unit_test_setup_teardown(slot_quit_wakes_a_core_asleep, setup, teardown),
+        cmocka_unit_test_setup_teardown(slots_dismiss_through_the_platform_wakes_a_core_asleep, setup, teardown),
         cmocka_unit_test_setup_teardown(slot_garbage_state_reads_as_quit, setup, teardown),
         cmocka_unit_test_setup_teardown(slot_post_to_an_awake_core_leaves_the_bell, setup, teardown),
         cmocka_unit_test_setup_teardown(start_wait_ends_when_the_scheduler_dispatches, setup, teardown),

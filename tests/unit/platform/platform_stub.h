@@ -47,6 +47,11 @@ static inline int stub_mem_peek(void *u, void *d, const void *s, size_t n)
     (void)d, (void)s, (void)n;
     return STUB_HIT(u, PLATFORM_CALL_MEM_PEEK);
 }
+static inline int stub_mem_signal(void *u, void *w, uint32_t v)
+{
+    (void)w, (void)v;
+    return STUB_HIT(u, PLATFORM_CALL_MEM_SIGNAL);
+}
 static inline int stub_stream_create(void *u, platform_stream **s) { (void)s; return STUB_HIT(u, PLATFORM_CALL_STREAM_CREATE); }
 static inline int stub_stream_destroy(void *u, platform_stream *s) { (void)s; return STUB_HIT(u, PLATFORM_CALL_STREAM_DESTROY); }
 static inline int stub_stream_synchronize(void *u, platform_stream *s) { (void)s; return STUB_HIT(u, PLATFORM_CALL_STREAM_SYNCHRONIZE); }
@@ -98,6 +103,7 @@ static inline platform_ops platform_stub_ops(platform_stub *stub)
         .memcpy_async = stub_memcpy_async,
         .memset_async = stub_memset_async,
         .mem_peek = stub_mem_peek,
+        .mem_signal = stub_mem_signal,
         .stream_create = stub_stream_create,
         .stream_destroy = stub_stream_destroy,
         .stream_synchronize = stub_stream_synchronize,
@@ -140,6 +146,7 @@ static inline int platform_stub_call(const platform_ops *ops, int call)
     case PLATFORM_CALL_MEMCPY_ASYNC: return ops->memcpy_async(u, p, p, 0, s);
     case PLATFORM_CALL_MEMSET_ASYNC: return ops->memset_async(u, p, 0, 0, s);
     case PLATFORM_CALL_MEM_PEEK: return ops->mem_peek(u, p, p, 0);
+    case PLATFORM_CALL_MEM_SIGNAL: return ops->mem_signal(u, p, 0);
     case PLATFORM_CALL_STREAM_CREATE: return ops->stream_create(u, &s);
     case PLATFORM_CALL_STREAM_DESTROY: return ops->stream_destroy(u, s);
     case PLATFORM_CALL_STREAM_SYNCHRONIZE: return ops->stream_synchronize(u, s);

@@ -1,13 +1,16 @@
 /* The default platform table forwards to simdev: results, codes and
  * simdev's own counters all show the call went through. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "simdev_setup.h"
 #include "support.h"
 
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 #include <simpler/simdev.h>
 
+#include "device/device_wait.h"
 #include "platform/platform_ops.h"
 
 static int setup(void **state)
@@ -229,6 +232,55 @@ static void platform_simdev_mem_peek_reads_published_memory_without_a_call(void 
     assert_int_equal(ops->mem_free(ops->user, dev), SIMDEV_SUCCESS);
 }
 
+/* A device kernel blocked on a word (as a core waits on its bell) until
+ * the host's doorbell changes it, then reports what it saw. */
+static void wait_for_word(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    _Atomic uint32_t *word;
+    (void)block_idx, (void)block_dim;
+    memcpy(&word, args, sizeof(word));
+    atomic_store_explicit(&word[1], 1u, memory_order_release); /* waiting */
+    while (atomic_load_explicit(&word[0], memory_order_acquire) == 0)
+        device_wait_block(&word[0], 0);
+    atomic_store_explicit(&word[2], atomic_load(&word[0]), memory_order_release);
+}
+
+static void platform_simdev_mem_signal_stores_and_wakes_a_blocked_waiter(void **state)
+{
+    const platform_ops *ops = platform_ops_simdev();
+    platform_stream *stream = NULL;
+    void *dev = NULL;
+    uint32_t seen = 0;
+    (void)state;
+
+    assert_int_equal(ops->mem_alloc(ops->user, &dev, 4096), SIMDEV_SUCCESS);
+    assert_int_equal(ops->memset_sync(ops->user, dev, 0, 64), SIMDEV_SUCCESS);
+    assert_int_equal(ops->stream_create(ops->user, &stream), SIMDEV_SUCCESS);
+    assert_int_equal(ops->launch_kernel(ops->user, stream, PLATFORM_ENGINE_AICPU, wait_for_word, 1, &dev,
+                                        sizeof(dev)),
+                     SIMDEV_SUCCESS);
+    /* Let the kernel reach its wait, then ring: it must wake and see the
+     * stored value (a store without the wake would leave it blocked). */
+    do {
+        assert_int_equal(ops->mem_peek(ops->user, &seen, (char *)dev + 4, sizeof(seen)), SIMDEV_SUCCESS);
+    } while (seen == 0);
+    nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+    simdev_counters before = counters();
+    assert_int_equal(ops->mem_signal(ops->user, dev, 0xBE11u), SIMDEV_SUCCESS);
+    assert_int_equal(ops->stream_synchronize(ops->user, stream), SIMDEV_SUCCESS);
+    assert_int_equal(ops->mem_peek(ops->user, &seen, (char *)dev + 8, sizeof(seen)), SIMDEV_SUCCESS);
+    assert_int_equal(seen, 0xBE11u);
+    simdev_counters after = counters();
+    assert_int_equal(after.memcpy_sync_calls, before.memcpy_sync_calls);
+    assert_int_equal(after.memset_calls, before.memset_calls);
+
+    assert_int_equal(ops->mem_signal(ops->user, NULL, 1), SIMDEV_ERROR_INVALID_PARAM);
+    assert_int_equal(ops->mem_signal(ops->user, (char *)dev + 2, 1), SIMDEV_ERROR_INVALID_PARAM);
+
+    assert_int_equal(ops->stream_destroy(ops->user, stream), SIMDEV_SUCCESS);
+    assert_int_equal(ops->mem_free(ops->user, dev), SIMDEV_SUCCESS);
+}
+
 static void platform_simdev_device_entries_follow_simdev(void **state)
 {
     const platform_ops *ops = platform_ops_simdev();
@@ -273,6 +325,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(platform_simdev_stream_entries_enqueue_in_order, setup, teardown),
         cmocka_unit_test_setup_teardown(platform_simdev_capture_get_info_reports_status, setup, teardown),
         cmocka_unit_test_setup_teardown(platform_simdev_mem_peek_reads_published_memory_without_a_call, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(platform_simdev_mem_signal_stores_and_wakes_a_blocked_waiter, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(platform_simdev_device_entries_follow_simdev, setup, teardown),
     };
