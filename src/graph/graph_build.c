@@ -67,10 +67,21 @@ int graph_build_run(graph_scratch *scratch, SimplerOrchEntryFn entry, const Chip
 {
     if (scratch == NULL || entry == NULL || args == NULL)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    reset(scratch, args);
     int rc = graph_call_args_check(args);
-    if (rc == 0)
-        rc = stage_host_tensors(scratch);
+    if (rc != 0) {
+        reset(scratch, NULL);
+        return rc;
+    }
+    return graph_build_from_checked(scratch, entry, args, out);
+}
+
+int graph_build_from_checked(graph_scratch *scratch, SimplerOrchEntryFn entry, const ChipStorageTaskArgs *args,
+                             const graph **out)
+{
+    if (scratch == NULL || entry == NULL || args == NULL)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    reset(scratch, args);
+    int rc = stage_host_tensors(scratch);
     if (rc != 0)
         goto err_discard_graph;
     int entry_rc = entry(&scratch->orch, args);

@@ -45,4 +45,11 @@ int graph_call_args_check(const ChipStorageTaskArgs *args);
 int graph_build_run(graph_scratch *scratch, SimplerOrchEntryFn entry, const ChipStorageTaskArgs *args,
                     const graph **out);
 
+/* graph_build_run for `args` that already passed graph_call_args_check
+ * (task_args_check): the entry points validate their arguments before
+ * any effect, so the build does not check them again. Same returns,
+ * except that bad args are not detected. */
+int graph_build_from_checked(graph_scratch *scratch, SimplerOrchEntryFn entry, const ChipStorageTaskArgs *args,
+                             const graph **out);
+
 #endif

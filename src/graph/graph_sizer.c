@@ -88,7 +88,7 @@ static int build_growing(const loaded_callable *lc, const ChipStorageTaskArgs *a
 {
     graph_scratch *first = *scratch;
     int rc;
-    while ((rc = graph_build_run(*scratch, (SimplerOrchEntryFn)lc->orch_entry, args, g)) ==
+    while ((rc = graph_build_from_checked(*scratch, (SimplerOrchEntryFn)lc->orch_entry, args, g)) ==
            PTO_RUNTIME_ERR_CAPACITY_EXCEEDED) {
         graph_scratch *bigger = NULL;
         if (*window >= GRAPH_TASK_WINDOW_MAX)

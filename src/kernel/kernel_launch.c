@@ -46,6 +46,9 @@ static int launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskA
         return rc;
     if (ks->phase != KERNEL_PHASE_READY_ENQUEUED)
         return PTO_RUNTIME_ERR_INVALID_STATE;
+    /* The one check of the arguments: the build trusts them. */
+    if (graph_call_args_check(args) != 0)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     rc = residency_lookup(&ctx->residency, id, &call->callable, &call->generation);
     if (rc != 0)
         return rc;
@@ -72,7 +75,7 @@ static int admits(const simpler_context *ctx, const kernel_state *ks, const Simp
 static int launch_build(simpler_context *ctx, kernel_state *ks, const ChipStorageTaskArgs *args, launch_call *call)
 {
     SimplerGraphRequirements req;
-    int rc = graph_build_run(ctx->scratch, call->callable->orch_entry, args, &call->g);
+    int rc = graph_build_from_checked(ctx->scratch, call->callable->orch_entry, args, &call->g);
     rc = rc ? rc : graph_requirements_of(call->g, &req);
     if (rc != 0)
         return rc;
@@ -245,9 +248,8 @@ static int launch_locked(simpler_context *ctx, int32_t id, const ChipStorageTask
     if (rc != 0)
         return rc;
     platform_launch_ops_derive(ctx->ops, &ops);
-    /* The build checks the arguments themselves (graph_build_run), once. */
-    rc = launch_build(ctx, ks, args, &call);
-    rc = rc ? rc : stream_switch_check(&ops, ctx, ks, caller);
+    rc = stream_switch_check(&ops, ctx, ks, caller);
+    rc = rc ? rc : launch_build(ctx, ks, args, &call);
     if (rc != 0)
         return rc;
     size_t args_bytes = packet_write(ctx, ks, id, &call, args);

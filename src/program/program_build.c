@@ -22,7 +22,7 @@ int program_build(simpler_context *ctx, SimplerOrchEntryFn entry, const ChipStor
      * PROGRAM_REGROW_WINDOW_MAX. The orchestration runs again from the
      * start, so it must describe the same graph each time. */
     for (;;) {
-        rc = graph_build_run(ctx->scratch, entry, args, out);
+        rc = graph_build_from_checked(ctx->scratch, entry, args, out);
         uint32_t window = graph_scratch_limits(ctx->scratch)->task_max;
         if (rc != PTO_RUNTIME_ERR_CAPACITY_EXCEEDED || window >= PROGRAM_REGROW_WINDOW_MAX)
             return rc;

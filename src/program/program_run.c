@@ -19,9 +19,8 @@ static int run_check(simpler_context *ctx, int32_t id, const ChipStorageTaskArgs
 {
     if (!program_initialized(ctx))
         return PTO_RUNTIME_ERR_INVALID_STATE;
-    /* The arguments themselves are checked once, by the build
-     * (graph_build_run), before anything reaches the device. */
-    if (id < 0 || id >= SIMPLER_MAX_CALLABLES_PROGRAM || args == NULL)
+    /* The one check of the arguments: the build trusts them. */
+    if (id < 0 || id >= SIMPLER_MAX_CALLABLES_PROGRAM || graph_call_args_check(args) != 0)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     if (config != NULL && call_config_check(config) != 0)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
