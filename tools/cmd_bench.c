@@ -1,4 +1,4 @@
-/* simpler bench: one example measured in both modes (SPEC §9). Program
+/* simpler bench: one example measured in both modes. Program
  * mode: N simpler_run calls through the program-mode runner. Kernel mode:
  * N eager launches, each followed by its synchronize, and N replays of
  * one captured launch, through the same kernel session `simpler run`

@@ -1,4 +1,4 @@
-/* simpler run: kernel mode by default (SPEC §9). One eager launch, then a
+/* simpler run: kernel mode by default. One eager launch, then a
  * launch captured on the caller stream and replayed N times with fresh
  * inputs copied in place, every run checked against the golden
  * (kernel_session.h); a summary or one JSON object on stdout.

@@ -1,4 +1,4 @@
-/* The add_scalar example's fixed argument layout (SPEC §9), shared by
+/* The add_scalar example's fixed argument layout, shared by
  * its orchestration, its golden, the tests and the CLI. */
 #ifndef SIMPLER_EXAMPLE_ADD_SCALAR_LAYOUT_H
 #define SIMPLER_EXAMPLE_ADD_SCALAR_LAYOUT_H

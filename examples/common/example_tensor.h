@@ -17,7 +17,7 @@
 #include "simpler/task_args.h"
 
 /* The orchestrations report a malformed call with this device-range code
- * (SPEC §2.1: -1..-999 belong to the program). */
+ * (-1..-999 belong to the program). */
 #define EXAMPLE_ERR_BAD_ARGS (-22)
 
 /* Elements of the view (product of its shapes). */

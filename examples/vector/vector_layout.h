@@ -1,4 +1,4 @@
-/* The vector example's fixed argument layout and limits (SPEC §9),
+/* The vector example's fixed argument layout and limits,
  * shared by its orchestration, its golden, the tests and the CLI. */
 #ifndef SIMPLER_EXAMPLE_VECTOR_LAYOUT_H
 #define SIMPLER_EXAMPLE_VECTOR_LAYOUT_H
@@ -8,7 +8,7 @@
 #define VECTOR_ARG_B 1
 #define VECTOR_ARG_F 2
 #define VECTOR_TENSOR_COUNT 3
-/* SPEC §9: any size up to 1M elements. */
+/* Any size up to 1M elements. */
 #define VECTOR_MAX_ELEMENTS (1u << 20)
 /* Independent chunks the work is split into (fewer for tiny tensors). */
 #define VECTOR_CHUNKS 4u

@@ -1,5 +1,5 @@
 /*
- * The capture refusal table (SPEC §3, docs/simdev.md), one test per row
+ * The capture refusal table (docs/simdev.md), one test per row
  * and mode. Each refused call must leave the capture ACTIVE, and ending
  * it must still give a graph whose replay runs exactly the captured nodes
  * (except the unjoined row, whose end itself is the refusal).

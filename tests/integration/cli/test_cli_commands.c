@@ -1,5 +1,5 @@
 /* The real `simpler` binary, run as a user would: every subcommand's
- * exit status and the fields of its summary (SPEC §9, docs/cli.md). */
+ * exit status and the fields of its summary (docs/cli.md). */
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 

@@ -1,5 +1,5 @@
 /* callable_image_check: valid images accepted (and described by the view);
- * every malformed form of SPEC §4 refused with -1005. Malformed images
+ * every malformed form of a callable image refused with -1005. Malformed images
  * are made by patching one field of a valid built image. */
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* device_chain_enqueue enqueues exactly the SPEC §7.4 chain, with nothing
+/* The device chain enqueues exactly the chain of device_chain.h, with nothing
  * allocated or synchronized, and a captured chain replays. */
 #include "device_test_util.h"
 

@@ -362,7 +362,7 @@ static void device_staged_input_is_read_from_retained_temp(void **state)
     dt_args_add(args, o, N, SIMPLER_ADDRESS_SPACE_DEVICE);
 
     dt_build(f, orch_staged, args);
-    /* The caller stages HOST tensors before the chain (SPEC §7.5). */
+    /* The caller stages HOST tensors before the chain. */
     dt_upload_floats((uint8_t *)f->temp + f->g->staged[0].temp_offset, host_in, N);
     assert_int_equal(dt_enqueue(f), 0);
     assert_int_equal(dt_sync(f), 0);

@@ -1,4 +1,4 @@
-/* simpler_graph_requirements is host only (SPEC §5): it
+/* simpler_graph_requirements is host only: it
  * sizes a real example image without a context, without any simdev call
  * and without device memory, and gives back every host byte it took.
  * The image is the vector example, built at

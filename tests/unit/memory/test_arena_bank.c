@@ -1,4 +1,4 @@
-/* The static arena bank commit rule (SPEC §6), over a fake allocator so
+/* The static arena bank commit rule, over a fake allocator so
  * every assertion can name addresses and allocator call counts. */
 #include "support.h"
 

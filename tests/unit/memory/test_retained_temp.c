@@ -1,4 +1,4 @@
-/* The retained temp buffer (SPEC §6): in-place service, program growth,
+/* The retained temp buffer: in-place service, program growth,
  * and the kernel-mode guard ahead of the free. */
 #include "support.h"
 

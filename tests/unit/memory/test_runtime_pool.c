@@ -1,4 +1,4 @@
-/* The runtime-pool packing of SPEC §7.2: simpler_kernel_plan_capacity and
+/* The runtime-pool packing (docs/kernel-mode.md): simpler_kernel_plan_capacity and
  * simpler_kernel_layout, with the worked example pinned. */
 #include "support.h"
 
