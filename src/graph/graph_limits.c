@@ -9,6 +9,8 @@
 #include "simpler/orchestration.h"
 
 _Static_assert(GRAPH_TASK_WINDOW_MAX == CALL_CONFIG_TASK_WINDOW_MAX, "one bound for the task window");
+_Static_assert(GRAPH_DEFAULT_TASK_WINDOW >= 1 && GRAPH_DEFAULT_TASK_WINDOW <= GRAPH_TASK_WINDOW_MAX,
+               "the default window is a valid window");
 /* Bounds the orchestration header restates for binaries that cannot
  * include the callable format. */
 _Static_assert(GRAPH_FUNC_ID_LIMIT == SIMPLER_CALLABLE_FUNC_ID_LIMIT, "one func_id bound");

@@ -13,6 +13,10 @@
 /* Largest task window: CallConfig.task_window's bound
  * (CALL_CONFIG_TASK_WINDOW_MAX, asserted equal in graph_limits.c). */
 #define GRAPH_TASK_WINDOW_MAX (1u << 20)
+/* The task window of both modes when nothing asks for one (a CallConfig
+ * or CONFIGURE task_window of 0): 256 tasks cost about 100 KiB of host
+ * scratch. Program mode grows from it; kernel mode freezes it. */
+#define GRAPH_DEFAULT_TASK_WINDOW 256u
 /* Defaults per task of the window for the pools whose use depends on the
  * program: arguments, dependency edges and TensorMap reader records.
  * Chains, fans and layered graphs use 2-4 of each per task on average. */

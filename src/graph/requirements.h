@@ -92,4 +92,13 @@ static inline uint64_t graph_scheduler_state_bytes(uint32_t task_count)
  * image would not fit the format. */
 int graph_requirements_of(const graph *g, SimplerGraphRequirements *out);
 
+/* The most a build in a window of `window` tasks (1..GRAPH_TASK_WINDOW_MAX)
+ * can need of the runtime regions, before any graph is built: the
+ * runtime arena and scheduler state of `window` tasks, and the image of
+ * a window-sized graph with the scratch's default pools (0 when that does
+ * not fit the format); heap and retained temp 0, task_count `window`.
+ * Both modes size their defaults with it (program prewarm, kernel
+ * CONFIGURE fields of 0). Pure. */
+void graph_requirements_for_window(uint32_t window, SimplerGraphRequirements *out);
+
 #endif

@@ -19,25 +19,24 @@
 /* Fills every 0 ("platform default") of the recorded CONFIGURE. */
 static int capacity_resolve(const simpler_context *ctx, const CallConfig *config, SimplerKernelCtxControl *c)
 {
-    graph_image_header h;
+    SimplerGraphRequirements dflt;
     if (ctx->control_configured)
         *c = ctx->control;
     else
         memset(c, 0, sizeof(*c));
     uint32_t w = c->task_window;
     if (w == 0)
-        w = config != NULL && config->task_window != 0 ? config->task_window : KERNEL_DEFAULT_TASK_WINDOW;
+        w = config != NULL && config->task_window != 0 ? config->task_window : GRAPH_DEFAULT_TASK_WINDOW;
     if (w > GRAPH_TASK_WINDOW_MAX)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     c->task_window = w;
+    graph_requirements_for_window(w, &dflt);
     if (c->runtime_arena_bytes == 0)
-        c->runtime_arena_bytes = graph_runtime_arena_bytes(w);
-    if (c->graph_definition_bytes == 0 &&
-        graph_image_layout(w, w * GRAPH_ARGS_PER_TASK, w * GRAPH_EDGES_PER_TASK, 0, w * GRAPH_ARGS_PER_TASK,
-                           &h) == 0)
-        c->graph_definition_bytes = h.image_bytes;
+        c->runtime_arena_bytes = dflt.runtime_arena_bytes;
+    if (c->graph_definition_bytes == 0)
+        c->graph_definition_bytes = dflt.graph_definition_bytes;
     if (c->scheduler_state_bytes == 0)
-        c->scheduler_state_bytes = graph_scheduler_state_bytes(w);
+        c->scheduler_state_bytes = dflt.scheduler_state_bytes;
     if (c->gm_heap_bytes == 0)
         c->gm_heap_bytes = config != NULL && config->heap_bytes != 0 ? config->heap_bytes : KERNEL_DEFAULT_HEAP_BYTES;
     if (c->trace_records == 0 && config != NULL && config->trace)

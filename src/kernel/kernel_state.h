@@ -33,10 +33,9 @@ enum {
     KERNEL_PHASE_CLOSED = 5
 };
 
-/* Defaults for a CONFIGURE field of 0 ("platform default"), and for a
- * context initialized without any CONFIGURE. The window matches program
- * mode's default; the heap holds 256 float32 intermediates of 4 KiB. */
-#define KERNEL_DEFAULT_TASK_WINDOW 256u
+/* The heap for a CONFIGURE gm_heap_bytes of 0 ("platform default"), and
+ * for a context initialized without any CONFIGURE (the window is
+ * GRAPH_DEFAULT_TASK_WINDOW): 256 float32 intermediates of 4 KiB. */
 #define KERNEL_DEFAULT_HEAP_BYTES ((uint64_t)1 << 20)
 
 typedef struct kernel_state {

@@ -65,22 +65,11 @@ int program_capacity_commit(simpler_context *ctx, const SimplerGraphRequirements
 
 void program_requirements_of_config(const CallConfig *config, SimplerGraphRequirements *out)
 {
-    graph_image_header h;
-    uint32_t window = config->task_window != 0 ? config->task_window : PROGRAM_DEFAULT_TASK_WINDOW;
+    uint32_t window = config->task_window != 0 ? config->task_window : GRAPH_DEFAULT_TASK_WINDOW;
     if (window > GRAPH_TASK_WINDOW_MAX)
         window = GRAPH_TASK_WINDOW_MAX;
+    graph_requirements_for_window(window, out);
     out->gm_heap_bytes = config->heap_bytes;
-    out->runtime_arena_bytes = graph_runtime_arena_bytes(window);
-    /* The image of a window-sized graph with the scratch's default pools:
-     * the most one build in this window can write. */
-    if (graph_image_layout(window, window * GRAPH_ARGS_PER_TASK, window * GRAPH_EDGES_PER_TASK, 0,
-                           window * GRAPH_ARGS_PER_TASK, &h) == 0)
-        out->graph_definition_bytes = h.image_bytes;
-    else
-        out->graph_definition_bytes = 0;
-    out->scheduler_state_bytes = graph_scheduler_state_bytes(window);
-    out->retained_temp_bytes = 0;
-    out->task_count = window;
 }
 
 int program_release_device(simpler_context *ctx)

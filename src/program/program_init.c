@@ -23,7 +23,7 @@ static int device_id_check(simpler_context *ctx, int device_id)
 /* The host-side state: the residency table and the build scratch. */
 static int host_state_create(simpler_context *ctx, const CallConfig *prewarm)
 {
-    uint32_t window = PROGRAM_DEFAULT_TASK_WINDOW;
+    uint32_t window = GRAPH_DEFAULT_TASK_WINDOW;
     if (prewarm != NULL && prewarm->task_window > window)
         window = prewarm->task_window;
     if (window > GRAPH_TASK_WINDOW_MAX)

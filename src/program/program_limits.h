@@ -8,10 +8,9 @@
 #include "common/task_args_check.h"
 #include "graph/graph_limits.h"
 
-/* Host build scratch starts at this many tasks and doubles (up to
- * GRAPH_TASK_WINDOW_MAX) whenever a program-mode build runs out of room;
- * 256 tasks cost about 100 KiB of host scratch. */
-#define PROGRAM_DEFAULT_TASK_WINDOW 256u
+/* Host build scratch starts at GRAPH_DEFAULT_TASK_WINDOW tasks and
+ * doubles (up to PROGRAM_REGROW_WINDOW_MAX) whenever a program-mode
+ * build runs out of room. */
 /* Automatic regrowth stops here: 65536 tasks cost about 100 MiB of host
  * scratch, and an orchestration that keeps submitting would otherwise
  * double its way to GRAPH_TASK_WINDOW_MAX (gigabytes). A CallConfig
@@ -21,7 +20,6 @@
  * host: the device allocation is the real bound (-1007 when it fails). */
 #define PROGRAM_BUILD_BYTES_MAX CALL_CONFIG_HEAP_BYTES_MAX
 
-_Static_assert(PROGRAM_DEFAULT_TASK_WINDOW <= GRAPH_TASK_WINDOW_MAX, "default window is a valid window");
 _Static_assert(PROGRAM_REGROW_WINDOW_MAX <= GRAPH_TASK_WINDOW_MAX, "regrowth stays a valid window");
 
 #endif

@@ -44,7 +44,7 @@ static int run_prepare(simpler_context *ctx, const run_request *rq, const ChipSt
 {
     SimplerGraphRequirements req;
     size_t image_bytes = 0;
-    uint32_t window = rq->config.task_window ? rq->config.task_window : PROGRAM_DEFAULT_TASK_WINDOW;
+    uint32_t window = rq->config.task_window ? rq->config.task_window : GRAPH_DEFAULT_TASK_WINDOW;
     int rc = program_build(ctx, rq->callable->orch_entry, args, window, g);
     rc = rc ? rc : graph_requirements_of(*g, &req);
     if (rc == 0 && rq->config.heap_bytes > req.gm_heap_bytes)
