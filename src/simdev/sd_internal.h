@@ -296,7 +296,8 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
  * polls for up to SD_SYNC_POLL_NS, yielding the CPU between polls, then
  * blocks. The end of device work is a chain of hand-offs between simdev
  * threads, and a caller that blocks at once pays one more: a wake-up of
- * its idle vCPU, 20-30 us on the build VM (docs/simdev.md). */
+ * its idle vCPU, tens of microseconds on a virtual machine
+ * (docs/simdev.md has the figures). */
 #define SD_SYNC_POLL_NS 50000u
 int sd_stream_wait_idle(struct simdev_stream *s);
 void sd_stream_free(struct simdev_stream *s);  /* drained, no holds */
