@@ -40,4 +40,17 @@ static ChipStorageTaskArgs *fixture_args(uint64_t mode, uint8_t space_a)
     return args;
 }
 
+/* The diamond's requirements with a HOST input a: 4 tasks, 3 KiB of
+ * intermediates, the 1 KiB staged input, and the regions of 4 tasks
+ * (computed by hand from the image and arena layouts). */
+static void assert_diamond_requirements(const SimplerGraphRequirements *r)
+{
+    assert_int_equal(r->task_count, 4);
+    assert_int_equal(r->gm_heap_bytes, 3 * 1024);
+    assert_int_equal(r->graph_definition_bytes, 96 + 32 + 56 + 4 * 32 + 10 * 32 + 4 * 4);
+    assert_int_equal(r->runtime_arena_bytes, 256 + 4 * 16 + 64 * 448);
+    assert_int_equal(r->scheduler_state_bytes, 2 * (64 + 4 * 64));
+    assert_int_equal(r->retained_temp_bytes, 1024);
+}
+
 #endif

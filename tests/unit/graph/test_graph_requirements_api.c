@@ -11,12 +11,7 @@ static void graph_requirements_api_diamond_matches_hand_computed(void **state)
     ChipStorageTaskArgs *args = fixture_args(0, SIMPLER_ADDRESS_SPACE_HOST);
     SimplerGraphRequirements r;
     assert_int_equal(simpler_graph_requirements(image, image_size, args, &r), 0);
-    assert_int_equal(r.task_count, 4);
-    assert_int_equal(r.gm_heap_bytes, 3 * 1024);
-    assert_int_equal(r.graph_definition_bytes, 96 + 32 + 56 + 4 * 32 + 10 * 32 + 4 * 4);
-    assert_int_equal(r.runtime_arena_bytes, 256 + 4 * 16 + 64 * 448);
-    assert_int_equal(r.scheduler_state_bytes, 2 * (64 + 4 * 64));
-    assert_int_equal(r.retained_temp_bytes, 1024);
+    assert_diamond_requirements(&r);
     free(args);
 }
 
