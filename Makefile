@@ -4,8 +4,10 @@ JOBS ?= 2
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPLER_WERROR=ON
 BUILD_PKGS := cmake gcc make libc6-dev
 TEST_PKGS := $(BUILD_PKGS) libcmocka-dev valgrind clang binutils
+# bench_graph runs oneTBB's flow graph beside simpler (C++).
+BENCH_PKGS := $(BUILD_PKGS) g++ libtbb-dev
 
-.PHONY: all build run check deps-build deps-test test valgrind asan tsan fuzz release bench clean
+.PHONY: all build run check deps-build deps-test deps-bench test valgrind asan tsan fuzz release bench clean
 
 all: build
 
@@ -26,6 +28,9 @@ deps-build:
 
 deps-test:
 	$(call install_missing,$(TEST_PKGS))
+
+deps-bench:
+	$(call install_missing,$(BENCH_PKGS))
 
 build: deps-build
 	cmake -S . -B build $(CMAKE_FLAGS) -DSIMPLER_VALGRIND=ON >/dev/null
@@ -75,7 +80,7 @@ check: deps-test
 	@echo "make check: all suites passed"
 
 # Benchmarks build apart, without the test-only O(n) validators.
-bench: deps-build
+bench: deps-bench
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPLER_VERIFY=OFF >/dev/null
 	cmake --build build-bench -j $(JOBS)
 	@for b in build-bench/bench/bench_*; do [ -x "$$b" ] && "$$b"; done
