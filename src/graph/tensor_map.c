@@ -26,8 +26,12 @@ void tensor_map_reset(tensor_map *map)
     map->reader_used = 0;
     map->visit = 0;
     map->rng = 0x9e3779b9u;
-    for (uint32_t i = 0; i < TENSOR_MAP_SPACES; i++)
+    for (uint32_t i = 0; i < TENSOR_MAP_SPACES; i++) {
         map->root[i] = NIL;
+        map->end[i] = 0;
+    }
+    /* The exact cache is not cleared: an id at or above segment_used is
+     * never taken, and ids below it name segments of this build. */
 }
 
 void tensor_map_init(tensor_map *map, tensor_map_segment *segments, uint32_t segment_capacity,
@@ -37,6 +41,7 @@ void tensor_map_init(tensor_map *map, tensor_map_segment *segments, uint32_t seg
     map->segment_capacity = segment_capacity;
     map->readers = readers;
     map->reader_capacity = reader_capacity;
+    memset(map->exact, 0, sizeof(map->exact));
     tensor_map_reset(map);
 }
 
@@ -79,7 +84,19 @@ static uint32_t segments_available(const tensor_map *map)
     return map->segment_capacity - map->segment_used + map->free_count;
 }
 
-static uint32_t segment_new(tensor_map *map, uint64_t lo, uint64_t hi, uint32_t writer,
+static uint32_t exact_slot(uint32_t space, uint64_t lo, uint64_t hi)
+{
+    uint64_t h = (lo * 0x9e3779b97f4a7c15ull) ^ (hi * 0xc2b2ae3d27d4eb4full) ^ space;
+    return (uint32_t)(h >> (64 - TENSOR_MAP_EXACT_BITS));
+}
+
+/* Notes that segment i is [lo, hi) of `space`. */
+static void exact_note(tensor_map *map, uint32_t space, uint32_t i)
+{
+    map->exact[exact_slot(space, map->segments[i].lo, map->segments[i].hi)] = i;
+}
+
+static uint32_t segment_new(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t writer,
                             uint32_t readers)
 {
     uint32_t i;
@@ -99,12 +116,16 @@ static uint32_t segment_new(tensor_map *map, uint64_t lo, uint64_t hi, uint32_t 
     s->priority = next_priority(map);
     s->writer = writer;
     s->readers = readers;
-    s->reserved = 0;
+    s->live = space + 1;
+    if (hi > map->end[space])
+        map->end[space] = hi;
+    exact_note(map, space, i);
     return i;
 }
 
 static void segment_free(tensor_map *map, uint32_t i)
 {
+    map->segments[i].live = 0;
     map->segments[i].right = map->free_head;
     map->free_head = i;
     map->free_count++;
@@ -218,13 +239,13 @@ static int access_open(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi
     split(s, rest, hi, &mid, &p->above);
     uint32_t last = rightmost(s, p->below);
     if (last != NIL && s[last].hi > lo) {
-        uint32_t n = segment_new(map, lo, s[last].hi, s[last].writer, s[last].readers);
+        uint32_t n = segment_new(map, space, lo, s[last].hi, s[last].writer, s[last].readers);
         s[last].hi = lo;
         mid = merge(s, n, mid);
     }
     last = rightmost(s, mid);
     if (last != NIL && s[last].hi > hi) {
-        uint32_t n = segment_new(map, hi, s[last].hi, s[last].writer, s[last].readers);
+        uint32_t n = segment_new(map, space, hi, s[last].hi, s[last].writer, s[last].readers);
         s[last].hi = hi;
         p->above = merge(s, n, p->above);
     }
@@ -265,12 +286,47 @@ static uint32_t find_exact(const tensor_map_segment *s, uint32_t t, uint64_t lo,
     return t != NIL && s[t].hi == hi ? t : NIL;
 }
 
+/* find_exact through the exact cache first. */
+static uint32_t find_exact_cached(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi)
+{
+    const tensor_map_segment *s = map->segments;
+    uint32_t *slot = &map->exact[exact_slot(space, lo, hi)];
+    uint32_t i = *slot;
+    if (i < map->segment_used && s[i].live == space + 1 && s[i].lo == lo && s[i].hi == hi)
+        return i;
+    i = find_exact(s, map->root[space], lo, hi);
+    if (i != NIL)
+        *slot = i;
+    return i;
+}
+
+/* Links segment n, whose range starts at or above the end of every
+ * segment of `space`, into that space's tree: down the right edge to
+ * where its priority belongs, the rest of that edge becoming its left
+ * subtree (all of it below n's range, none of it of higher priority). */
+static void insert_last(tensor_map *map, uint32_t space, uint32_t n)
+{
+    tensor_map_segment *s = map->segments;
+    uint32_t *link = &map->root[space];
+    while (*link != NIL && s[*link].priority > s[n].priority)
+        link = &s[*link].right;
+    s[n].left = *link;
+    *link = n;
+}
+
 int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
                     tensor_map_deps *deps)
 {
     GRAPH_ASSERT(space < TENSOR_MAP_SPACES && lo < hi);
     tensor_map_segment *seg = map->segments;
-    uint32_t e = find_exact(seg, map->root[space], lo, hi);
+    if (lo >= map->end[space]) {
+        /* Past everything: a read of bytes nobody wrote, no dependency. */
+        if (segments_available(map) == 0 || map->reader_used == map->reader_capacity)
+            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+        insert_last(map, space, segment_new(map, space, lo, hi, TENSOR_MAP_NO_WRITER, reader_new(map, task, NIL)));
+        return 0;
+    }
+    uint32_t e = find_exact_cached(map, space, lo, hi);
     if (e != NIL) {
         int fresh = seg[e].readers == NIL || map->readers[seg[e].readers].task != task;
         if (fresh && map->reader_used == map->reader_capacity)
@@ -295,7 +351,7 @@ int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, u
     for (uint32_t i = p.list, next; i != NIL; i = next) {
         next = s[i].right;
         if (s[i].lo > cur) {
-            uint32_t g = segment_new(map, cur, s[i].lo, TENSOR_MAP_NO_WRITER, reader_new(map, task, NIL));
+            uint32_t g = segment_new(map, space, cur, s[i].lo, TENSOR_MAP_NO_WRITER, reader_new(map, task, NIL));
             *tail = g;
             tail = &s[g].right;
         }
@@ -309,7 +365,7 @@ int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, u
         cur = s[i].hi;
     }
     if (cur < hi) {
-        uint32_t g = segment_new(map, cur, hi, TENSOR_MAP_NO_WRITER, reader_new(map, task, NIL));
+        uint32_t g = segment_new(map, space, cur, hi, TENSOR_MAP_NO_WRITER, reader_new(map, task, NIL));
         *tail = g;
         tail = &s[g].right;
     }
@@ -335,7 +391,14 @@ int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, 
 {
     GRAPH_ASSERT(space < TENSOR_MAP_SPACES && lo < hi);
     tensor_map_segment *s = map->segments;
-    uint32_t e = find_exact(s, map->root[space], lo, hi);
+    if (lo >= map->end[space]) {
+        /* Past everything: no writer, no reader, no dependency. */
+        if (segments_available(map) == 0)
+            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+        insert_last(map, space, segment_new(map, space, lo, hi, task, NIL));
+        return 0;
+    }
+    uint32_t e = find_exact_cached(map, space, lo, hi);
     if (e != NIL) {
         map->visit++;
         GRAPH_ASSERT(map->visit != 0);
@@ -366,12 +429,15 @@ int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, 
             segment_free(map, i);
     }
     if (keep == NIL)
-        keep = segment_new(map, lo, hi, task, NIL);
+        keep = segment_new(map, space, lo, hi, task, NIL);
     s[keep].lo = lo;
     s[keep].hi = hi;
     s[keep].writer = task;
     s[keep].readers = NIL;
     s[keep].right = NIL;
+    if (hi > map->end[space])
+        map->end[space] = hi;
+    exact_note(map, space, keep);
     p.list = keep;
     access_close(map, space, &p);
     return 0;

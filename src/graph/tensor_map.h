@@ -13,6 +13,17 @@
  * allocates nothing. Reader lists are shared between the halves of a split
  * segment (append-only, newest first), which is why splitting is O(1).
  *
+ * Two shortcuts skip the tree for the accesses most programs make, with
+ * the same result as the tree walk:
+ *   - an access to a range that is exactly one segment (a tensor written
+ *     by one task, read by the next) finds it through a direct-mapped
+ *     cache of segment ids by range; a cached id counts only when that
+ *     segment is live, in the same space, with the same bounds, and a miss
+ *     walks the tree;
+ *   - an access that starts at or above the end of everything the space
+ *     holds (a task writing its own fresh output) overlaps nothing: it
+ *     gets a new segment, linked in at the tree's right edge.
+ *
  * Dependencies go to a tensor_map_deps sink that deduplicates them per task.
  */
 #ifndef SIMPLER_GRAPH_TENSOR_MAP_H
@@ -24,6 +35,9 @@
 /* Address spaces: SIMPLER_ADDRESS_SPACE_HOST, _DEVICE, _GRAPH_HEAP. */
 #define TENSOR_MAP_SPACES 3
 #define TENSOR_MAP_NO_WRITER UINT32_MAX
+/* Slots of the exact-range cache (a power of two): 4 KiB per map. */
+#define TENSOR_MAP_EXACT_BITS 10u
+#define TENSOR_MAP_EXACT_SLOTS (1u << TENSOR_MAP_EXACT_BITS)
 
 typedef struct tensor_map_segment {
     uint64_t lo;
@@ -33,7 +47,7 @@ typedef struct tensor_map_segment {
     uint32_t priority;
     uint32_t writer;  /* task id, or TENSOR_MAP_NO_WRITER */
     uint32_t readers; /* newest reader node, or TENSOR_MAP_NIL */
-    uint32_t reserved;
+    uint32_t live;    /* 1 + its address space while in a tree; 0 when free */
 } tensor_map_segment;
 
 typedef struct tensor_map_reader {
@@ -65,6 +79,10 @@ typedef struct tensor_map {
     uint32_t visit;         /* access stamp */
     uint32_t rng;
     uint32_t root[TENSOR_MAP_SPACES];
+    /* Per space, at or above the end of every segment it holds. */
+    uint64_t end[TENSOR_MAP_SPACES];
+    /* Segment ids by a hash of (space, lo, hi); a hint, checked on use. */
+    uint32_t exact[TENSOR_MAP_EXACT_SLOTS];
 } tensor_map;
 
 /* Binds the map to node pools owned by the caller and empties it. */

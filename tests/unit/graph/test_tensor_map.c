@@ -184,6 +184,29 @@ static void tensor_map_exhausted_segment_pool_changes_nothing(void **state)
     assert_int_equal(live_segments(&fx.map), 1);
 }
 
+/* An access that starts past everything its space holds skips the tree;
+ * with a pool exhausted it is refused all the same and records nothing. */
+static void tensor_map_access_past_the_end_with_a_full_pool_changes_nothing(void **state)
+{
+    (void)state;
+    setup_pools(1, 4);
+    assert_int_equal(wr(0, 100, 0), 0); /* the one segment */
+    tensor_map_deps_begin(&fx.deps, 1);
+    assert_int_equal(tensor_map_write(&fx.map, 1, 100, 200, 1, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(tensor_map_read(&fx.map, 1, 100, 200, 1, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(fx.deps.count, 0);
+    assert_int_equal(live_segments(&fx.map), 1);
+
+    setup_pools(4, 1);
+    assert_int_equal(rd(0, 100, 0), 0); /* a segment and the one reader */
+    tensor_map_deps_begin(&fx.deps, 1);
+    assert_int_equal(tensor_map_read(&fx.map, 1, 100, 200, 1, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(fx.deps.count, 0);
+    assert_int_equal(live_segments(&fx.map), 1);
+    /* Only task 0 read [0, 100); nothing holds [100, 200). */
+    assert_int_equal(wr(0, 200, 2), 1u << 0);
+}
+
 static void tensor_map_reset_forgets_everything(void **state)
 {
     (void)state;
@@ -288,6 +311,7 @@ int main(void)
         cmocka_unit_test_setup(tensor_map_write_over_many_segments_leaves_one, setup),
         cmocka_unit_test_setup(tensor_map_exhausted_reader_pool_changes_nothing, setup),
         cmocka_unit_test_setup(tensor_map_exhausted_segment_pool_changes_nothing, setup),
+        cmocka_unit_test_setup(tensor_map_access_past_the_end_with_a_full_pool_changes_nothing, setup),
         cmocka_unit_test_setup(tensor_map_reset_forgets_everything, setup),
         cmocka_unit_test(tensor_map_random_accesses_match_a_byte_model),
         cmocka_unit_test(tensor_map_exact_read_with_a_full_reader_pool_changes_nothing),
