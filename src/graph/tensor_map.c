@@ -28,6 +28,7 @@ void tensor_map_reset(tensor_map *map)
     map->rng = 0x9e3779b9u;
     for (uint32_t i = 0; i < TENSOR_MAP_SPACES; i++) {
         map->root[i] = NIL;
+        map->last[i] = NIL;
         map->end[i] = 0;
     }
     /* The exact cache is not cleared: an id at or above segment_used is
@@ -190,16 +191,35 @@ static uint32_t flatten(tensor_map_segment *s, uint32_t t, uint32_t rest)
     return flatten(s, left, t);
 }
 
+/* Turns an in-order list chained through .right back into a treap, in
+ * one pass (each node is pushed on and popped off the right spine at
+ * most once). While it runs, a node on the spine keeps in .right the
+ * spine node above it, not below; the last loop turns those around. */
 static uint32_t unflatten(tensor_map_segment *s, uint32_t head)
 {
-    uint32_t root = NIL;
+    uint32_t bottom = NIL;
     while (head != NIL) {
-        uint32_t next = s[head].right;
-        s[head].right = NIL;
-        root = merge(s, root, head);
-        head = next;
+        uint32_t x = head, below = NIL;
+        head = s[x].right;
+        /* Nodes of no higher priority than x go under it, on its left. */
+        while (bottom != NIL && s[bottom].priority <= s[x].priority) {
+            uint32_t up = s[bottom].right;
+            s[bottom].right = below;
+            below = bottom;
+            bottom = up;
+        }
+        s[x].left = below;
+        s[x].right = bottom;
+        bottom = x;
     }
-    return root;
+    uint32_t below = NIL;
+    while (bottom != NIL) {
+        uint32_t up = s[bottom].right;
+        s[bottom].right = below;
+        below = bottom;
+        bottom = up;
+    }
+    return below;
 }
 
 /* The three parts of a space around one access: segments wholly below lo,
@@ -256,6 +276,7 @@ static int access_open(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi
 
 static void access_close(tensor_map *map, uint32_t space, const access_parts *p)
 {
+    map->last[space] = NIL; /* the right edge may have changed */
     tensor_map_segment *s = map->segments;
     map->root[space] = merge(s, merge(s, p->below, unflatten(s, p->list)), p->above);
 }
@@ -307,6 +328,13 @@ static uint32_t find_exact_cached(tensor_map *map, uint32_t space, uint64_t lo, 
 static void insert_last(tensor_map *map, uint32_t space, uint32_t n)
 {
     tensor_map_segment *s = map->segments;
+    uint32_t last = map->last[space];
+    map->last[space] = n;
+    /* Priorities fall down the edge: below the last node, if it outranks n. */
+    if (last != NIL && s[last].priority > s[n].priority) {
+        s[last].right = n;
+        return;
+    }
     uint32_t *link = &map->root[space];
     while (*link != NIL && s[*link].priority > s[n].priority)
         link = &s[*link].right;

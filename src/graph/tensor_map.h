@@ -81,6 +81,9 @@ typedef struct tensor_map {
     uint32_t root[TENSOR_MAP_SPACES];
     /* Per space, at or above the end of every segment it holds. */
     uint64_t end[TENSOR_MAP_SPACES];
+    /* Per space, its rightmost segment when the last change to its tree
+     * was an append (then the bottom of the right edge), else NIL. */
+    uint32_t last[TENSOR_MAP_SPACES];
     /* Segment ids by a hash of (space, lo, hi); a hint, checked on use. */
     uint32_t exact[TENSOR_MAP_EXACT_SLOTS];
 } tensor_map;
