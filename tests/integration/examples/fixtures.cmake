@@ -27,6 +27,7 @@ if(TARGET vector)
             2:AIV:${PROJECT_SOURCE_DIR}/examples/common/kernel_add.c
     OUTPUT ${PROJECT_BINARY_DIR}/tests/fixtures/examples/vector_wrong_kernel.callable)
   add_executable(simpler_run_example ${CMAKE_CURRENT_LIST_DIR}/run_example_main.c
+    ${PROJECT_SOURCE_DIR}/tools/example_path.c
     ${PROJECT_SOURCE_DIR}/tools/cmd_run_program.c
     ${PROJECT_SOURCE_DIR}/tools/options.c)
   target_include_directories(simpler_run_example PRIVATE ${PROJECT_SOURCE_DIR}/tools
