@@ -46,20 +46,6 @@ static int fail(run_report *rep, const char *step, int status)
     return status;
 }
 
-int example_image_path(const char *name, char *path, size_t size)
-{
-    char exe[RUN_PROGRAM_PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n <= 0)
-        return -1;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash != NULL)
-        *slash = '\0';
-    int w = snprintf(path, size, "%s/examples/%s.callable", exe, name);
-    return w > 0 && (size_t)w < size ? 0 : -1;
-}
-
 static void timing_add(run_report *rep, double ms)
 {
     if (rep->runs_done == 0) {
@@ -259,13 +245,18 @@ static int report_make(const run_program_options *o, run_report *rep, double *ti
         fprintf(stderr, "simpler run: unknown example '%s' (examples: %s)\n", name, EXAMPLE_NAMES);
         return 2;
     }
-    if (image_path == NULL && example_image_path(name, path, RUN_PROGRAM_PATH_MAX) == 0)
+    if (image_path == NULL && example_image_path(name, path, RUN_PROGRAM_PATH_MAX) != 0) {
+        fprintf(stderr, "simpler run: no image of '%s' found (tried %s); build it first, or pass --image\n",
+                name, path);
+        return 2;
+    }
+    if (image_path == NULL)
         image_path = path;
     void *image = NULL;
     size_t size = 0;
-    if (image_path == NULL || example_image_read(image_path, &image, &size) != 0) {
+    if (example_image_read(image_path, &image, &size) != 0) {
         fprintf(stderr, "simpler run: cannot read the image of '%s' (%s); build it first, or pass --image\n",
-                name, image_path != NULL ? image_path : "no path");
+                name, image_path);
         return 2;
     }
     run_report r = {name, image_path, o->trace_path, o->cores, 0, o->replays > 0 ? o->replays : 1, 0, 0,
