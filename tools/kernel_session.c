@@ -60,7 +60,6 @@ static int prepare(kernel_session *s, uint32_t cores, int trace)
     rc = rc ? rc : step("configure", simpler_kernel_mode_ctx_control(s->ctx, &configure));
     rc = rc ? rc : step("init", simpler_kernel_mode_init(s->ctx, 0, &config, 1));
     rc = rc ? rc : step("buffers", example_buffers_create(&s->c, s->ctx, &s->b));
-    rc = rc ? rc : step("args", example_args_make(&s->c, &s->b, &s->args));
     rc = rc ? rc : step("prepare", simpler_kernel_mode_prepare_callable(s->ctx, SESSION_CALLABLE_ID, s->image,
                                                                         s->image_size, s->stream));
     return rc ? rc : step("freeze", simpler_kernel_mode_ctx_control(s->ctx, &freeze));
@@ -101,8 +100,11 @@ int kernel_session_first(kernel_session *s)
 {
     simdev_counters c0, c1;
     int rc = step("inputs", example_inputs_prepare(s->ctx, &s->c, &s->b, 0));
+    rc = rc ? rc : step("args", example_args_make(&s->c, &s->b, &s->args));
     if (rc != 0)
         return rc;
+    /* The captured launch below keeps these scalars for every replay. */
+    memcpy(s->captured_scalars, s->c.scalars, sizeof(s->captured_scalars));
     s->heap_before = get_arena_bank_gm_heap_base_ctx(s->ctx, 0);
     s->temp_before = get_retained_temp_addr_ctx(s->ctx, 0);
     uint64_t allocs = simpler_host_alloc_count();
@@ -128,7 +130,10 @@ int kernel_session_first(kernel_session *s)
 
 int kernel_session_eager(kernel_session *s, uint64_t seed, double *us)
 {
+    /* An eager launch builds its packet from these arguments: it takes
+     * the scalars this seed draws. */
     int rc = step("inputs", example_inputs_prepare(s->ctx, &s->c, &s->b, seed));
+    rc = rc ? rc : step("args", example_args_make(&s->c, &s->b, &s->args));
     if (rc != 0)
         return rc;
     uint64_t t0 = simpler_clock_ns();
@@ -140,7 +145,9 @@ int kernel_session_eager(kernel_session *s, uint64_t seed, double *us)
 
 int kernel_session_replay(kernel_session *s, uint64_t seed, double *us)
 {
-    int rc = step("inputs", example_inputs_prepare(s->ctx, &s->c, &s->b, seed));
+    /* A replay runs the captured packet: fresh tensor contents, the
+     * captured scalars (the golden follows them). */
+    int rc = step("inputs", example_inputs_prepare_scalars(s->ctx, &s->c, &s->b, seed, s->captured_scalars));
     if (rc != 0)
         return rc;
     uint64_t t0 = simpler_clock_ns();

@@ -25,6 +25,7 @@ typedef struct kernel_session {
     simdev_graph_t graph; /* the captured launch, after kernel_session_first */
     void *image;
     size_t image_size;
+    uint64_t captured_scalars[EXAMPLE_MAX_SCALARS]; /* the scalars every replay runs with */
     uint64_t task_count;
     double eager_us; /* the first eager launch, enqueue only */
     uint64_t launch_allocs, launch_device_allocs;
@@ -44,12 +45,14 @@ int kernel_session_open(kernel_session *s, const char *name, uint32_t cores, int
  * captured on the session's stream into s->graph. 0 or a status. */
 int kernel_session_first(kernel_session *s);
 
-/* An eager launch on inputs of seed `seed`, synchronized and checked;
- * *us is launch + synchronize. 0 or a status. */
+/* An eager launch on inputs of seed `seed` (its tensors and scalars),
+ * synchronized and checked; *us is launch + synchronize. 0 or a status. */
 int kernel_session_eager(kernel_session *s, uint64_t seed, double *us);
 
 /* A replay of s->graph on inputs of seed `seed`, synchronized and
- * checked; *us is launch + synchronize. 0 or a status. */
+ * checked; *us is launch + synchronize. A replay runs the packet it
+ * captured: only tensor contents change, the scalars stay those of the
+ * captured launch (seed 0's), and the golden uses them. 0 or a status. */
 int kernel_session_replay(kernel_session *s, uint64_t seed, double *us);
 
 /* Releases everything the session holds; 0 or the first status. */

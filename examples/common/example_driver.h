@@ -81,11 +81,18 @@ static inline int example_args_make(const example_case *c, const example_buffers
 
 /* Fills fresh inputs for `seed`, computes the golden and, for device
  * buffers, copies every tensor (outputs too, so a stale value cannot
- * pass) to the device. Returns 0 or the copy's status. */
-static inline int example_inputs_prepare(DeviceContextHandle ctx, example_case *c, example_buffers *b,
-                                         uint64_t seed)
+ * pass) to the device. When `scalars` is not NULL, the case's
+ * c->scalar_count scalars are set to those values after the fill and
+ * before the golden: a captured kernel-mode launch replays the packet it
+ * captured, scalars included, so a replay's golden must use the
+ * captured scalars whatever the seed would draw. Returns 0 or the copy's
+ * status. */
+static inline int example_inputs_prepare_scalars(DeviceContextHandle ctx, example_case *c, example_buffers *b,
+                                                 uint64_t seed, const uint64_t *scalars)
 {
     c->fill(c, b->host, seed);
+    if (scalars != NULL)
+        memcpy(c->scalars, scalars, c->scalar_count * sizeof(uint64_t));
     c->reference(c, b->host, b->expected);
     for (uint32_t i = 0; i < c->tensor_count; i++) {
         if (b->dev[i] == NULL)
@@ -95,6 +102,15 @@ static inline int example_inputs_prepare(DeviceContextHandle ctx, example_case *
             return rc;
     }
     return 0;
+}
+
+/* example_inputs_prepare_scalars with the scalars the fill draws. The
+ * argument block must be made (example_args_make) after this call, so
+ * it carries those scalars. */
+static inline int example_inputs_prepare(DeviceContextHandle ctx, example_case *c, example_buffers *b,
+                                         uint64_t seed)
+{
+    return example_inputs_prepare_scalars(ctx, c, b, seed, NULL);
 }
 
 /* Copies the golden output back from the device when it lives there and
