@@ -13,32 +13,21 @@
 /* ---- shared helpers ---- */
 
 typedef struct file_bytes {
-    uint8_t *bytes; /* 64-byte aligned, free() */
+    void *bytes; /* 64-byte aligned, simpler_callable_free() */
     size_t size;
 } file_bytes;
 
-static int file_read(const char *path, file_bytes *out)
+/* Reads `path` with simpler_callable_load_file; prints why it cannot. */
+static int file_read(const char *command, const char *path, file_bytes *out)
 {
-    FILE *fp = fopen(path, "rb");
-    if (fp == NULL) {
-        fprintf(stderr, "simpler: cannot open '%s'\n", path);
+    int rc = simpler_callable_load_file(path, &out->bytes, &out->size);
+    if (rc != 0) {
+        char reason[RUN_REASON_MAX], text[RUN_REASON_MAX + 128];
+        cli_reason_take(reason, sizeof(reason));
+        cli_status_format(text, sizeof(text), rc, reason);
+        fprintf(stderr, "simpler %s: cannot read '%s': %s\n", command, path, text);
         return -1;
     }
-    long n = -1;
-    if (fseek(fp, 0, SEEK_END) == 0)
-        n = ftell(fp);
-    uint8_t *bytes = NULL;
-    if (n > 0 && fseek(fp, 0, SEEK_SET) == 0)
-        bytes = aligned_alloc(SIMPLER_CALLABLE_ALIGN, ((size_t)n + 63) / 64 * 64);
-    if (bytes == NULL || fread(bytes, 1, (size_t)n, fp) != (size_t)n) {
-        fprintf(stderr, "simpler: cannot read '%s' (empty or unreadable)\n", path);
-        free(bytes);
-        fclose(fp);
-        return -1;
-    }
-    fclose(fp);
-    out->bytes = bytes;
-    out->size = (size_t)n;
     return 0;
 }
 
@@ -232,10 +221,10 @@ static int file_write(const char *path, const uint8_t *bytes, size_t size)
 /* Reads every binary, builds the image and writes it. */
 static int pack_run(pack_args *a, file_bytes *files)
 {
-    if (file_read(a->orchestration, &files[0]) != 0)
+    if (file_read("pack", a->orchestration, &files[0]) != 0)
         return 1;
     for (uint32_t i = 0; i < a->kernel_count; i++) {
-        if (file_read(a->kernel_paths[i], &files[i + 1]) != 0)
+        if (file_read("pack", a->kernel_paths[i], &files[i + 1]) != 0)
             return 1;
         a->kernels[i].binary = files[i + 1].bytes;
         a->kernels[i].binary_size = files[i + 1].size;
@@ -279,7 +268,7 @@ int cmd_pack(int argc, char **argv)
             pack_usage(stdout);
         rc = parsed == 1 ? 0 : parsed != 0 ? parsed : pack_run(a, files);
         for (uint32_t i = 0; i <= a->kernel_count; i++)
-            free(files[i].bytes);
+            simpler_callable_free(files[i].bytes);
         for (uint32_t i = 0; i < a->kernel_count; i++)
             free(a->kernel_specs[i]);
     }
@@ -403,7 +392,7 @@ int cmd_inspect(int argc, char **argv)
     if (path == NULL || *path == '\0')
         return cli_usage_error("inspect", "missing FILE%s", path == NULL ? "" : " (an empty argument was given)");
     file_bytes f;
-    if (file_read(path, &f) != 0)
+    if (file_read("inspect", path, &f) != 0)
         return 1;
     int rc = simpler_callable_check(f.bytes, f.size);
     if (rc != 0) {
@@ -411,7 +400,7 @@ int cmd_inspect(int argc, char **argv)
         cli_reason_take(reason, sizeof(reason));
         cli_status_format(text, sizeof(text), rc, reason);
         fprintf(stderr, "simpler inspect: '%s' is not a valid callable image: %s\n", path, text);
-        free(f.bytes);
+        simpler_callable_free(f.bytes);
         return 1;
     }
     image_view v;
@@ -420,6 +409,6 @@ int cmd_inspect(int argc, char **argv)
         inspect_json(&v);
     else
         inspect_text(&v);
-    free(f.bytes);
+    simpler_callable_free(f.bytes);
     return 0;
 }

@@ -186,15 +186,16 @@ static int report_make(const run_options *o, run_report *rep, double *times_us, 
     void *image = NULL;
     size_t size = 0;
     if (image_path == NULL || example_image_read(image_path, &image, &size) != 0) {
-        fprintf(stderr, "simpler run: cannot read the image of '%s' (%s); build it first, or pass --image\n",
-                o->name, image_path != NULL ? image_path : "no path");
+        fprintf(stderr, "simpler run: cannot read the image of '%s' (%s): %s; build it first, or pass --image\n",
+                o->name, image_path != NULL ? image_path : "no path",
+                image_path != NULL ? simpler_last_error_message() : "no path");
         return 2;
     }
     rep->image = image_path;
     program_session ps = {rep, times_us};
     session_run(image, size, &c, &ps);
     trace_move(&ps);
-    free(image);
+    simpler_callable_free(image);
     return 0;
 }
 

@@ -186,7 +186,7 @@ int kernel_session_close(kernel_session *s)
     if (s->stream != NULL)
         (void)simdev_stream_destroy(s->stream);
     s->stream = NULL;
-    free(s->image);
+    simpler_callable_free(s->image);
     s->image = NULL;
     return rc;
 }

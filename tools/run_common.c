@@ -27,7 +27,7 @@ void cli_reason_take(char *reason, size_t size)
 {
     if (size == 0)
         return;
-    reason[0] = '\0'; /* LAST_ERROR_PENDING: simpler_last_error_message() once it lands */
+    snprintf(reason, size, "%s", simpler_last_error_message());
 }
 
 /* simpler_strerror's "NAME: message" split in two. */

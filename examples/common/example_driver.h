@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "example_case.h"
+#include "simpler/callable.h"
 #include "simpler/runtime_c_api.h"
 
 typedef struct example_buffers {
@@ -128,28 +129,13 @@ static inline int example_output_check(DeviceContextHandle ctx, const example_ca
     return 0;
 }
 
-/* Reads a whole file into a 64-byte aligned buffer (free()). Returns 0,
- * or -1 when it cannot be read or is empty. */
+/* Reads a whole image file into 64-byte aligned memory, through the
+ * public simpler_callable_load_file (release it with
+ * simpler_callable_free). Returns 0, or -1 when it cannot be read or is
+ * empty (simpler_last_error_message() says why). */
 static inline int example_image_read(const char *path, void **image, size_t *size)
 {
-    FILE *fp = fopen(path, "rb");
-    long n = -1;
-    if (fp == NULL)
-        return -1;
-    if (fseek(fp, 0, SEEK_END) == 0)
-        n = ftell(fp);
-    void *bytes = NULL;
-    if (n > 0 && fseek(fp, 0, SEEK_SET) == 0)
-        bytes = aligned_alloc(64, ((size_t)n + 63) / 64 * 64);
-    if (bytes == NULL || fread(bytes, 1, (size_t)n, fp) != (size_t)n) {
-        free(bytes);
-        fclose(fp);
-        return -1;
-    }
-    fclose(fp);
-    *image = bytes;
-    *size = (size_t)n;
-    return 0;
+    return simpler_callable_load_file(path, image, size) == 0 ? 0 : -1;
 }
 
 #endif

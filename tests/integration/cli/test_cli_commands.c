@@ -197,6 +197,19 @@ static void cli_usage_errors_name_the_option_and_value(void **state)
     }
 }
 
+/* A failed call prints its status, the status's name and the library's
+ * refusal reason (simpler_last_error_message) after it. */
+static void cli_failed_call_prints_status_name_and_reason(void **state)
+{
+    (void)state;
+    assert_int_equal(cli_err("inspect /nonexistent-simpler-dir/x.callable"), 1);
+    assert_non_null(strstr(out, "simpler inspect: cannot read '/nonexistent-simpler-dir/x.callable': -1005 "
+                                "PTO_RUNTIME_ERR_INVALID_ARGUMENT: path '/nonexistent-simpler-dir/x.callable': "
+                                "cannot open: No such file or directory"));
+    assert_int_equal(cli_err("run --mode program --image /nonexistent-simpler-dir/x.callable"), 2);
+    assert_non_null(strstr(out, "path '/nonexistent-simpler-dir/x.callable': cannot open"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -210,6 +223,7 @@ int main(void)
         cmocka_unit_test(cli_unknown_command_is_usage_error),
         cmocka_unit_test(cli_counts_out_of_range_are_usage_errors),
         cmocka_unit_test(cli_usage_errors_name_the_option_and_value),
+        cmocka_unit_test(cli_failed_call_prints_status_name_and_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
