@@ -32,3 +32,21 @@ if(TARGET vector)
             ${CMAKE_BINARY_DIR}/tests/fixtures/examples/vector_wrong_kernel.callable)
   set_tests_properties(integration_examples_cli PROPERTIES LABELS "integration;examples" TIMEOUT 600)
 endif()
+
+# The tutorial's own host program (docs/tutorial.md) on its image: program
+# mode, then kernel mode with a captured launch replayed.
+if(TARGET tutorial_host AND TARGET tutorial)
+  add_test(NAME integration_examples_tutorial_host
+    COMMAND $<TARGET_FILE:tutorial_host> ${CMAKE_BINARY_DIR}/examples/tutorial.callable)
+  set_tests_properties(integration_examples_tutorial_host PROPERTIES LABELS "integration;examples" TIMEOUT 600
+    PASS_REGULAR_EXPRESSION "kernel mode: 0 of [0-9]+ elements differ")
+endif()
+
+# The tutorial's pack-by-hand commands (docs/tutorial.md, step 5).
+if(TARGET tutorial_host)
+  add_test(NAME integration_examples_tutorial_by_hand
+    COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/tutorial_by_hand.sh ${CMAKE_C_COMPILER} ${PROJECT_SOURCE_DIR}
+            $<TARGET_FILE:simpler_cli> $<TARGET_FILE:tutorial_host> ${CMAKE_BINARY_DIR}/tests/tutorial_by_hand)
+  set_tests_properties(integration_examples_tutorial_by_hand PROPERTIES LABELS "integration;examples" TIMEOUT 600
+    PASS_REGULAR_EXPRESSION "kernel mode: 0 of [0-9]+ elements differ")
+endif()
