@@ -79,7 +79,7 @@ SIMPLER_API uint64_t simpler_clock_ns(void);
 /* ---- limits ---- */
 #define SIMPLER_MAX_CALLABLES_PROGRAM 64   /* program-mode callable ids: 0 <= id < 64 */
 #define SIMPLER_KERNEL_MAX_CALLABLES 1024  /* kernel-mode callable ids: 0 <= id < 1024 */
-#define SIMPLER_KERNEL_REGION_ALIGN 1024   /* runtime-pool regions after the first (§7.2) */
+#define SIMPLER_KERNEL_REGION_ALIGN 1024   /* runtime-pool regions after the first (simpler_kernel_layout) */
 #define SIMPLER_KERNEL_REGISTRY_BYTES 256  /* slot registry at the end of the runtime pool */
 
 /* ---- kernel context control ---- */
