@@ -32,20 +32,6 @@ static int fail(program_session *ps, const char *step, int status)
     return run_outcome_fail(&ps->rep->out, step, status);
 }
 
-int example_image_path(const char *name, char *path, size_t size)
-{
-    char exe[RUN_PROGRAM_PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n <= 0)
-        return -1;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash != NULL)
-        *slash = '\0';
-    int w = snprintf(path, size, "%s/examples/%s.callable", exe, name);
-    return w > 0 && (size_t)w < size ? 0 : -1;
-}
-
 static void timing_add(program_session *ps, double us)
 {
     if (ps->times_us != NULL)
@@ -181,14 +167,18 @@ static int report_make(const run_options *o, run_report *rep, double *times_us, 
         fprintf(stderr, "simpler run: unknown example '%s' (examples: %s)\n", o->name, EXAMPLE_NAMES);
         return 2;
     }
-    if (image_path == NULL && example_image_path(o->name, path, RUN_PROGRAM_PATH_MAX) == 0)
+    if (image_path == NULL && example_image_path(o->name, path, RUN_PROGRAM_PATH_MAX) != 0) {
+        fprintf(stderr, "simpler run: no image of '%s' found (tried %s); build it first, or pass --image\n",
+                o->name, path);
+        return 2;
+    }
+    if (image_path == NULL)
         image_path = path;
     void *image = NULL;
     size_t size = 0;
-    if (image_path == NULL || example_image_read(image_path, &image, &size) != 0) {
+    if (example_image_read(image_path, &image, &size) != 0) {
         fprintf(stderr, "simpler run: cannot read the image of '%s' (%s): %s; build it first, or pass --image\n",
-                o->name, image_path != NULL ? image_path : "no path",
-                image_path != NULL ? simpler_last_error_message() : "no path");
+                o->name, image_path, simpler_last_error_message());
         return 2;
     }
     rep->image = image_path;

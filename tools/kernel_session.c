@@ -71,10 +71,17 @@ int kernel_session_open(kernel_session *s, const char *name, uint32_t cores, int
     char path[SESSION_PATH_MAX];
     memset(s, 0, sizeof(*s));
     run_outcome_init(&s->out);
-    if (example_case_default(name, &s->c) != 0 || example_image_path(name, path, sizeof(path)) != 0 ||
-        example_image_read(path, &s->image, &s->image_size) != 0) {
-        fprintf(stderr, "simpler: unknown example or unreadable image '%s' (examples: %s)\n", name,
-                EXAMPLE_NAMES);
+    if (example_case_default(name, &s->c) != 0) {
+        fprintf(stderr, "simpler: unknown example '%s' (examples: %s)\n", name, EXAMPLE_NAMES);
+        return 2;
+    }
+    if (example_image_path(name, path, sizeof(path)) != 0) {
+        fprintf(stderr, "simpler: no image of example '%s' found (tried %s)\n", name, path);
+        return 2;
+    }
+    if (example_image_read(path, &s->image, &s->image_size) != 0) {
+        fprintf(stderr, "simpler: cannot read the image of example '%s' (%s): %s\n", name, path,
+                simpler_last_error_message());
         return 2;
     }
     snprintf(s->image_path, sizeof(s->image_path), "%s", path);

@@ -37,8 +37,8 @@ typedef struct kernel_session {
     run_outcome out; /* the first failing call, the first run that missed the golden */
 } kernel_session;
 
-/* Loads example `name`'s image (<dir of this executable>/examples/
- * <name>.callable), creates a context and a stream, and configures,
+/* Loads example `name`'s image (run_program.h, example_image_path:
+ * installed, then build tree), creates a context and a stream, and configures,
  * inits (with `cores` AICores, 0 = all; traced when `trace` is nonzero),
  * prepares and freezes it. Returns 0; 2 for an unknown example or an
  * unreadable image; 1 when a call failed (printed on stderr). Call

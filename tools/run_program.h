@@ -6,7 +6,8 @@
  * docs/cli.md).
  *
  * The examples and their goldens are in examples/ (docs/examples.md);
- * their images are built at <build>/examples/<name>.callable.
+ * their images are built at <build>/examples/<name>.callable and
+ * installed in <prefix>/share/simpler/examples.
  */
 #ifndef SIMPLER_TOOLS_RUN_PROGRAM_H
 #define SIMPLER_TOOLS_RUN_PROGRAM_H
@@ -26,9 +27,15 @@
  * 2 for an unknown example or an unreadable image. */
 int run_program(const run_options *o);
 
-/* Writes <dir of this executable>/examples/<name>.callable into `path`
- * (`size` bytes). Returns 0, or -1 when it does not fit or the
- * executable's path cannot be read. Shared with the kernel session. */
+/* Finds example `name`'s image (tools/example_path.c): the first
+ * readable one of <dir of this executable>/../share/simpler/examples/
+ * <name>.callable (where `cmake --install` puts it; the relative part
+ * follows the install layout the build was configured with) and
+ * <dir of this executable>/examples/<name>.callable (the build tree).
+ * Returns 0 with that path in `path` (`size` bytes); -1 when none is
+ * readable, with `path` listing every path tried (", " between them,
+ * truncated to `size`), for the error message. Shared with the kernel
+ * session. */
 int example_image_path(const char *name, char *path, size_t size);
 
 /* run_program without the report, for `simpler bench`: times_us (one

@@ -31,6 +31,6 @@ find_program(SIMPLER_PYTHON3 NAMES python3)
 if(SIMPLER_PYTHON3)
   add_test(NAME integration_cli_json_schema
     COMMAND ${SIMPLER_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/cli_json.py $<TARGET_FILE:simpler_cli>
-            ${CMAKE_BINARY_DIR}/tests/fixtures/examples/vector_wrong_kernel.callable)
+            ${PROJECT_BINARY_DIR}/tests/fixtures/examples/vector_wrong_kernel.callable)
   set_tests_properties(integration_cli_json_schema PROPERTIES LABELS "integration;cli" TIMEOUT 600)
 endif()

@@ -1,5 +1,5 @@
 # The example tests need the example images (examples/CMakeLists.txt) and
-# find them at ${CMAKE_BINARY_DIR}/examples/<name>.callable.
+# find them at ${PROJECT_BINARY_DIR}/examples/<name>.callable.
 set(EXAMPLE_IMAGES vector add_scalar paged_attention matmul_add)
 foreach(t integration_examples_vector integration_examples_add_scalar
           integration_examples_paged_attention integration_examples_matmul_add)
@@ -25,11 +25,11 @@ if(TARGET vector)
     KERNELS 0:AIV:${PROJECT_SOURCE_DIR}/examples/common/kernel_add.c
             1:AIV:${PROJECT_SOURCE_DIR}/examples/common/kernel_add_scalar.c
             2:AIV:${PROJECT_SOURCE_DIR}/examples/common/kernel_add.c
-    OUTPUT ${CMAKE_BINARY_DIR}/tests/fixtures/examples/vector_wrong_kernel.callable)
+    OUTPUT ${PROJECT_BINARY_DIR}/tests/fixtures/examples/vector_wrong_kernel.callable)
   add_test(NAME integration_examples_cli
     COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/cli_run_example.sh $<TARGET_FILE:simpler_cli>
-            ${CMAKE_BINARY_DIR}/tests/examples_cli
-            ${CMAKE_BINARY_DIR}/tests/fixtures/examples/vector_wrong_kernel.callable)
+            ${PROJECT_BINARY_DIR}/tests/examples_cli
+            ${PROJECT_BINARY_DIR}/tests/fixtures/examples/vector_wrong_kernel.callable)
   set_tests_properties(integration_examples_cli PROPERTIES LABELS "integration;examples" TIMEOUT 600)
 endif()
 
@@ -37,7 +37,7 @@ endif()
 # mode, then kernel mode with a captured launch replayed.
 if(TARGET tutorial_host AND TARGET tutorial)
   add_test(NAME integration_examples_tutorial_host
-    COMMAND $<TARGET_FILE:tutorial_host> ${CMAKE_BINARY_DIR}/examples/tutorial.callable)
+    COMMAND $<TARGET_FILE:tutorial_host> ${PROJECT_BINARY_DIR}/examples/tutorial.callable)
   set_tests_properties(integration_examples_tutorial_host PROPERTIES LABELS "integration;examples" TIMEOUT 600
     PASS_REGULAR_EXPRESSION "kernel mode: 0 of [0-9]+ elements differ")
 endif()
@@ -46,7 +46,7 @@ endif()
 if(TARGET tutorial_host)
   add_test(NAME integration_examples_tutorial_by_hand
     COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/tutorial_by_hand.sh ${CMAKE_C_COMPILER} ${PROJECT_SOURCE_DIR}
-            $<TARGET_FILE:simpler_cli> $<TARGET_FILE:tutorial_host> ${CMAKE_BINARY_DIR}/tests/tutorial_by_hand)
+            $<TARGET_FILE:simpler_cli> $<TARGET_FILE:tutorial_host> ${PROJECT_BINARY_DIR}/tests/tutorial_by_hand)
   set_tests_properties(integration_examples_tutorial_by_hand PROPERTIES LABELS "integration;examples" TIMEOUT 600
     PASS_REGULAR_EXPRESSION "kernel mode: 0 of [0-9]+ elements differ")
 endif()

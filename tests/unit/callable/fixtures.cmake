@@ -1,8 +1,8 @@
 # Fixture binaries for tests/unit/callable: a tiny orchestration .so, two
 # kernel .so files, one .so without kernel_entry and one with an unresolved
-# symbol. They land in ${CMAKE_BINARY_DIR}/tests/fixtures/callable.
+# symbol. They land in ${PROJECT_BINARY_DIR}/tests/fixtures/callable.
 set(CALLABLE_FIXTURE_DIR ${CMAKE_CURRENT_LIST_DIR}/fixtures)
-set(CALLABLE_FIXTURE_OUT ${CMAKE_BINARY_DIR}/tests/fixtures/callable)
+set(CALLABLE_FIXTURE_OUT ${PROJECT_BINARY_DIR}/tests/fixtures/callable)
 
 function(callable_fixture name src)
   add_library(${name} MODULE ${CALLABLE_FIXTURE_DIR}/${src})
