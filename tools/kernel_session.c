@@ -46,12 +46,8 @@ static int plan(kernel_session *s, SimplerKernelCtxControl *configure)
 
 static int prepare(kernel_session *s, uint32_t cores, int trace)
 {
-    SimplerKernelCtxControl configure, freeze;
+    SimplerKernelCtxControl configure;
     CallConfig config;
-    memset(&freeze, 0, sizeof(freeze));
-    freeze.abi_version = SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION;
-    freeze.struct_size = sizeof(freeze);
-    freeze.action = SIMPLER_KERNEL_CTX_FREEZE;
     simpler_call_config_default(&config);
     config.trace = trace != 0;
     config.aicore_count = cores;
@@ -63,7 +59,7 @@ static int prepare(kernel_session *s, uint32_t cores, int trace)
     rc = rc ? rc : step(s, "buffers", example_buffers_create(&s->c, s->ctx, &s->b));
     rc = rc ? rc : step(s, "prepare", simpler_kernel_mode_prepare_callable(s->ctx, SESSION_CALLABLE_ID, s->image,
                                                                         s->image_size, s->stream));
-    return rc ? rc : step(s, "freeze", simpler_kernel_mode_ctx_control(s->ctx, &freeze));
+    return rc ? rc : step(s, "freeze", simpler_kernel_mode_freeze(s->ctx));
 }
 
 int kernel_session_open(kernel_session *s, const char *name, uint32_t cores, int trace)
