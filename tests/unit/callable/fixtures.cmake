@@ -42,3 +42,8 @@ endif()
 add_test(NAME unit_callable_cli
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/cli_pack_inspect.sh $<TARGET_FILE:simpler_cli> ${CALLABLE_FIXTURE_OUT})
 set_tests_properties(unit_callable_cli PROPERTIES LABELS "unit;callable")
+
+# simpler_callable_load_file reads a built example image back.
+if(TARGET unit_load_file AND TARGET vector)
+  add_dependencies(unit_load_file vector)
+endif()
