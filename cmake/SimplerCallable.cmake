@@ -9,7 +9,8 @@
 # (position-independent, include/ on the include path, nothing linked from
 # libsimpler: an orchestration reaches the runtime only through the
 # function table of simpler/orchestration.h), then runs the built
-# `simpler pack` (target simpler_cli) to produce the image, by default
+# `simpler pack` (target simpler_cli) to produce the image, each kernel
+# named by its source file's stem (kernel_add.c -> kernel_add), by default
 # ${CMAKE_BINARY_DIR}/examples/<NAME>.callable. NAME becomes a custom
 # target (part of ALL) that builds the image; <NAME>_orchestration and
 # <NAME>_kernel_<id> are the library targets, so callers may add compile
@@ -50,16 +51,14 @@ function(simpler_add_callable NAME)
     set(core ${CMAKE_MATCH_2})
     set(src ${CMAKE_MATCH_3})
     set(ksig ${CMAKE_MATCH_5})
+    get_filename_component(kname ${src} NAME_WE)
     set(kernel ${NAME}_kernel_${id})
     add_library(${kernel} MODULE ${src})
     target_include_directories(${kernel} PRIVATE ${SIMPLER_CALLABLE_INCLUDE_DIR})
     set_target_properties(${kernel} PROPERTIES PREFIX "" POSITION_INDEPENDENT_CODE ON
       LIBRARY_OUTPUT_DIRECTORY ${lib_dir})
-    if(ksig)
-      list(APPEND pack_args --kernel ${id}:${core}:$<TARGET_FILE:${kernel}>:${ksig})
-    else()
-      list(APPEND pack_args --kernel ${id}:${core}:$<TARGET_FILE:${kernel}>)
-    endif()
+    # An empty LIST field is no signature; the last field is the name.
+    list(APPEND pack_args --kernel ${id}:${core}:$<TARGET_FILE:${kernel}>:${ksig}:${kname})
     list(APPEND deps ${kernel})
   endforeach()
 

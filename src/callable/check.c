@@ -18,7 +18,9 @@ static int bytes_zero(const uint8_t *p, uint64_t from, uint64_t to)
 
 static int header_check(const SimplerCallableHeader *h, size_t size)
 {
-    if (h->magic != SIMPLER_CALLABLE_MAGIC || h->format_version != SIMPLER_CALLABLE_FORMAT_VERSION ||
+    if (h->magic != SIMPLER_CALLABLE_MAGIC ||
+        (h->format_version != SIMPLER_CALLABLE_FORMAT_VERSION &&
+         h->format_version != SIMPLER_CALLABLE_FORMAT_VERSION_NAMES) ||
         h->header_size != sizeof(SimplerCallableHeader))
         return INVALID;
     if (h->image_size != (uint64_t)size)
@@ -89,6 +91,11 @@ static int body_check(const SimplerCallableHeader *h, const uint8_t *base, size_
 {
     uint64_t table = callable_child_table_offset(h->signature_count);
     uint64_t table_end = table + (uint64_t)h->child_count * sizeof(SimplerCallableChild);
+    const char *names = NULL;
+    if (h->format_version == SIMPLER_CALLABLE_FORMAT_VERSION_NAMES) {
+        names = (const char *)(base + table_end);
+        table_end += (uint64_t)h->child_count * SIMPLER_CALLABLE_KERNEL_NAME_BYTES;
+    }
     if (table_end > size)
         return INVALID;
     const SimplerCallableChild *children = (const SimplerCallableChild *)(const void *)(base + table);
@@ -102,6 +109,8 @@ static int body_check(const SimplerCallableHeader *h, const uint8_t *base, size_
         const SimplerCallableChild *c = &children[i];
         if (child_fields_check(c, seen) != 0)
             return INVALID;
+        if (names != NULL && !callable_kernel_name_valid(names + (size_t)i * SIMPLER_CALLABLE_KERNEL_NAME_BYTES))
+            return INVALID;
         if (binary_check(base, size, end, c->binary_offset, c->binary_size, &end) != 0)
             return INVALID;
     }
@@ -109,6 +118,7 @@ static int body_check(const SimplerCallableHeader *h, const uint8_t *base, size_
         return INVALID;
     v->child_count = h->child_count;
     v->children = children;
+    v->kernel_names = names;
     v->orchestration = base + h->orchestration_offset;
     v->orchestration_size = (size_t)h->orchestration_size;
     return 0;

@@ -104,6 +104,8 @@ static loaded_callable *loaded_create(const callable_view *v)
         k->core_type = v->children[i].core_type;
         k->signature_count = v->children[i].signature_count;
         memcpy(k->signature, v->children[i].signature, sizeof k->signature);
+        if (callable_view_kernel_name(v, i) != NULL)
+            memcpy(k->name, callable_view_kernel_name(v, i), sizeof k->name);
         k->fd = -1;
         lc->kernel_index[k->func_id] = (int16_t)i;
     }
