@@ -265,7 +265,8 @@ static int pack_run(pack_args *a, file_bytes *files)
     if (image != NULL)
         rc = simpler_callable_build(&d, image, size, &size);
     if (rc != 0 || image == NULL) {
-        fprintf(stderr, "simpler pack: %s\n", simpler_strerror(rc != 0 ? rc : PTO_RUNTIME_ERR_OUT_OF_MEMORY));
+        fprintf(stderr, "simpler pack: %s%s%s\n", simpler_strerror(rc != 0 ? rc : PTO_RUNTIME_ERR_OUT_OF_MEMORY),
+                rc != 0 ? ": " : "", rc != 0 ? simpler_last_error_message() : "");
         free(image);
         return 1;
     }
@@ -434,7 +435,8 @@ int cmd_inspect(int argc, char **argv)
         return 1;
     int rc = simpler_callable_check(f.bytes, f.size);
     if (rc != 0) {
-        fprintf(stderr, "simpler inspect: '%s' is not a valid callable image (%s)\n", path, simpler_strerror(rc));
+        fprintf(stderr, "simpler inspect: '%s' is not a valid callable image (%s): %s\n", path, simpler_strerror(rc),
+                simpler_last_error_message());
         free(f.bytes);
         return 1;
     }

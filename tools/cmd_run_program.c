@@ -30,6 +30,7 @@ typedef struct run_report {
     int runs_done;        /* completed simpler_run calls */
     int status;           /* first failing status (0 = none) */
     const char *step;     /* the call that failed */
+    char reason[256];     /* its simpler_last_error_message(), when it gave one */
     int bad_run;          /* first run that missed the golden (-1 = none) */
     example_check_result check; /* of bad_run, else of the last run */
     float got, want;      /* the first mismatch of bad_run */
@@ -42,6 +43,7 @@ static int fail(run_report *rep, const char *step, int status)
     if (rep->status == 0) {
         rep->status = status;
         rep->step = step;
+        snprintf(rep->reason, sizeof rep->reason, "%s", simpler_last_error_message());
     }
     return status;
 }
@@ -192,7 +194,11 @@ static void report_text(const run_report *rep)
     if (rep->cores != 0)
         printf("cores    %u AICores\n", rep->cores);
     if (rep->status != 0)
+    {
         printf("result   FAILED: %s returned %d (%s)\n", rep->step, rep->status, simpler_strerror(rep->status));
+        if (rep->reason[0] != '\0')
+            printf("reason   %s\n", rep->reason);
+    }
     else if (rep->bad_run >= 0)
         printf("result   FAILED: run %d: %llu of %llu elements differ from the golden "
                "(first at %llu: got %.6g, want %.6g)\n",
@@ -269,7 +275,7 @@ static int report_make(const run_program_options *o, run_report *rep, double *ti
         return 2;
     }
     run_report r = {name, image_path, o->trace_path, o->cores, 0, o->replays > 0 ? o->replays : 1, 0, 0,
-                    NULL, -1, {0, 0, 0, 0.0}, 0.0f, 0.0f, 0.0, 0.0, 0.0, 0.0, times_ms};
+                    NULL, "", -1, {0, 0, 0, 0.0}, 0.0f, 0.0f, 0.0, 0.0, 0.0, 0.0, times_ms};
     *rep = r;
     session_run(image, size, &c, rep);
     trace_move(rep);

@@ -14,7 +14,8 @@
 static int step(const char *what, int rc)
 {
     if (rc != 0)
-        fprintf(stderr, "simpler: %s failed: %d (%s)\n", what, rc, simpler_strerror(rc));
+        fprintf(stderr, "simpler: %s failed: %d (%s)%s%s\n", what, rc, simpler_strerror(rc),
+                simpler_last_error_message()[0] != '\0' ? ": " : "", simpler_last_error_message());
     return rc;
 }
 

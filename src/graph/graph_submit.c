@@ -6,6 +6,7 @@
  */
 #include <stddef.h>
 
+#include "common/error.h"
 #include "graph/graph_build_internal.h"
 #include "graph/graph_status.h"
 #include "graph/graph_tensor.h"
@@ -108,8 +109,13 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
         return s->status;
     if (!s->open)
         return graph_build_fail(s, PTO_RUNTIME_ERR_INVALID_STATE);
-    if (func_id < 0 || func_id >= GRAPH_FUNC_ID_LIMIT || core_type > SIMPLER_CORE_TYPE_AIV)
-        return graph_build_fail(s, PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    if (func_id < 0 || func_id >= GRAPH_FUNC_ID_LIMIT)
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "submit: func_id = %d: must be "
+                                                                                  "in 0..%d",
+                                                func_id, GRAPH_FUNC_ID_LIMIT - 1));
+    if (core_type > SIMPLER_CORE_TYPE_AIV)
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                                "submit: core_type = %u: not AIC (0) or AIV (1)", core_type));
     if (g->task_count >= s->limits.task_max)
         return graph_build_fail(s, PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
     uint32_t task = g->task_count;
