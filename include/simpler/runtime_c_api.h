@@ -373,6 +373,24 @@ SIMPLER_API int simpler_kernel_mode_trace_export(DeviceContextHandle ctx, const 
 SIMPLER_API int simpler_graph_requirements(const void *callable, size_t callable_size,
                                            const ChipStorageTaskArgs *args, SimplerGraphRequirements *out);
 
+/* Builds the callable's graph on `args` on the host, as
+ * simpler_graph_requirements does, and writes it to `path` as Graphviz
+ * DOT (docs/graph.md): one node per task, `t<i>` labelled with its index,
+ * its kernel's name (the image's, or "func <id>" in an image without
+ * names), func_id and core type; one edge per dependency, from the
+ * earlier task, labelled with why it exists: RAW (reads what the other
+ * wrote), WAR (writes what the other read), WAW (writes what the other
+ * wrote), joined with '+' when several hold. Inputs borrowed; an
+ * existing file is replaced. Returns 0; -1005 for NULL, a malformed
+ * image or args, counts that disagree with the image's signature, a
+ * task naming a kernel the callable lacks (or on the wrong core), or a
+ * path that cannot be created; -1004 when the graph exceeds 1 << 20
+ * tasks; -1007 when memory runs out; -1000 when writing fails;
+ * -1..-999 when the orchestration fails. A failed call leaves no file.
+ * Thread-safe. */
+SIMPLER_API int simpler_graph_dot(const void *callable, size_t callable_size, const ChipStorageTaskArgs *args,
+                                  const char *path);
+
 /* A reusable host sizing handle: the callable checked and loaded once,
  * and build scratch kept between measurements. */
 typedef struct SimplerGraphSizer SimplerGraphSizer;

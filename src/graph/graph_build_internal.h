@@ -27,6 +27,7 @@ struct graph_scratch {
     uint32_t open_views;             /* g.view_count when the open task's list began */
     uint32_t view_cache[GRAPH_VIEW_CACHE]; /* by view hash: 1 + index of a view in g.views, or 0 */
     void *block;                     /* every array above lives in this allocation */
+    uint8_t *kinds_block;            /* NULL, or deps.kinds then g.fanin_kind */
 };
 
 /* The ops table every scratch hands to orchestration entries. */

@@ -75,8 +75,7 @@ SIMPLER_API void simpler_graph_sizer_destroy(SimplerGraphSizer *sizer)
     host_free(sizer);
 }
 
-/* Every task must name a kernel of the callable on that kernel's core. */
-static int check_kernels(const loaded_callable *lc, const graph *g)
+int graph_kernels_check(const loaded_callable *lc, const graph *g)
 {
     for (uint32_t i = 0; i < g->task_count; i++) {
         const callable_kernel *k = callable_kernel_find(lc, g->tasks[i].func_id);
@@ -142,7 +141,7 @@ SIMPLER_API int simpler_graph_sizer_measure(SimplerGraphSizer *sizer, const Chip
     graph_scratch *scratch = sizer->scratch;
     uint32_t window = sizer->window;
     rc = build_growing(lc, args, &scratch, &window, &g);
-    rc = rc ? rc : check_kernels(lc, g);
+    rc = rc ? rc : graph_kernels_check(lc, g);
     rc = rc ? rc : graph_requirements_of(g, &req);
     /* A grown scratch is kept only by a measure that succeeds, so a
      * failed one leaves the handle as it was. */

@@ -129,6 +129,10 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
     sort_ids(s->deps.list, s->deps.count);
     for (uint32_t i = 0; i < s->deps.count; i++)
         g->fanin[g->edge_count + i] = s->deps.list[i];
+    if (g->fanin_kind != NULL) {
+        for (uint32_t i = 0; i < s->deps.count; i++)
+            g->fanin_kind[g->edge_count + i] = s->deps.kinds[s->deps.list[i]];
+    }
     graph_image_task *t = &g->tasks[task];
     t->func_id = func_id;
     t->core_type = core_type;

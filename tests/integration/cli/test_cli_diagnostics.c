@@ -42,10 +42,40 @@ static void cli_too_few_cores_is_the_same_device_code_in_both_modes(void **state
     assert_non_null(strstr(out, "-7 (PTO_DEVICE_ERR_NO_CORE"));
 }
 
+/* `simpler graph EXAMPLE --dot FILE` writes a node per task and an edge
+ * per dependency with its kind; a path works as IMAGE too. */
+static void cli_graph_writes_the_examples_dot(void **state)
+{
+    (void)state;
+    const char *dot = "cli_graph_test.dot";
+    assert_int_equal(cli("graph vector --dot cli_graph_test.dot"), 0);
+    assert_non_null(strstr(out, "16 tasks"));
+    FILE *f = fopen(dot, "r");
+    assert_non_null(f);
+    char line[256];
+    int nodes = 0, edges = 0, named = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        edges += strstr(line, " -> ") != NULL && strstr(line, "label=\"RAW\"") != NULL;
+        nodes += strstr(line, " -> ") == NULL && strstr(line, "func_id") != NULL;
+        named += strstr(line, "kernel_mul") != NULL;
+    }
+    fclose(f);
+    assert_int_equal(nodes, 16);
+    assert_int_equal(edges, 16);
+    assert_int_equal(named, 4);
+    assert_int_equal(cli("graph " SIMPLER_BINARY_DIR "/examples/matmul_add.callable --dot cli_graph_test.dot"), 0);
+    assert_non_null(strstr(out, "arguments of example matmul_add"));
+    remove(dot);
+    assert_int_equal(cli("graph vector"), 2);
+    assert_int_equal(cli("graph vector --example add_scalar --dot cli_graph_test.dot"), 1);
+    assert_non_null(strstr(out, "signature takes"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cli_too_few_cores_is_the_same_device_code_in_both_modes),
+        cmocka_unit_test(cli_graph_writes_the_examples_dot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
