@@ -103,7 +103,7 @@ static int graph_write(const graph_args *a)
     if (rc == 0)
         rc = simpler_graph_requirements(image, size, &args, &req);
     example_buffers_destroy(NULL, &host);
-    free(image);
+    simpler_callable_free(image);
     if (rc != 0) {
         fprintf(stderr, "simpler graph: failed: %d (%s)%s%s\n", rc, simpler_strerror(rc), reason[0] ? ": " : "",
                 reason);

@@ -100,7 +100,7 @@ static void dot_of_every_example_matches_the_host_build(void **state)
         assert_true(d.raw + d.war + d.waw >= d.edges); /* every edge says why */
         remove(DOT_PATH);
         example_buffers_destroy(NULL, &host);
-        free(img);
+        simpler_callable_free(img);
     }
 }
 
