@@ -9,7 +9,8 @@
 # (position-independent, the public headers of target simpler::headers on
 # the include path, nothing linked from libsimpler: an orchestration
 # reaches the runtime only through the function table of
-# simpler/orchestration.h), then runs `simpler pack` to produce the image,
+# simpler/orchestration.h), then runs `simpler pack` to produce the image
+# (each kernel named by its source file's stem: kernel_add.c -> kernel_add),
 # by default ${CMAKE_CURRENT_BINARY_DIR}/<NAME>.callable (the binary
 # directory of the CMakeLists.txt that calls it). The packer is the
 # simpler_cli target when simpler is built in the same build (its own
@@ -67,16 +68,14 @@ function(simpler_add_callable NAME)
     set(core ${CMAKE_MATCH_2})
     set(src ${CMAKE_MATCH_3})
     set(ksig ${CMAKE_MATCH_5})
+    get_filename_component(kname ${src} NAME_WE)
     set(kernel ${NAME}_kernel_${id})
     add_library(${kernel} MODULE ${src})
     target_link_libraries(${kernel} PRIVATE ${headers})
     set_target_properties(${kernel} PROPERTIES PREFIX "" POSITION_INDEPENDENT_CODE ON
       LIBRARY_OUTPUT_DIRECTORY ${lib_dir})
-    if(ksig)
-      list(APPEND pack_args --kernel ${id}:${core}:$<TARGET_FILE:${kernel}>:${ksig})
-    else()
-      list(APPEND pack_args --kernel ${id}:${core}:$<TARGET_FILE:${kernel}>)
-    endif()
+    # An empty LIST field is no signature; the last field is the name.
+    list(APPEND pack_args --kernel ${id}:${core}:$<TARGET_FILE:${kernel}>:${ksig}:${kname})
     list(APPEND deps ${kernel})
   endforeach()
 

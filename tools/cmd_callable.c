@@ -77,19 +77,75 @@ typedef struct pack_args {
     SimplerCallableChildDesc kernels[PACK_MAX_KERNELS];
     uint8_t kernel_sigs[PACK_MAX_KERNELS][SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE];
     const char *kernel_paths[PACK_MAX_KERNELS];
+    char kernel_names[PACK_MAX_KERNELS][SIMPLER_CALLABLE_KERNEL_NAME_BYTES];
+    const char *kernel_name_ptrs[PACK_MAX_KERNELS];
     char *kernel_specs[PACK_MAX_KERNELS]; /* strdup'ed, paths point inside */
 } pack_args;
 
 static void pack_usage(FILE *out)
 {
     fputs("usage: simpler pack -o OUT --orchestration ORCH.so --entry NAME [--sig LIST]\n"
-          "                    [--kernel ID:AIC|AIV:KERNEL.so[:LIST]]...\n"
+          "                    [--kernel ID:AIC|AIV:KERNEL.so[:LIST][:NAME]]...\n"
           "  LIST is a comma-separated signature: in, out, inout, scalar (tensors first).\n"
+          "  NAME names the kernel (default: KERNEL.so's file stem); 1..31 of A-Za-z0-9_.+-.\n"
           "  Each kernel .so exports kernel_entry; ORCH.so exports NAME.\n",
           out);
 }
 
-/* "ID:AIC|AIV:PATH[:LIST]" -> one child descriptor. On a bad SPEC writes
+static int name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == '+' || c == '-';
+}
+
+/* A NAME field: 1..31 name characters. */
+static int name_valid(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= SIMPLER_CALLABLE_KERNEL_NAME_BYTES)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!name_char(s[i]))
+            return 0;
+    }
+    return 1;
+}
+
+/* The default name: PATH's file stem (no directory, no last extension),
+ * other characters as '_', cut to 31. */
+static void name_from_path(const char *path, char *name)
+{
+    const char *base = strrchr(path, '/');
+    base = base != NULL ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t n = dot != NULL && dot != base ? (size_t)(dot - base) : strlen(base);
+    if (n >= SIMPLER_CALLABLE_KERNEL_NAME_BYTES)
+        n = SIMPLER_CALLABLE_KERNEL_NAME_BYTES - 1;
+    memset(name, 0, SIMPLER_CALLABLE_KERNEL_NAME_BYTES);
+    for (size_t i = 0; i < n; i++)
+        name[i] = name_char(base[i]) ? base[i] : '_';
+    if (n == 0)
+        strcpy(name, "kernel");
+}
+
+/* Splits the optional ":NAME" off the end of `path` (a last field that is
+ * a valid name and not a LIST) into `name`; 1 when it did. */
+static int name_split(char *path, char *name)
+{
+    char *colon = strrchr(path, ':');
+    uint8_t sig[SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE];
+    uint32_t count;
+    char msg[64];
+    if (colon == NULL || !name_valid(colon + 1) ||
+        signature_parse(colon + 1, sig, SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE, &count, msg, sizeof msg) == 0)
+        return 0;
+    memset(name, 0, SIMPLER_CALLABLE_KERNEL_NAME_BYTES);
+    strcpy(name, colon + 1);
+    *colon = '\0';
+    return 1;
+}
+
+/* "ID:AIC|AIV:PATH[:LIST][:NAME]" -> one child descriptor. On a bad SPEC writes
  * why into `msg` (`size` bytes) and returns -1. */
 static int kernel_parse(pack_args *a, const char *spec, char *msg, size_t size)
 {
@@ -123,6 +179,7 @@ static int kernel_parse(pack_args *a, const char *spec, char *msg, size_t size)
         return -1;
     }
     char *path = type + 4;
+    int named = name_split(path, a->kernel_names[i]);
     uint32_t sig_count = 0;
     char *colon = strrchr(path, ':');
     char sig_msg[128];
@@ -137,6 +194,9 @@ static int kernel_parse(pack_args *a, const char *spec, char *msg, size_t size)
         snprintf(msg, size, "no KERNEL.so path");
         return -1;
     }
+    if (!named)
+        name_from_path(path, a->kernel_names[i]);
+    a->kernel_name_ptrs[i] = a->kernel_names[i];
     SimplerCallableChildDesc c = {(int32_t)id, core, sig_count, 0, a->kernel_sigs[i], NULL, 0};
     a->kernels[i] = c;
     a->kernel_paths[i] = path;
@@ -230,7 +290,7 @@ static int pack_run(pack_args *a, file_bytes *files)
         a->kernels[i].binary_size = files[i + 1].size;
     }
     SimplerCallableDesc d = {sizeof d, a->signature_count, a->signature, files[0].bytes, files[0].size, a->entry,
-                             0, a->kernel_count, a->kernels, 0};
+                             0, a->kernel_count, a->kernels, 0, a->kernel_count != 0 ? a->kernel_name_ptrs : NULL};
     size_t size = 0;
     int rc = simpler_callable_build(&d, NULL, 0, &size);
     uint8_t *image = rc == 0 ? aligned_alloc(SIMPLER_CALLABLE_ALIGN, (size + 63) / 64 * 64) : NULL;
@@ -302,6 +362,7 @@ typedef struct image_view {
     size_t image_size;
     const uint8_t *signature;             /* at header_size */
     const SimplerCallableChild *children; /* at the next 64-byte boundary */
+    const char *names;                    /* format version 2: right after the children; else NULL */
     uint32_t tensor_count, scalar_count;  /* counted from the signature */
 } image_view;
 
@@ -314,10 +375,19 @@ static void image_view_read(const uint8_t *bytes, size_t size, image_view *v)
     v->image_size = size;
     v->signature = bytes + h->header_size;
     v->children = (const SimplerCallableChild *)(const void *)(bytes + table);
+    v->names = h->format_version == SIMPLER_CALLABLE_FORMAT_VERSION_NAMES
+                   ? (const char *)(bytes + table + (uint64_t)h->child_count * sizeof(SimplerCallableChild))
+                   : NULL;
     v->scalar_count = 0;
     for (uint32_t i = 0; i < h->signature_count; i++)
         v->scalar_count += v->signature[i] == SIMPLER_ARG_SCALAR;
     v->tensor_count = h->signature_count - v->scalar_count;
+}
+
+/* Child i's name, or "" in an image without names. */
+static const char *child_name(const image_view *v, uint32_t i)
+{
+    return v->names != NULL ? v->names + (size_t)i * SIMPLER_CALLABLE_KERNEL_NAME_BYTES : "";
 }
 
 static void inspect_text(const image_view *v)
@@ -333,6 +403,8 @@ static void inspect_text(const image_view *v)
     printf("\nchildren: %u\n", h->child_count);
     for (uint32_t i = 0; i < h->child_count; i++) {
         const SimplerCallableChild *c = &v->children[i];
+        if (v->names != NULL)
+            printf("  %s", child_name(v, i));
         printf("  func_id %d  %s  offset %llu  %llu bytes  signature ", c->func_id, core_name(c->core_type),
                (unsigned long long)c->binary_offset, (unsigned long long)c->binary_size);
         signature_print(stdout, c->signature, c->signature_count, 0);
@@ -353,8 +425,11 @@ static void inspect_json(const image_view *v)
     printf("],\"children\":[");
     for (uint32_t i = 0; i < h->child_count; i++) {
         const SimplerCallableChild *c = &v->children[i];
-        printf("%s{\"func_id\":%d,\"core_type\":\"%s\",\"offset\":%llu,\"size\":%llu,\"signature\":[",
-               i == 0 ? "" : ",", c->func_id, core_name(c->core_type), (unsigned long long)c->binary_offset,
+        printf("%s{", i == 0 ? "" : ",");
+        if (v->names != NULL)
+            printf("\"name\":\"%s\",", child_name(v, i));
+        printf("\"func_id\":%d,\"core_type\":\"%s\",\"offset\":%llu,\"size\":%llu,\"signature\":[",
+               c->func_id, core_name(c->core_type), (unsigned long long)c->binary_offset,
                (unsigned long long)c->binary_size);
         signature_print(stdout, c->signature, c->signature_count, 1);
         printf("]}");

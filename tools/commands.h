@@ -13,5 +13,6 @@ int cmd_run(int argc, char **argv);     /* cmd_run_kernel.c */
 int cmd_bench(int argc, char **argv);   /* cmd_bench.c */
 int cmd_pack(int argc, char **argv);    /* cmd_callable.c */
 int cmd_inspect(int argc, char **argv); /* cmd_callable.c */
+int cmd_graph(int argc, char **argv);   /* cmd_graph.c */
 
 #endif

@@ -24,6 +24,20 @@ static int device(kernel_session *s, const char *what, int st)
     return step(s, what, st == SIMDEV_SUCCESS ? 0 : PTO_RUNTIME_ERR_DEVICE);
 }
 
+/* Synchronizes the session's stream. A failed synchronize reports the
+ * code the device latched (simpler_kernel_mode_errors), as program mode's
+ * simpler_run does, so one fault has one code in both modes; -1008 only
+ * when the device latched nothing. */
+static int synchronize(kernel_session *s, const char *what)
+{
+    if (simdev_stream_synchronize(s->stream) == SIMDEV_SUCCESS)
+        return 0;
+    int latched = 0;
+    if (simpler_kernel_mode_errors(s->ctx, &latched, NULL) != 0 || latched == 0)
+        latched = PTO_RUNTIME_ERR_DEVICE;
+    return step(s, what, latched);
+}
+
 /* CONFIGURE from the requirements of this call (the tensors as device
  * tensors: kernel mode uses the caller's device addresses). */
 static int plan(kernel_session *s, SimplerKernelCtxControl *configure)
@@ -93,7 +107,7 @@ int kernel_session_open(kernel_session *s, const char *name, uint32_t cores, int
 static int check(kernel_session *s, const char *what, int run)
 {
     example_check_result r;
-    int rc = device(s, what, simdev_stream_synchronize(s->stream));
+    int rc = synchronize(s, what);
     rc = rc ? rc : step(s, "copy back", example_output_check(s->ctx, &s->c, &s->b, &r));
     if (rc == 0) {
         uint32_t o = s->c.output_index;
@@ -126,7 +140,7 @@ int kernel_session_first(kernel_session *s)
     simdev_get_thread_counters(&c1);
     s->launch_allocs = simpler_host_alloc_count() - allocs;
     s->launch_device_allocs = c1.malloc_calls - c0.malloc_calls;
-    rc = rc ? rc : device(s, "eager launch", simdev_stream_synchronize(s->stream));
+    rc = rc ? rc : synchronize(s, "eager launch");
     s->first_us = tool_clock_us_between(t0, simpler_clock_ns());
     rc = rc ? rc : check(s, "eager launch", 0);
     rc = rc ? rc : device(s, "capture begin", simdev_capture_begin(s->stream, SIMDEV_CAPTURE_MODE_GLOBAL));
@@ -151,7 +165,7 @@ int kernel_session_eager(kernel_session *s, uint64_t seed, double *us)
         return rc;
     uint64_t t0 = simpler_clock_ns();
     rc = step(s, "eager launch", simpler_kernel_mode_launch(s->ctx, SESSION_CALLABLE_ID, &s->args, s->stream));
-    rc = rc ? rc : device(s, "eager launch", simdev_stream_synchronize(s->stream));
+    rc = rc ? rc : synchronize(s, "eager launch");
     *us = tool_clock_us_between(t0, simpler_clock_ns());
     return rc ? rc : check(s, "eager launch", (int)seed);
 }
@@ -165,7 +179,7 @@ int kernel_session_replay(kernel_session *s, uint64_t seed, double *us)
         return rc;
     uint64_t t0 = simpler_clock_ns();
     rc = device(s, "replay", simdev_graph_launch(s->graph, s->stream));
-    rc = rc ? rc : device(s, "replay", simdev_stream_synchronize(s->stream));
+    rc = rc ? rc : synchronize(s, "replay");
     *us = tool_clock_us_between(t0, simpler_clock_ns());
     return rc ? rc : check(s, "replay", (int)seed);
 }

@@ -38,19 +38,37 @@ extern "C" {
     X(PTO_RUNTIME_ERR_INVALID_ARGUMENT, -1005, "malformed argument (NULL, range, layout, image)") \
     X(PTO_RUNTIME_ERR_CALLABLE_NOT_RESIDENT, -1006, "callable id has no prepared callable")      \
     X(PTO_RUNTIME_ERR_OUT_OF_MEMORY, -1007, "host or device allocation failed")                  \
-    X(PTO_RUNTIME_ERR_DEVICE, -1008, "a device operation failed")
+    X(PTO_RUNTIME_ERR_DEVICE, -1008, "a device operation failed")                                \
+    X(PTO_DEVICE_ERR_IMAGE_INVALID, -1, "the device scheduler refused the graph image")             \
+    X(PTO_DEVICE_ERR_PACKET_INVALID, -2, "the run descriptor is malformed or disagrees with the image") \
+    X(PTO_DEVICE_ERR_GENERATION, -3, "the callable was reloaded since this launch was built")      \
+    X(PTO_DEVICE_ERR_MISSING_KERNEL, -4, "a task's func_id names no kernel of the callable")       \
+    X(PTO_DEVICE_ERR_CAPACITY, -5, "a region the graph needs exceeds its device capacity")         \
+    X(PTO_DEVICE_ERR_CORE_TYPE, -6, "a task's core type differs from its kernel's")                \
+    X(PTO_DEVICE_ERR_NO_CORE, -7, "no core of a task's core type was launched (too few cores)")   \
+    X(PTO_DEVICE_ERR_PACKET_HEADER, -16, "the launch packet's header, format or lengths are wrong") \
+    X(PTO_DEVICE_ERR_PACKET_CHECKSUM, -17, "the launch packet's checksum disagrees with its bytes") \
+    X(PTO_DEVICE_ERR_PACKET_SLOT, -18, "the launch packet disagrees with its callable slot")       \
+    X(PTO_DEVICE_ERR_PACKET_REGION, -19, "the launch packet names a region other than the frozen ones")
 
 #define SIMPLER_STATUS_ENUM_ENTRY(name, value, message) name = (value),
 typedef enum SimplerStatus { SIMPLER_STATUS_TABLE(SIMPLER_STATUS_ENUM_ENTRY) } SimplerStatus;
 #undef SIMPLER_STATUS_ENUM_ENTRY
 
-/* Codes -1..-999 are errors latched on the device during execution
- * (scheduler or orchestration faults), reported negated. */
+/* Codes -1..-999 are errors latched on the device during execution,
+ * reported negated. The device's own codes are named in the table above
+ * (PTO_DEVICE_ERR_*); both modes report the same code for the same fault.
+ * An orchestration entry's own failure code is also returned as it is
+ * (any value in -1..-999): a code the table names means the device's
+ * fault unless the orchestration chose the same value, and any other
+ * code in the range is the orchestration's. */
 #define SIMPLER_DEVICE_ERROR_MIN (-999)
 #define SIMPLER_DEVICE_ERROR_MAX (-1)
 
-/* A stable "NAME: message" string for `code`: an entry of the status table,
- * "PTO_DEVICE_ERROR: error latched on the device" for -1..-999, and
+/* A stable "NAME: message" string for `code`: an entry of the status table
+ * (host statuses and the device's named codes), "PTO_DEVICE_ERROR: error
+ * latched on the device or returned by the orchestration" for any other
+ * code in -1..-999, and
  * "PTO_RUNTIME_ERR_UNKNOWN: unknown status code" for anything else. Never
  * NULL; the string is static. Thread-safe. */
 SIMPLER_API const char *simpler_strerror(int code);
@@ -365,6 +383,24 @@ SIMPLER_API int simpler_kernel_mode_trace_export(DeviceContextHandle ctx, const 
  * -1..-999 when the orchestration fails. Thread-safe. */
 SIMPLER_API int simpler_graph_requirements(const void *callable, size_t callable_size,
                                            const ChipStorageTaskArgs *args, SimplerGraphRequirements *out);
+
+/* Builds the callable's graph on `args` on the host, as
+ * simpler_graph_requirements does, and writes it to `path` as Graphviz
+ * DOT (docs/graph.md): one node per task, `t<i>` labelled with its index,
+ * its kernel's name (the image's, or "func <id>" in an image without
+ * names), func_id and core type; one edge per dependency, from the
+ * earlier task, labelled with why it exists: RAW (reads what the other
+ * wrote), WAR (writes what the other read), WAW (writes what the other
+ * wrote), joined with '+' when several hold. Inputs borrowed; an
+ * existing file is replaced. Returns 0; -1005 for NULL, a malformed
+ * image or args, counts that disagree with the image's signature, a
+ * task naming a kernel the callable lacks (or on the wrong core), or a
+ * path that cannot be created; -1004 when the graph exceeds 1 << 20
+ * tasks; -1007 when memory runs out; -1000 when writing fails;
+ * -1..-999 when the orchestration fails. A failed call leaves no file.
+ * Thread-safe. */
+SIMPLER_API int simpler_graph_dot(const void *callable, size_t callable_size, const ChipStorageTaskArgs *args,
+                                  const char *path);
 
 /* A reusable host sizing handle: the callable checked and loaded once,
  * and build scratch kept between measurements. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "callable/callable_image.h"
+#include "common/error.h"
 #include "common/host_alloc.h"
 #include "simpler/runtime_c_api.h"
 
@@ -35,25 +36,33 @@ static int write_all(int fd, const uint8_t *bytes, size_t size)
     return 0;
 }
 
-static int binary_load(const uint8_t *bytes, size_t size, const char *symbol, loaded_binary *out)
+/* `what` names the binary in a refusal's reason ("orchestration",
+ * "child 2 (func_id 7)"). */
+static int binary_load(const uint8_t *bytes, size_t size, const char *symbol, const char *what,
+                       loaded_binary *out)
 {
     int rc = PTO_RUNTIME_ERR_OUT_OF_MEMORY;
     int fd = memfd_create("simpler-callable", MFD_CLOEXEC);
     if (fd < 0)
-        return rc;
-    if (write_all(fd, bytes, size) != 0)
+        return simpler_fail(rc, "callable image: %s: no memory file for the binary (%s)", what, strerror(errno));
+    if (write_all(fd, bytes, size) != 0) {
+        simpler_fail(rc, "callable image: %s: writing the binary to its memory file failed", what);
         goto err_close_fd;
+    }
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     rc = PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
-        fprintf(stderr, "simpler: callable binary rejected by dlopen: %s\n", dlerror());
+        const char *why = dlerror();
+        simpler_fail(rc, "callable image: %s binary rejected by dlopen (not a shared object for this machine, or "
+                         "an unresolved symbol): %s",
+                     what, why != NULL ? why : "no reason given");
         goto err_close_fd;
     }
     void *sym = dlsym(handle, symbol);
     if (sym == NULL) {
-        fprintf(stderr, "simpler: callable binary does not export '%s'\n", symbol);
+        simpler_fail(rc, "callable image: %s does not export %s", what, symbol);
         goto err_dlclose;
     }
     out->handle = handle;
@@ -104,6 +113,8 @@ static loaded_callable *loaded_create(const callable_view *v)
         k->core_type = v->children[i].core_type;
         k->signature_count = v->children[i].signature_count;
         memcpy(k->signature, v->children[i].signature, sizeof k->signature);
+        if (callable_view_kernel_name(v, i) != NULL)
+            memcpy(k->name, callable_view_kernel_name(v, i), sizeof k->name);
         k->fd = -1;
         lc->kernel_index[k->func_id] = (int16_t)i;
     }
@@ -113,7 +124,7 @@ static loaded_callable *loaded_create(const callable_view *v)
 static int binaries_load(loaded_callable *lc, const callable_view *v)
 {
     loaded_binary b;
-    int rc = binary_load(v->orchestration, v->orchestration_size, v->entry_name, &b);
+    int rc = binary_load(v->orchestration, v->orchestration_size, v->entry_name, "orchestration", &b);
     if (rc != 0)
         return rc;
     lc->orch_handle = b.handle;
@@ -122,8 +133,10 @@ static int binaries_load(loaded_callable *lc, const callable_view *v)
     memcpy(&lc->orch_entry, &b.symbol, sizeof lc->orch_entry);
     for (uint32_t i = 0; i < v->child_count; i++) {
         const SimplerCallableChild *c = &v->children[i];
+        char what[48];
+        snprintf(what, sizeof what, "child %u (func_id %d)", i, c->func_id);
         rc = binary_load(callable_view_child_binary(v, i), (size_t)c->binary_size, SIMPLER_CALLABLE_KERNEL_ENTRY,
-                         &b);
+                         what, &b);
         if (rc != 0)
             return rc;
         lc->kernels[i].handle = b.handle;
@@ -136,11 +149,14 @@ static int binaries_load(loaded_callable *lc, const callable_view *v)
 int callable_load(const void *image, size_t size, callable_dlopen_counts *counts, loaded_callable **out)
 {
     callable_view v;
-    if (out == NULL || callable_image_check(image, size, &v) != 0)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (out == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable_load: NULL out");
+    int checked = callable_image_check(image, size, &v);
+    if (checked != 0)
+        return checked;
     loaded_callable *lc = loaded_create(&v);
     if (lc == NULL)
-        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+        return simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "callable: host memory for the loaded callable ran out");
     lc->kernel_count = v.child_count;
     int rc = binaries_load(lc, &v);
     if (rc != 0) {

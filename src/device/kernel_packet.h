@@ -43,10 +43,14 @@
 
 #define KERNEL_PACKET_FORMAT_VERSION 1u
 /* Device errors the packet check adds to device_status.h's. */
-#define KERNEL_PACKET_ERR_HEADER (-16)   /* header or packet format, lengths, reserved words */
-#define KERNEL_PACKET_ERR_CHECKSUM (-17) /* the checksum disagrees with the bytes */
-#define KERNEL_PACKET_ERR_SLOT (-18)     /* id, generation or counts disagree with the slot */
-#define KERNEL_PACKET_ERR_REGION (-19)   /* a region differs from the frozen ones or overflows it */
+/* header or packet format, lengths, reserved words */
+#define KERNEL_PACKET_ERR_HEADER PTO_DEVICE_ERR_PACKET_HEADER
+/* the checksum disagrees with the bytes */
+#define KERNEL_PACKET_ERR_CHECKSUM PTO_DEVICE_ERR_PACKET_CHECKSUM
+/* id, generation or counts disagree with the slot */
+#define KERNEL_PACKET_ERR_SLOT PTO_DEVICE_ERR_PACKET_SLOT
+/* a region differs from the frozen ones or overflows it */
+#define KERNEL_PACKET_ERR_REGION PTO_DEVICE_ERR_PACKET_REGION
 
 _Static_assert(KERNEL_PACKET_ERR_REGION >= SIMPLER_DEVICE_ERROR_MIN, "packet errors are device errors");
 

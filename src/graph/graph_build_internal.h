@@ -54,6 +54,7 @@ struct graph_scratch {
     uint64_t last_extent;
     graph_access open_access[SIMPLER_MAX_TASK_ARGS]; /* the open task's, by argument */
     void *block;                     /* every array above lives in this allocation */
+    uint8_t *kinds_block;            /* NULL, or deps.kinds then g.fanin_kind */
 };
 
 /* The ops table every scratch hands to orchestration entries. */

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "common/error.h"
 #include "graph/graph_build_internal.h"
 #include "graph/graph_status.h"
 #include "graph/graph_tensor.h"
@@ -52,7 +53,9 @@ static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, 
     if (out == NULL || shapes == NULL || elem == 0 || ndims == 0 || ndims > SIMPLER_MAX_TENSOR_DIMS ||
         dense_strides(ndims, shapes, strides, &elements) != 0 ||
         elements > (UINT64_MAX - GRAPH_HEAP_ALIGN) / elem)
-        return graph_build_fail(s, PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                                "tensor_create: dtype %u, ndims %u: not a valid dense tensor", dtype,
+                                                ndims));
     uint64_t bytes = elements * elem;
     uint64_t padded = (bytes + GRAPH_HEAP_ALIGN - 1) / GRAPH_HEAP_ALIGN * GRAPH_HEAP_ALIGN;
     if (padded > s->limits.heap_bytes_max - s->g.heap_bytes)

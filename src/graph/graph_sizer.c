@@ -37,8 +37,11 @@ SIMPLER_API int simpler_graph_sizer_create(const void *callable, size_t callable
     loaded_callable *lc = NULL;
     SimplerGraphSizer *sizer;
     uint32_t window = task_window != 0 ? task_window : SIZER_WINDOW_DEFAULT;
-    if (callable == NULL || out == NULL || window > GRAPH_TASK_WINDOW_MAX)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (callable == NULL || out == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "%s: NULL", callable == NULL ? "callable" : "out");
+    if (window > GRAPH_TASK_WINDOW_MAX)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "task_window = %u: at most %u", window,
+                            (unsigned)GRAPH_TASK_WINDOW_MAX);
     int rc = callable_load(callable, callable_size, NULL, &lc);
     if (rc != 0)
         return rc;
@@ -63,7 +66,8 @@ err_unload:
 
 SIMPLER_API void simpler_graph_sizer_destroy(SimplerGraphSizer *sizer)
 {
-    simpler_error_clear();
+    /* No clear: destroying cannot fail, and simpler_graph_requirements
+     * destroys its sizer after a refused measure whose reason stands. */
     if (sizer == NULL)
         return;
     graph_scratch_destroy(sizer->scratch);
@@ -71,13 +75,18 @@ SIMPLER_API void simpler_graph_sizer_destroy(SimplerGraphSizer *sizer)
     host_free(sizer);
 }
 
-/* Every task must name a kernel of the callable on that kernel's core. */
-static int check_kernels(const loaded_callable *lc, const graph *g)
+int graph_kernels_check(const loaded_callable *lc, const graph *g)
 {
     for (uint32_t i = 0; i < g->task_count; i++) {
         const callable_kernel *k = callable_kernel_find(lc, g->tasks[i].func_id);
-        if (k == NULL || k->core_type != g->tasks[i].core_type)
-            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        if (k == NULL)
+            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                "task %u: func_id %d names no kernel of the callable", i, g->tasks[i].func_id);
+        if (k->core_type != g->tasks[i].core_type)
+            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                "task %u: func_id %d submitted on core type %s, but its kernel is %s", i,
+                                g->tasks[i].func_id, g->tasks[i].core_type == SIMPLER_CORE_TYPE_AIC ? "AIC" : "AIV",
+                                k->core_type == SIMPLER_CORE_TYPE_AIC ? "AIC" : "AIV");
     }
     return 0;
 }
@@ -96,6 +105,7 @@ static int build_growing(const loaded_callable *lc, const ChipStorageTaskArgs *a
         graph_scratch *bigger = NULL;
         if (*window >= GRAPH_TASK_WINDOW_MAX)
             return rc;
+        simpler_error_clear(); /* recovered by a bigger window */
         uint32_t next = *window > GRAPH_TASK_WINDOW_MAX / 2 ? GRAPH_TASK_WINDOW_MAX : *window * 2;
         int grown = scratch_for_window(next, &bigger);
         if (grown != 0)
@@ -115,7 +125,8 @@ SIMPLER_API int simpler_graph_sizer_measure(SimplerGraphSizer *sizer, const Chip
     SimplerGraphRequirements req;
     const graph *g = NULL;
     if (sizer == NULL || args == NULL || out == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "%s: NULL",
+                            sizer == NULL ? "sizer" : args == NULL ? "args" : "out");
     int rc = graph_call_args_check(args);
     if (rc != 0)
         return rc;
@@ -123,12 +134,14 @@ SIMPLER_API int simpler_graph_sizer_measure(SimplerGraphSizer *sizer, const Chip
     const loaded_callable *lc = sizer->lc;
     if (lc->signature_count != 0 &&
         (args->tensor_count != (int32_t)lc->tensor_count || args->scalar_count != (int32_t)lc->scalar_count))
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                            "args: %d tensors and %d scalars, but the callable's signature takes %u and %u",
+                            args->tensor_count, args->scalar_count, lc->tensor_count, lc->scalar_count);
 
     graph_scratch *scratch = sizer->scratch;
     uint32_t window = sizer->window;
     rc = build_growing(lc, args, &scratch, &window, &g);
-    rc = rc ? rc : check_kernels(lc, g);
+    rc = rc ? rc : graph_kernels_check(lc, g);
     rc = rc ? rc : graph_requirements_of(g, &req);
     /* A grown scratch is kept only by a measure that succeeds, so a
      * failed one leaves the handle as it was. */

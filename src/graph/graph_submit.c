@@ -6,6 +6,7 @@
  */
 #include <stddef.h>
 
+#include "common/error.h"
 #include "graph/graph_build_internal.h"
 #include "graph/graph_status.h"
 #include "graph/graph_tensor.h"
@@ -107,8 +108,13 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
         return s->status;
     if (!s->open)
         return graph_build_fail(s, PTO_RUNTIME_ERR_INVALID_STATE);
-    if (func_id < 0 || func_id >= GRAPH_FUNC_ID_LIMIT || core_type > SIMPLER_CORE_TYPE_AIV)
-        return graph_build_fail(s, PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    if (func_id < 0 || func_id >= GRAPH_FUNC_ID_LIMIT)
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "submit: func_id = %d: must be "
+                                                                                  "in 0..%d",
+                                                func_id, GRAPH_FUNC_ID_LIMIT - 1));
+    if (core_type > SIMPLER_CORE_TYPE_AIV)
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                                "submit: core_type = %u: not AIC (0) or AIV (1)", core_type));
     if (g->task_count >= s->limits.task_max)
         return graph_build_fail(s, PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
     uint32_t task = g->task_count;
@@ -122,6 +128,10 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
     sort_ids(s->deps.list, s->deps.count);
     for (uint32_t i = 0; i < s->deps.count; i++)
         g->fanin[g->edge_count + i] = s->deps.list[i];
+    if (g->fanin_kind != NULL) {
+        for (uint32_t i = 0; i < s->deps.count; i++)
+            g->fanin_kind[g->edge_count + i] = s->deps.kinds[s->deps.list[i]];
+    }
     graph_image_task *t = &g->tasks[task];
     t->func_id = func_id;
     t->core_type = core_type;

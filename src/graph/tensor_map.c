@@ -55,6 +55,7 @@ void tensor_map_deps_init(tensor_map_deps *deps, uint32_t *seen, uint32_t *list,
     deps->count = 0;
     deps->stamp = 0;
     deps->task = 0;
+    deps->kinds = NULL;
 }
 
 void tensor_map_deps_begin(tensor_map_deps *deps, uint32_t task)
@@ -71,13 +72,20 @@ void tensor_map_deps_begin(tensor_map_deps *deps, uint32_t task)
     deps->count = 0;
 }
 
-void tensor_map_deps_add(tensor_map_deps *deps, uint32_t pred)
+void tensor_map_deps_add(tensor_map_deps *deps, uint32_t pred, uint8_t kind)
 {
     GRAPH_ASSERT(pred < deps->capacity);
-    if (pred == deps->task || deps->seen[pred] == deps->stamp)
+    if (pred == deps->task)
         return;
+    if (deps->seen[pred] == deps->stamp) {
+        if (deps->kinds != NULL)
+            deps->kinds[pred] |= kind;
+        return;
+    }
     deps->seen[pred] = deps->stamp;
     deps->list[deps->count++] = pred;
+    if (deps->kinds != NULL)
+        deps->kinds[pred] = kind;
 }
 
 static uint32_t segments_available(const tensor_map *map)
@@ -360,7 +368,7 @@ int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, u
         if (fresh && map->reader_used == map->reader_capacity)
             return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
         if (seg[e].writer != TENSOR_MAP_NO_WRITER)
-            tensor_map_deps_add(deps, seg[e].writer);
+            tensor_map_deps_add(deps, seg[e].writer, TENSOR_MAP_DEP_RAW);
         if (fresh)
             seg[e].readers = reader_new(map, task, seg[e].readers);
         return 0;
@@ -384,7 +392,7 @@ int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, u
             tail = &s[g].right;
         }
         if (s[i].writer != TENSOR_MAP_NO_WRITER)
-            tensor_map_deps_add(deps, s[i].writer);
+            tensor_map_deps_add(deps, s[i].writer, TENSOR_MAP_DEP_RAW);
         /* A shared list whose newest reader is this task already holds it. */
         if (s[i].readers == NIL || map->readers[s[i].readers].task != task)
             s[i].readers = reader_new(map, task, s[i].readers);
@@ -409,7 +417,7 @@ static void add_readers(tensor_map *map, uint32_t r, tensor_map_deps *deps)
 {
     while (r != NIL && map->readers[r].visit != map->visit) {
         map->readers[r].visit = map->visit;
-        tensor_map_deps_add(deps, map->readers[r].task);
+        tensor_map_deps_add(deps, map->readers[r].task, TENSOR_MAP_DEP_WAR);
         r = map->readers[r].next;
     }
 }
@@ -431,7 +439,7 @@ int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, 
         map->visit++;
         GRAPH_ASSERT(map->visit != 0);
         if (s[e].writer != TENSOR_MAP_NO_WRITER)
-            tensor_map_deps_add(deps, s[e].writer);
+            tensor_map_deps_add(deps, s[e].writer, TENSOR_MAP_DEP_WAW);
         add_readers(map, s[e].readers, deps);
         s[e].writer = task;
         s[e].readers = NIL;
@@ -451,7 +459,7 @@ int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, 
     for (uint32_t i = p.list, next; i != NIL; i = next) {
         next = s[i].right;
         if (s[i].writer != TENSOR_MAP_NO_WRITER)
-            tensor_map_deps_add(deps, s[i].writer);
+            tensor_map_deps_add(deps, s[i].writer, TENSOR_MAP_DEP_WAW);
         add_readers(map, s[i].readers, deps);
         if (i != keep)
             segment_free(map, i);

@@ -38,6 +38,10 @@
 /* Slots of the exact-range cache (a power of two): 4 KiB per map. */
 #define TENSOR_MAP_EXACT_BITS 10u
 #define TENSOR_MAP_EXACT_SLOTS (1u << TENSOR_MAP_EXACT_BITS)
+/* Why a predecessor is one (bits; an edge may have several). */
+#define TENSOR_MAP_DEP_RAW 1u /* the task reads what it wrote */
+#define TENSOR_MAP_DEP_WAR 2u /* the task writes what it read */
+#define TENSOR_MAP_DEP_WAW 4u /* the task writes what it wrote */
 
 typedef struct tensor_map_segment {
     uint64_t lo;
@@ -65,6 +69,7 @@ typedef struct tensor_map_deps {
     uint32_t stamp;   /* current task + 1 */
     uint32_t task;    /* current task; never its own predecessor */
     uint32_t capacity;
+    uint8_t *kinds;   /* NULL, or kinds[t]: TENSOR_MAP_DEP_* bits of predecessor t */
 } tensor_map_deps;
 
 typedef struct tensor_map {
@@ -98,8 +103,9 @@ void tensor_map_reset(tensor_map *map);
 void tensor_map_deps_init(tensor_map_deps *deps, uint32_t *seen, uint32_t *list, uint32_t capacity);
 /* Starts collecting the predecessors of `task` (< capacity). */
 void tensor_map_deps_begin(tensor_map_deps *deps, uint32_t task);
-/* Adds `pred` unless it is the current task or already present. */
-void tensor_map_deps_add(tensor_map_deps *deps, uint32_t pred);
+/* Adds `pred` unless it is the current task or already present; with
+ * deps->kinds set, records `kind` (a TENSOR_MAP_DEP_* bit) for it. */
+void tensor_map_deps_add(tensor_map_deps *deps, uint32_t pred, uint8_t kind);
 
 /* Records that `task` reads or writes [lo, hi) of `space` (lo < hi,
  * space < TENSOR_MAP_SPACES) and adds the dependencies to `deps`.

@@ -2,6 +2,7 @@
  * then device resources, events and streams, each nulled as it goes; a
  * failure keeps Closing and the teardown error, and a retry redoes only
  * what remains. Never resets the device or touches the caller's stream. */
+#include "common/error.h"
 #include "common/host_alloc.h"
 #include "context/context.h"
 #include "context/context_streams.h"
@@ -80,7 +81,8 @@ static int kernel_finalize(simpler_context *ctx)
 {
     kernel_state *ks = kernel_state_of(ctx);
     if (ks == NULL || ks->phase == KERNEL_PHASE_NEW || ks->phase == KERNEL_PHASE_CLOSED)
-        return PTO_RUNTIME_ERR_INVALID_STATE;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: phase %s: nothing to close",
+                            kernel_phase_name(ks != NULL ? ks->phase : KERNEL_PHASE_NEW));
     if (ks->phase != KERNEL_PHASE_CLOSING)
         (void)kernel_status_observe(ctx, ks); /* closing anyway */
     ks->phase = KERNEL_PHASE_CLOSING;

@@ -29,7 +29,8 @@ static int capacity_resolve(const simpler_context *ctx, const CallConfig *config
     if (w == 0)
         w = config != NULL && config->task_window != 0 ? config->task_window : GRAPH_DEFAULT_TASK_WINDOW;
     if (w > GRAPH_TASK_WINDOW_MAX)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "task_window = %u: at most %u", w,
+                            (unsigned)GRAPH_TASK_WINDOW_MAX);
     c->task_window = w;
     graph_requirements_for_window(w, &dflt);
     if (c->runtime_arena_bytes == 0)
@@ -43,7 +44,7 @@ static int capacity_resolve(const simpler_context *ctx, const CallConfig *config
     if (c->trace_records == 0 && config != NULL && config->trace)
         c->trace_records = w;
     if (c->gm_heap_bytes > SIZE_MAX || c->retained_temp_bytes > SIZE_MAX)
-        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+        return simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, "gm_heap_bytes or retained_temp_bytes exceeds SIZE_MAX");
     return 0;
 }
 
@@ -52,20 +53,31 @@ static int init_check(simpler_context *ctx, int device_id, const CallConfig *con
                       SimplerKernelLayout *layout)
 {
     int current = -1;
-    if (device_id < 0 || (config != NULL && call_config_check(config) != 0))
+    if (device_id < 0)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "device_id = %d: must be >= 0", device_id);
+    if (config != NULL && call_config_check(config) != 0)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     /* New, or Closed: the same mode latches again after finalize (the
      * recorded CONFIGURE still applies). */
     int phase = kernel_phase(ctx);
-    if (context_is_program(ctx) || (phase != KERNEL_PHASE_NEW && phase != KERNEL_PHASE_CLOSED))
-        return PTO_RUNTIME_ERR_INVALID_STATE;
+    if (context_is_program(ctx))
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: latched to program mode; it never changes mode");
+    if (phase != KERNEL_PHASE_NEW && phase != KERNEL_PHASE_CLOSED)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: phase %s: init needs New or Closed",
+                            kernel_phase_name(phase));
     int rc = capacity_resolve(ctx, config, cap);
     rc = rc ? rc : runtime_pool_pack(cap->runtime_arena_bytes, cap->graph_definition_bytes, cap->scheduler_state_bytes,
                                layout);
-    if (rc == 0 && (layout->runtime_pool_bytes > SIZE_MAX ||
-                    kernel_packet_args_bytes(cap->graph_definition_bytes, cap->retained_temp_bytes) >
-                        PLATFORM_KERNEL_ARGS_MAX))
-        rc = PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+    if (rc == 0 && layout->runtime_pool_bytes > SIZE_MAX)
+        rc = simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, "the runtime pool (%llu bytes) exceeds SIZE_MAX",
+                          (unsigned long long)layout->runtime_pool_bytes);
+    if (rc == 0 && kernel_packet_args_bytes(cap->graph_definition_bytes, cap->retained_temp_bytes) >
+                       PLATFORM_KERNEL_ARGS_MAX)
+        rc = simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+                          "graph_definition_bytes %llu + retained_temp_bytes %llu: the launch packet exceeds the "
+                          "%llu-byte kernel argument limit",
+                          (unsigned long long)cap->graph_definition_bytes,
+                          (unsigned long long)cap->retained_temp_bytes, (unsigned long long)PLATFORM_KERNEL_ARGS_MAX);
     if (rc != 0)
         return rc;
     /* Kernel mode borrows the caller's current device: it must be the
@@ -73,7 +85,9 @@ static int init_check(simpler_context *ctx, int device_id, const CallConfig *con
     rc = context_device_status(ctx, "get_device", ctx->ops->get_device(ctx->ops->user, &current));
     rc = rc ? rc : context_device_status(ctx, "device_info", ctx->ops->device_info(ctx->ops->user, &ctx->device_info));
     if (rc == 0 && current != device_id)
-        rc = PTO_RUNTIME_ERR_INVALID_STATE;
+        rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
+                          "device_id = %d: the calling thread's current device is %d (kernel mode borrows it)",
+                          device_id, current);
     return rc;
 }
 
@@ -217,7 +231,7 @@ int simpler_kernel_mode_init(DeviceContextHandle handle, int device_id, const Ca
     simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     int rc = init_locked(ctx, device_id, config, context_generation);
     context_unlock(ctx);
     return rc;

@@ -39,14 +39,26 @@ static int launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskA
 {
     kernel_state *ks = kernel_state_of(ctx);
     if (!context_is_kernel(ctx) || ks == NULL)
-        return PTO_RUNTIME_ERR_INVALID_STATE;
-    if (args == NULL || caller == NULL || id < 0 || id >= SIMPLER_KERNEL_MAX_CALLABLES)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
+                            "ctx: not an initialized kernel-mode context (call simpler_kernel_mode_init first)");
+    if (args == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "args: NULL");
+    if (caller == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "caller_stream: NULL");
+    if (id < 0 || id >= SIMPLER_KERNEL_MAX_CALLABLES)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable_id = %d: must be in 0..%d", id,
+                            SIMPLER_KERNEL_MAX_CALLABLES - 1);
     int rc = kernel_status_observe(ctx, ks);
     if (rc != 0)
         return rc;
     if (ks->phase != KERNEL_PHASE_READY_ENQUEUED)
-        return PTO_RUNTIME_ERR_INVALID_STATE;
+        return ks->phase == KERNEL_PHASE_POISONED
+                   ? simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
+                                  "ctx: Poisoned by device error %d (%s); finalize_device and init again",
+                                  ks->last_runtime_error, simpler_strerror(ks->last_runtime_error))
+                   : simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: phase %s: launch needs ReadyEnqueued (FREEZE "
+                                                                 "after init)",
+                                  kernel_phase_name(ks->phase));
     /* The one check of the arguments: the build trusts them. */
     if (graph_call_args_check(args) != 0)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
@@ -55,7 +67,10 @@ static int launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskA
         return rc;
     if ((uint32_t)args->tensor_count != call->callable->tensor_count ||
         (uint32_t)args->scalar_count != call->callable->scalar_count)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                            "args: %d tensors and %d scalars, but callable %d's signature takes %u and %u",
+                            args->tensor_count, args->scalar_count, id, call->callable->tensor_count,
+                            call->callable->scalar_count);
     call->slot = ks->slots[id];
     return 0;
 }
@@ -65,11 +80,28 @@ static int launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskA
 static int admits(const simpler_context *ctx, const kernel_state *ks, const SimplerGraphRequirements *req,
                   size_t image_bytes)
 {
-    if (req->task_count > ks->capacity.task_window || req->runtime_arena_bytes > ks->layout.runtime_bytes ||
-        req->graph_definition_bytes > ks->layout.definition_bytes || image_bytes > ks->layout.definition_bytes ||
-        req->scheduler_state_bytes > ks->layout.scheduler_bytes || req->gm_heap_bytes > ks->frozen.heap_bytes ||
-        req->retained_temp_bytes > ctx->temp.size)
-        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+    const int over = PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+    const char *fmt = "the graph needs %s = %llu; the frozen capacity is %llu";
+    if (req->task_count > ks->capacity.task_window)
+        return simpler_fail(over, fmt, "task_count", (unsigned long long)req->task_count,
+                            (unsigned long long)ks->capacity.task_window);
+    if (req->runtime_arena_bytes > ks->layout.runtime_bytes)
+        return simpler_fail(over, fmt, "runtime_arena_bytes", (unsigned long long)req->runtime_arena_bytes,
+                            (unsigned long long)ks->layout.runtime_bytes);
+    if (req->graph_definition_bytes > ks->layout.definition_bytes || image_bytes > ks->layout.definition_bytes)
+        return simpler_fail(over, fmt, "graph_definition_bytes",
+                            (unsigned long long)(image_bytes > req->graph_definition_bytes ? image_bytes
+                                                                                          : req->graph_definition_bytes),
+                            (unsigned long long)ks->layout.definition_bytes);
+    if (req->scheduler_state_bytes > ks->layout.scheduler_bytes)
+        return simpler_fail(over, fmt, "scheduler_state_bytes", (unsigned long long)req->scheduler_state_bytes,
+                            (unsigned long long)ks->layout.scheduler_bytes);
+    if (req->gm_heap_bytes > ks->frozen.heap_bytes)
+        return simpler_fail(over, fmt, "gm_heap_bytes", (unsigned long long)req->gm_heap_bytes,
+                            (unsigned long long)ks->frozen.heap_bytes);
+    if (req->retained_temp_bytes > ctx->temp.size)
+        return simpler_fail(over, fmt, "retained_temp_bytes", (unsigned long long)req->retained_temp_bytes,
+                            (unsigned long long)ctx->temp.size);
     return 0;
 }
 
@@ -263,7 +295,7 @@ int simpler_kernel_mode_launch(DeviceContextHandle handle, int32_t callable_id, 
     simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     int rc = launch_locked(ctx, callable_id, args, caller_stream);
     context_unlock(ctx);
     return rc;

@@ -67,6 +67,9 @@ static inline kernel_state *kernel_state_of(const simpler_context *ctx)
 /* The phase: KERNEL_PHASE_NEW without state. */
 int kernel_phase(const simpler_context *ctx);
 
+/* The phase's name as docs/kernel-mode.md writes it ("ReadyEnqueued"). */
+const char *kernel_phase_name(int phase);
+
 /* Keeps `status` (nonzero) as the runtime error if none is kept yet and
  * moves a live context to Poisoned. */
 void kernel_poison(kernel_state *ks, int status);

@@ -177,7 +177,8 @@ static void abi_callable_descriptors_are_pinned(void **state)
     PIN(SimplerCallableChildDesc, signature, 16);
     PIN(SimplerCallableChildDesc, binary, 24);
     PIN(SimplerCallableChildDesc, binary_size, 32);
-    assert_int_equal(sizeof(SimplerCallableDesc), 64);
+    assert_int_equal(sizeof(SimplerCallableDesc), 72);
+    assert_int_equal(SIMPLER_CALLABLE_DESC_V1_SIZE, 64);
     PIN(SimplerCallableDesc, struct_size, 0);
     PIN(SimplerCallableDesc, signature_count, 4);
     PIN(SimplerCallableDesc, signature, 8);
@@ -188,6 +189,10 @@ static void abi_callable_descriptors_are_pinned(void **state)
     PIN(SimplerCallableDesc, child_count, 44);
     PIN(SimplerCallableDesc, children, 48);
     PIN(SimplerCallableDesc, reserved, 56);
+    PIN(SimplerCallableDesc, kernel_names, 64);
+    assert_int_equal(SIMPLER_CALLABLE_FORMAT_VERSION, 1);
+    assert_int_equal(SIMPLER_CALLABLE_FORMAT_VERSION_NAMES, 2);
+    assert_int_equal(SIMPLER_CALLABLE_KERNEL_NAME_BYTES, 32);
 }
 
 static void abi_simdev_structs_are_pinned(void **state)

@@ -126,7 +126,7 @@ static void loader_refuses_binary_that_is_not_elf(void **state)
     (void)state;
     static const uint8_t junk[200] = "this is not an ELF shared object";
     static const uint8_t sig[1] = {SIMPLER_ARG_IN};
-    SimplerCallableDesc d = {sizeof d, 1, sig, junk, sizeof junk, "fixture_orch", 0, 0, NULL, 0};
+    SimplerCallableDesc d = {sizeof d, 1, sig, junk, sizeof junk, "fixture_orch", 0, 0, NULL, 0, NULL};
     size_t size;
     uint8_t *image = fixture_pack(&d, &size);
     expect_refused(image, size, PTO_RUNTIME_ERR_INVALID_ARGUMENT);
