@@ -68,6 +68,7 @@ SIMPLER_API uint64_t simpler_clock_ns(void);
 #define SIMPLER_KERNEL_MAX_CALLABLES 1024  /* kernel-mode callable ids: 0 <= id < 1024 */
 #define SIMPLER_KERNEL_REGION_ALIGN 1024   /* runtime-pool regions after the first (§7.2) */
 #define SIMPLER_KERNEL_REGISTRY_BYTES 256  /* slot registry at the end of the runtime pool */
+#define SIMPLER_KERNEL_MAX_ARG_SLOTS 64    /* CONFIGURE arg_slot_count: 0 <= count <= 64 */
 
 /* ---- kernel context control ---- */
 #define SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION 1
@@ -77,8 +78,14 @@ SIMPLER_API uint64_t simpler_clock_ns(void);
 #define SIMPLER_MODE_KERNEL 1
 
 /* A versioned control block. struct_size must equal sizeof exactly; every
- * reserved word must be zero; a FREEZE carries no payload (mode and every
- * size zero). A byte size of 0 in a CONFIGURE means "platform default". */
+ * reserved word must be zero; a FREEZE carries no payload (mode, every
+ * size and arg_slot_count zero). A byte size of 0 in a CONFIGURE means
+ * "platform default". arg_slot_count (at most SIMPLER_KERNEL_MAX_ARG_SLOTS)
+ * asks init to commit that many argument slots, each a frozen device
+ * buffer holding one invocation packet of the largest size the frozen
+ * capacity admits (simpler_kernel_mode_write_args); 0, the value every
+ * caller that predates the field writes, means no slots and changes
+ * nothing else. simpler_kernel_plan_capacity writes 0 there. */
 typedef struct SimplerKernelCtxControl {
     uint32_t abi_version;            /* SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION */
     uint32_t struct_size;            /* sizeof(SimplerKernelCtxControl) */
@@ -91,7 +98,8 @@ typedef struct SimplerKernelCtxControl {
     uint64_t retained_temp_bytes;    /* staging for HOST tensors */
     uint32_t task_window;            /* max tasks in one graph */
     uint32_t trace_records;          /* per-task trace records; 0 = no trace */
-    uint64_t reserved[4];            /* must be zero */
+    uint32_t arg_slot_count;         /* argument slots committed at init; 0 = none */
+    uint32_t reserved[7];            /* must be zero */
 } SimplerKernelCtxControl;
 
 /* What one graph needs, computed on the host. */
@@ -127,7 +135,8 @@ SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, gm_heap_bytes) == 16, "S
 SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, retained_temp_bytes) == 48, "SimplerKernelCtxControl layout");
 SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, task_window) == 56, "SimplerKernelCtxControl layout");
 SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, trace_records) == 60, "SimplerKernelCtxControl layout");
-SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, reserved) == 64, "SimplerKernelCtxControl layout");
+SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, arg_slot_count) == 64, "SimplerKernelCtxControl layout");
+SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, reserved) == 68, "SimplerKernelCtxControl layout");
 SIMPLER_STATIC_ASSERT(sizeof(SimplerGraphRequirements) == 48, "SimplerGraphRequirements layout");
 SIMPLER_STATIC_ASSERT(offsetof(SimplerGraphRequirements, task_count) == 40, "SimplerGraphRequirements layout");
 SIMPLER_STATIC_ASSERT(sizeof(SimplerKernelLayout) == 72, "SimplerKernelLayout layout");
@@ -236,7 +245,7 @@ SIMPLER_API void device_free_ctx(DeviceContextHandle ctx, void *dev_ptr);
 SIMPLER_API int copy_to_device_ctx(DeviceContextHandle ctx, void *dev, const void *host, size_t size);
 SIMPLER_API int copy_from_device_ctx(DeviceContextHandle ctx, void *host, const void *dev, size_t size);
 /* Device bytes the context holds committed (arena bank, temp buffer,
- * trace); 0 for NULL. */
+ * trace, kernel mode's argument slots); 0 for NULL. */
 SIMPLER_API size_t committed_device_memory_ctx(DeviceContextHandle ctx);
 
 /* ---- kernel mode ---- */
@@ -253,7 +262,8 @@ SIMPLER_API int simpler_kernel_mode_supported(DeviceContextHandle ctx);
  * SIMPLER_MODE_KERNEL was recorded; once) moves the context to
  * ReadyEnqueued. `control` is borrowed for the call. Returns 0; -1005 for
  * a NULL ctx or control, wrong abi_version or struct_size, unknown action
- * or mode, nonzero reserved, or a FREEZE with payload; -1003 for an
+ * or mode, nonzero reserved, arg_slot_count above
+ * SIMPLER_KERNEL_MAX_ARG_SLOTS, or a FREEZE with payload; -1003 for an
  * out-of-order control (CONFIGURE after init or with a different tuple,
  * FREEZE before init, twice, or without a kernel-mode CONFIGURE). A
  * refused control records nothing. Thread-safe (the context's lock). */
@@ -377,14 +387,15 @@ SIMPLER_API void simpler_graph_sizer_destroy(SimplerGraphSizer *sizer);
 
 /* Turns the requirements of `count` graphs into a kernel-mode CONFIGURE:
  * the maximum of each region independently, task_window = largest
- * task_count + 1. `*configure_out` written only on success. Returns 0;
+ * task_count + 1, arg_slot_count 0 (set it yourself for slots). `*configure_out` written only on success. Returns 0;
  * -1005 for NULL or count 0; -1004 when a size overflows. Thread-safe. */
 SIMPLER_API int simpler_kernel_plan_capacity(const SimplerGraphRequirements *graphs, size_t count,
                                              SimplerKernelCtxControl *configure_out);
 
-/* The packed runtime-pool layout `configure` implies (pure). `*out`
+/* The packed runtime-pool layout `configure` implies (pure; the
+ * argument slots are separate buffers and do not change it). `*out`
  * written only on success. Returns 0; -1005 for NULL or an invalid
- * CONFIGURE; -1004 when the packed total overflows. Thread-safe. */
+ * CONFIGURE (including arg_slot_count above SIMPLER_KERNEL_MAX_ARG_SLOTS); -1004 when the packed total overflows. Thread-safe. */
 SIMPLER_API int simpler_kernel_layout(const SimplerKernelCtxControl *configure, SimplerKernelLayout *out);
 
 /* ---- introspection, for tests and tools ---- */

@@ -105,6 +105,21 @@ typedef struct kernel_status_args {
     platform_fault_fn report_fault;
 } kernel_status_args;
 
+/* An argument slot (simpler_kernel_mode_write_args): a frozen device
+ * buffer that starts with this header, followed by packet_bytes of the
+ * argument block laid out as above (descriptor, invocation header,
+ * graph packet, image, staged bytes). Zeroed at init: magic 0 is an
+ * empty slot. */
+#define KERNEL_ARG_SLOT_MAGIC 0x534c4f54u /* "SLOT" */
+
+typedef struct kernel_arg_slot_header {
+    uint32_t magic;        /* KERNEL_ARG_SLOT_MAGIC once a packet was stored */
+    uint32_t reserved;     /* zero */
+    uint64_t packet_bytes; /* the argument block after this header */
+} kernel_arg_slot_header;
+
+_Static_assert(sizeof(kernel_arg_slot_header) % 8 == 0, "the packet after the slot header stays 8-aligned");
+
 static inline uint64_t kernel_packet_pad8(uint64_t n)
 {
     return (n + 7u) & ~(uint64_t)7u;

@@ -20,6 +20,8 @@ int kernel_release_device(simpler_context *ctx)
     first = first ? first : rc;
     rc = device_arena_release(&ctx->trace, ctx->ops);
     first = first ? first : rc;
+    rc = device_arena_release(&ctx->arg_slots, ctx->ops);
+    first = first ? first : rc;
     if (ks != NULL && ks->registered != NULL) {
         rc = context_device_status(ctx, "event_destroy", ctx->ops->event_destroy(ctx->ops->user, ks->registered));
         if (rc == 0)

@@ -18,7 +18,7 @@ static int payload_zero(const SimplerKernelCtxControl *c)
 {
     return c->mode == 0 && c->gm_heap_bytes == 0 && c->runtime_arena_bytes == 0 && c->graph_definition_bytes == 0 &&
            c->scheduler_state_bytes == 0 && c->retained_temp_bytes == 0 && c->task_window == 0 &&
-           c->trace_records == 0;
+           c->trace_records == 0 && c->arg_slot_count == 0;
 }
 
 /* Rule 1: everything that makes the block malformed, whatever the
@@ -27,7 +27,7 @@ static int structure_check(const SimplerKernelCtxControl *c)
 {
     if (c == NULL || c->abi_version != SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION || c->struct_size != sizeof(*c))
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    if (!reserved_zero(c))
+    if (!reserved_zero(c) || c->arg_slot_count > SIMPLER_KERNEL_MAX_ARG_SLOTS)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     if (c->action == SIMPLER_KERNEL_CTX_CONFIGURE)
         return c->mode == SIMPLER_MODE_PROGRAM || c->mode == SIMPLER_MODE_KERNEL ? 0

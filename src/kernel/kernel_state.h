@@ -55,7 +55,15 @@ typedef struct kernel_state {
     kernel_slot_record *slots[SIMPLER_KERNEL_MAX_CALLABLES]; /* per id, or NULL */
     void *packet;                 /* AICPU argument block storage, 8-aligned */
     size_t packet_capacity;
+    uint32_t arg_slot_count;      /* argument slots committed at init (ctx->arg_slots) */
+    size_t arg_slot_stride;       /* bytes per slot: header + packet_capacity, 1024-aligned */
 } kernel_state;
+
+/* The device address of argument slot `slot` (< arg_slot_count). */
+static inline uint64_t kernel_arg_slot_addr(const simpler_context *ctx, const kernel_state *ks, uint32_t slot)
+{
+    return (uint64_t)(uintptr_t)ctx->arg_slots.base + (uint64_t)slot * ks->arg_slot_stride;
+}
 
 /* The state of a kernel context (NULL when New, or when the context is
  * not a kernel context). */
