@@ -339,6 +339,51 @@ SIMPLER_API int simpler_kernel_mode_prepare_callable(DeviceContextHandle ctx, in
 SIMPLER_API int simpler_kernel_mode_launch(DeviceContextHandle ctx, int32_t callable_id, const void *args,
                                            void *caller_stream);
 
+/* Argument slots (CONFIGURE arg_slot_count): capture one launch_slot,
+ * then store each step's arguments into its slot and replay.
+ *
+ * Validates as simpler_kernel_mode_launch does, plus `slot` <
+ * arg_slot_count; builds the graph of `callable_id` on `args` (a
+ * ChipStorageTaskArgs, borrowed for the call) on the host against the
+ * frozen capacity, and enqueues on `caller_stream` (a simdev_stream_t) the
+ * store of the resulting packet into the slot, by value: `args` and the
+ * memory of its HOST tensors may be reused as soon as the call returns.
+ * HOST input tensors travel inside the packet; a HOST tensor the graph
+ * writes is refused. The store runs in stream order: a launch_slot (or a
+ * replay of one) enqueued after it on the same stream reads this packet.
+ * Performs no allocation, free, synchronization, stream/event creation or
+ * capture query (so it may itself be captured). Returns 0 (enqueued);
+ * -1005 for a NULL ctx, args or stream, an id out of range, a slot
+ * >= arg_slot_count, malformed args, counts that differ from the
+ * callable's signature, or a HOST tensor the graph writes; -1006 for an
+ * empty id; -1003 for a context not in kernel mode or not ReadyEnqueued
+ * (Poisoned included); -1004 when the graph exceeds the frozen capacity;
+ * -1..-999 when the orchestration fails; -1008 when the enqueue fails. A
+ * refusal enqueues nothing: the slot keeps the packet it held.
+ * Thread-safe (the context's lock). */
+SIMPLER_API int simpler_kernel_mode_write_args(DeviceContextHandle ctx, uint32_t slot, int32_t callable_id,
+                                               const void *args, void *caller_stream);
+
+/* Enqueues on `caller_stream` the chain of simpler_kernel_mode_launch,
+ * except that its scheduler reads the packet argument slot `slot` holds
+ * when the execution runs: it checks it (header, lengths, regions against
+ * the frozen ones, generation against the resident callable, checksum),
+ * restores the graph and HOST inputs from it and runs it, whatever its
+ * task count, as long as write_args admitted it. A captured launch_slot
+ * therefore replays whatever write_args last stored before each replay on
+ * the stream. On the device, before any task runs, an empty slot fails
+ * the execution with device error -20 (KERNEL_PACKET_ERR_ARG_SLOT_EMPTY)
+ * and a packet whose callable was prepared again after it was written
+ * with -21 (KERNEL_PACKET_ERR_ARG_SLOT_STALE); the caller stream then
+ * reports a device error and simpler_kernel_mode_errors the code. Same
+ * restricted vocabulary, stream-switch rule and statuses as
+ * simpler_kernel_mode_launch: 0 (enqueued); -1005 for a NULL ctx or
+ * stream, or a slot >= arg_slot_count; -1003 for a context not in kernel
+ * mode or not ReadyEnqueued; -1002 for a stream switch while the previous
+ * chain is pending; -1008 when an enqueue fails (Poisoned when part of
+ * the chain was enqueued). Thread-safe (the context's lock). */
+SIMPLER_API int simpler_kernel_mode_launch_slot(DeviceContextHandle ctx, uint32_t slot, void *caller_stream);
+
 /* Writes the per-task trace of the kernel context's last completed
  * execution (the eager launch or a replay, whichever ran last) to `path`
  * as Chrome/Perfetto JSON (docs/trace.md): one complete ("X") event per

@@ -9,14 +9,6 @@
 #include "device/device_status.h"
 #include "device/device_slot.h"
 
-static void status_publish(_Atomic int32_t *run, _Atomic int32_t *sticky, int32_t status)
-{
-    int32_t none = 0;
-    atomic_store_explicit(run, status, memory_order_release);
-    if (status != 0)
-        (void)atomic_compare_exchange_strong(sticky, &none, status);
-}
-
 void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
     const device_run_desc *d = args;
@@ -29,7 +21,7 @@ void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, cons
     const kernel_graph_packet *p = kernel_packet_of(args);
     kernel_status_words *w = (kernel_status_words *)(uintptr_t)p->status_addr;
     if (rc != 0) {
-        status_publish(&w->run, &w->sticky, rc);
+        kernel_status_publish(&w->run, &w->sticky, rc);
         device_slots_quit(d); /* the executor's launch ends; the slots were placed */
         return;
     }
@@ -41,7 +33,7 @@ void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, cons
         memcpy((void *)(uintptr_t)d->temp_base, image + kernel_packet_pad8(p->image_bytes),
                (size_t)p->staged_bytes);
     device_scheduler_kernel(0, 1, d);
-    status_publish(&w->run, &w->sticky, atomic_load_explicit(&w->run, memory_order_acquire));
+    kernel_status_publish(&w->run, &w->sticky, atomic_load_explicit(&w->run, memory_order_acquire));
 }
 
 void kernel_status_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)

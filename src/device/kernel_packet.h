@@ -47,8 +47,13 @@
 #define KERNEL_PACKET_ERR_CHECKSUM (-17) /* the checksum disagrees with the bytes */
 #define KERNEL_PACKET_ERR_SLOT (-18)     /* id, generation or counts disagree with the slot */
 #define KERNEL_PACKET_ERR_REGION (-19)   /* a region differs from the frozen ones or overflows it */
+/* Device errors of an argument-slot launch (simpler_kernel_mode_launch_slot),
+ * found when the execution runs, before it writes anything. */
+#define KERNEL_PACKET_ERR_ARG_SLOT_EMPTY (-20) /* the argument slot holds no packet (never written) */
+#define KERNEL_PACKET_ERR_ARG_SLOT_STALE (-21) /* the slot's packet was built for a generation of its
+                                                  callable that was prepared again since */
 
-_Static_assert(KERNEL_PACKET_ERR_REGION >= SIMPLER_DEVICE_ERROR_MIN, "packet errors are device errors");
+_Static_assert(KERNEL_PACKET_ERR_ARG_SLOT_STALE >= SIMPLER_DEVICE_ERROR_MIN, "packet errors are device errors");
 
 /* The device regions a kernel context froze at init. */
 typedef struct kernel_frozen_regions {
@@ -120,6 +125,37 @@ typedef struct kernel_arg_slot_header {
 
 _Static_assert(sizeof(kernel_arg_slot_header) % 8 == 0, "the packet after the slot header stays 8-aligned");
 
+/* Arguments of kernel_arg_store_kernel (write_args), by value: the slot,
+ * its size, then the slot header and header.packet_bytes of argument
+ * block, copied into the slot when the store runs. */
+typedef struct kernel_arg_store_args {
+    uint64_t slot_addr;
+    uint64_t slot_bytes;
+    kernel_arg_slot_header header;
+} kernel_arg_store_args;
+
+_Static_assert(sizeof(kernel_arg_store_args) % 8 == 0, "the packet after the store arguments stays 8-aligned");
+
+/* Arguments of kernel_slot_scheduler_kernel (launch_slot), by value: the
+ * executor's descriptor (deferred: no task count or kernel table yet),
+ * the slot to read when the execution runs, and the status words. */
+typedef struct kernel_slot_launch_args {
+    device_run_desc desc;
+    uint64_t slot_addr;
+    uint64_t slot_bytes;
+    uint64_t status_words_addr;
+    uint64_t reserved; /* zero */
+} kernel_slot_launch_args;
+
+/* An execution's status: `run`, and `sticky` if it is the first error. */
+static inline void kernel_status_publish(_Atomic int32_t *run, _Atomic int32_t *sticky, int32_t status)
+{
+    int32_t none = 0;
+    atomic_store_explicit(run, status, memory_order_release);
+    if (status != 0)
+        (void)atomic_compare_exchange_strong(sticky, &none, status);
+}
+
 static inline uint64_t kernel_packet_pad8(uint64_t n)
 {
     return (n + 7u) & ~(uint64_t)7u;
@@ -159,6 +195,12 @@ static inline const uint8_t *kernel_packet_image_of(const void *args)
 uint64_t kernel_packet_checksum(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p,
                                 const void *image, const void *staged);
 
+/* The checks of kernel_packet_check but the checksum, on the three
+ * fixed parts (which an argument-slot launch copies out of its slot
+ * first). Returns 0 or a device error as below. */
+int kernel_packet_check_parts(const device_run_desc *d, const SimplerKernelInvocationHeader *h,
+                              const kernel_graph_packet *p);
+
 /* Checks the argument block at `args` (layout above) without writing
  * anything. Returns 0 or a device error: KERNEL_PACKET_ERR_* or
  * DEVICE_ERR_PACKET_INVALID (the descriptor itself). */
@@ -171,5 +213,15 @@ void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, cons
 void kernel_status_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
 /* AICPU body: copies a kernel_register_args record into its slot. */
 void kernel_register_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
+/* AICPU body on the caller stream: stores a kernel_arg_store_args
+ * packet into its argument slot (the header last). */
+void kernel_arg_store_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
+/* AICPU body, block_dim 1, of an argument-slot launch: reads the slot
+ * when the execution runs, checks it as kernel_packet_check does (an
+ * empty slot or a stale generation with their own errors), restores the
+ * image and staged bytes, checks the checksum over what it restored,
+ * publishes the task count and kernel table for the deferred executor
+ * and runs the scheduler. Any refusal comes before a task runs. */
+void kernel_slot_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
 
 #endif

@@ -67,8 +67,8 @@ void kernel_release_host(simpler_context *ctx)
  * platform (mem_signal). */
 static void half_chain_dismiss(simpler_context *ctx, kernel_state *ks)
 {
-    const device_run_desc *d = ks->packet;
-    if (!ks->half_chain || d == NULL || ks->status == NULL || ctx->streams[CONTEXT_STREAM_AICPU] == NULL)
+    const device_run_desc *d = &ks->chain_desc;
+    if (!ks->half_chain || ks->status == NULL || ctx->streams[CONTEXT_STREAM_AICPU] == NULL)
         return;
     (void)ctx->ops->stream_synchronize(ctx->ops->user, ctx->streams[CONTEXT_STREAM_AICPU]);
     (void)context_device_status(ctx, "mem_signal (dismiss cores)", device_slots_dismiss(ctx->ops, d));

@@ -81,7 +81,7 @@ static int init_check(simpler_context *ctx, int device_id, const CallConfig *con
                                layout);
     if (rc == 0 && (layout->runtime_pool_bytes > SIZE_MAX ||
                     kernel_packet_args_bytes(cap->graph_definition_bytes, cap->retained_temp_bytes) >
-                        PLATFORM_KERNEL_ARGS_MAX ||
+                        PLATFORM_KERNEL_ARGS_MAX - sizeof(kernel_arg_store_args) ||
                     arg_slots_bytes(cap) > SIZE_MAX))
         rc = PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
     if (rc != 0)
@@ -103,7 +103,8 @@ static int host_state_create(simpler_context *ctx, const SimplerKernelCtxControl
         return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
     ctx->mode_state = ks;
     ks->packet_capacity = (size_t)kernel_packet_args_bytes(cap->graph_definition_bytes, cap->retained_temp_bytes);
-    ks->packet = host_alloc(ks->packet_capacity);
+    /* Room before the packet for write_args' store arguments. */
+    ks->packet = host_alloc(ks->packet_capacity + sizeof(kernel_arg_store_args));
     if (ks->packet == NULL)
         return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
     int rc = residency_init(&ctx->residency, SIMPLER_KERNEL_MAX_CALLABLES);

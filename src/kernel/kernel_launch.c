@@ -7,25 +7,17 @@
 
 #include "common/error.h"
 #include "context/context.h"
+#include "kernel/kernel_launch.h"
 #include "kernel/kernel_state.h"
 #include "device/device_chain.h"
 #include "device/device_kernels.h"
 #include "graph/graph_build.h"
 #include "graph/requirements.h"
 
-typedef struct launch_call {
-    const loaded_callable *callable;
-    kernel_slot_record *slot;
-    uint64_t generation;
-    const graph *g;
-    size_t image_bytes;
-    size_t staged_bytes;
-} launch_call;
-
 /* Stream switch: the same caller stream needs no query; a
  * different one waits for nothing and is refused while the previous
  * SerialTail is pending. */
-static int stream_switch_check(const platform_launch_ops *ops, simpler_context *ctx, kernel_state *ks,
+int kernel_stream_switch_check(const platform_launch_ops *ops, simpler_context *ctx, kernel_state *ks,
                                platform_stream *caller)
 {
     if (!ks->launched || caller == ks->last_caller)
@@ -34,7 +26,7 @@ static int stream_switch_check(const platform_launch_ops *ops, simpler_context *
     return code == 0 ? 0 : PTO_RUNTIME_ERR_PREPARED_INCOMPATIBLE;
 }
 
-static int launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskArgs *args, void *caller,
+int kernel_launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskArgs *args, void *caller,
                         launch_call *call)
 {
     kernel_state *ks = kernel_state_of(ctx);
@@ -73,11 +65,14 @@ static int admits(const simpler_context *ctx, const kernel_state *ks, const Simp
     return 0;
 }
 
-static int launch_build(simpler_context *ctx, kernel_state *ks, const ChipStorageTaskArgs *args, launch_call *call)
+int kernel_launch_build(simpler_context *ctx, kernel_state *ks, const ChipStorageTaskArgs *args, launch_call *call,
+                        int (*graph_check)(const launch_call *call))
 {
     SimplerGraphRequirements req;
     int rc = graph_build_from_checked(ctx->scratch, call->callable->orch_entry, args, &call->g);
     rc = rc ? rc : graph_requirements_of(call->g, &req);
+    if (rc == 0 && graph_check != NULL)
+        rc = graph_check(call);
     if (rc != 0)
         return rc;
     call->image_bytes = graph_image_size(call->g);
@@ -160,12 +155,10 @@ static void staged_fill(const launch_call *call, const ChipStorageTaskArgs *args
     }
 }
 
-/* Serializes desc, header, packet, image and staged bytes into the
- * context's packet storage. Returns the argument block's size. */
-static size_t packet_write(const simpler_context *ctx, const kernel_state *ks, int32_t id, const launch_call *call,
-                           const ChipStorageTaskArgs *args)
+size_t kernel_packet_write(const simpler_context *ctx, const kernel_state *ks, int32_t id, const launch_call *call,
+                           const ChipStorageTaskArgs *args, void *dst)
 {
-    device_run_desc *d = ks->packet;
+    device_run_desc *d = dst;
     SimplerKernelInvocationHeader *h = (SimplerKernelInvocationHeader *)(d + 1);
     kernel_graph_packet *p = (kernel_graph_packet *)(h + 1);
     uint8_t *image = (uint8_t *)(p + 1);
@@ -209,21 +202,20 @@ static int status_check_enqueue(const platform_launch_ops *ops, const kernel_sta
                               sizeof(status));
 }
 
-/* The chain (device_chain.h) on the caller stream, with the status check
- * and the HOST copy-backs between the join and SerialTail. */
-static int launch_enqueue(simpler_context *ctx, kernel_state *ks, const platform_launch_ops *ops,
-                          const launch_call *call, const ChipStorageTaskArgs *args, platform_stream *caller,
-                          size_t args_bytes)
+int kernel_chain_enqueue(simpler_context *ctx, kernel_state *ks, const platform_launch_ops *ops,
+                         platform_kernel_fn sched_fn, size_t sched_bytes, const launch_call *call,
+                         const ChipStorageTaskArgs *args, platform_stream *caller)
 {
     device_streams streams = {caller, ctx->streams[CONTEXT_STREAM_AICPU], ctx->streams[CONTEXT_STREAM_AICORE]};
     device_events events = {ctx->events[CONTEXT_EVENT_START], ctx->events[CONTEXT_EVENT_AICORE_START],
                             ctx->events[CONTEXT_EVENT_AICORE_DONE], ctx->events[CONTEXT_EVENT_AICPU_DONE],
                             ctx->events[CONTEXT_EVENT_SERIAL_TAIL]};
     int enqueued = 0;
-    int code = device_chain_enqueue_launch(ops, &streams, &events, kernel_packet_scheduler_kernel, ks->packet,
-                                           args_bytes, &enqueued);
+    memcpy(&ks->chain_desc, ks->packet, sizeof(ks->chain_desc));
+    int code = device_chain_enqueue_launch(ops, &streams, &events, sched_fn, ks->packet, sched_bytes, &enqueued);
     code = code ? code : status_check_enqueue(ops, ks, caller);
-    code = code ? code : copy_back_enqueue(ops, ctx, call, args, caller);
+    if (code == 0 && call != NULL)
+        code = copy_back_enqueue(ops, ctx, call, args, caller);
     code = code ? code : device_chain_enqueue_tail(ops, &streams, &events);
     if (code == 0) {
         ks->last_caller = caller;
@@ -245,16 +237,16 @@ static int launch_locked(simpler_context *ctx, int32_t id, const ChipStorageTask
     kernel_state *ks = kernel_state_of(ctx);
     platform_stream *caller = caller_stream;
     memset(&call, 0, sizeof(call));
-    int rc = launch_check(ctx, id, args, caller_stream, &call);
+    int rc = kernel_launch_check(ctx, id, args, caller_stream, &call);
     if (rc != 0)
         return rc;
     platform_launch_ops_derive(ctx->ops, &ops);
-    rc = stream_switch_check(&ops, ctx, ks, caller);
-    rc = rc ? rc : launch_build(ctx, ks, args, &call);
+    rc = kernel_stream_switch_check(&ops, ctx, ks, caller);
+    rc = rc ? rc : kernel_launch_build(ctx, ks, args, &call, NULL);
     if (rc != 0)
         return rc;
-    size_t args_bytes = packet_write(ctx, ks, id, &call, args);
-    return launch_enqueue(ctx, ks, &ops, &call, args, caller, args_bytes);
+    size_t args_bytes = kernel_packet_write(ctx, ks, id, &call, args, ks->packet);
+    return kernel_chain_enqueue(ctx, ks, &ops, kernel_packet_scheduler_kernel, args_bytes, &call, args, caller);
 }
 
 int simpler_kernel_mode_launch(DeviceContextHandle handle, int32_t callable_id, const void *args,

@@ -55,6 +55,7 @@ typedef struct kernel_state {
     kernel_slot_record *slots[SIMPLER_KERNEL_MAX_CALLABLES]; /* per id, or NULL */
     void *packet;                 /* AICPU argument block storage, 8-aligned */
     size_t packet_capacity;
+    device_run_desc chain_desc;   /* the last chain's executor descriptor (close's rescue of a half chain) */
     uint32_t arg_slot_count;      /* argument slots committed at init (ctx->arg_slots) */
     size_t arg_slot_stride;       /* bytes per slot: header + packet_capacity, 1024-aligned */
 } kernel_state;
