@@ -107,6 +107,11 @@ void device_executor_kernel(uint32_t block_idx, uint32_t block_dim, const void *
     (void)block_dim;
     if (block_idx >= DEVICE_CORE_MAX || block_idx >= d->aic_count + d->aiv_count)
         return;
+    /* Kernel mode: an execution refused at the gate leaves the handshake
+     * slots, which belong to the one running, alone. */
+    if (d->gate_addr != 0 &&
+        atomic_load_explicit((_Atomic uint64_t *)(uintptr_t)d->gate_addr, memory_order_acquire) != d->serial)
+        return;
     if (d->deferred) {
         local = *d;
         d = &local;

@@ -21,6 +21,19 @@
  * device_scheduler_kernel on the restored image. Every execution, eager
  * or replayed, restores from its own immutable packet.
  *
+ * The gate: executions of one context share its working regions (the
+ * runtime arena, definition, scheduler state, temp buffer, heap, status
+ * word), and two of them may be on the device at once (two captured
+ * graphs replayed on two streams, or a replay and an eager launch).
+ * Each chain starts with kernel_gate_kernel on the caller stream, which
+ * takes the owner word for the execution's serial (a number the host
+ * gives each launch and launch_slot call, so two executions in flight
+ * never share one: replays of one graph are serialized) or fails the
+ * execution with KERNEL_GATE_ERR_OVERLAP; the executor and the
+ * schedulers do nothing unless their serial holds the gate, and
+ * kernel_status_kernel releases it. docs/kernel-mode.md says why
+ * refusing, not waiting.
+ *
  * Status words (kernel_status_words, at the base of the context's gm_sm
  * region): `run` is the last execution's status, `sticky` the first
  * nonzero one of the context's life (the host reads it to poison the
@@ -52,8 +65,11 @@
 #define KERNEL_PACKET_ERR_ARG_SLOT_EMPTY (-20) /* the argument slot holds no packet (never written) */
 #define KERNEL_PACKET_ERR_ARG_SLOT_STALE (-21) /* the slot's packet was built for a generation of its
                                                   callable that was prepared again since */
+/* The gate (below): another execution of the same context held its
+ * working regions when this one started; this one ran nothing. */
+#define KERNEL_GATE_ERR_OVERLAP (-22)
 
-_Static_assert(KERNEL_PACKET_ERR_ARG_SLOT_STALE >= SIMPLER_DEVICE_ERROR_MIN, "packet errors are device errors");
+_Static_assert(KERNEL_GATE_ERR_OVERLAP >= SIMPLER_DEVICE_ERROR_MIN, "packet errors are device errors");
 
 /* The device regions a kernel context froze at init. */
 typedef struct kernel_frozen_regions {
@@ -94,7 +110,8 @@ typedef struct kernel_slot_record {
 typedef struct kernel_status_words {
     _Atomic int32_t sticky; /* first nonzero execution status, 0 = none */
     _Atomic int32_t run;    /* the last execution's status */
-    uint32_t reserved[14];
+    _Atomic uint64_t owner; /* the gate: serial of the execution holding the working regions, 0 = none */
+    uint32_t reserved[12];
     kernel_frozen_regions frozen; /* written once at init */
 } kernel_status_words;
 
@@ -108,7 +125,17 @@ typedef struct kernel_register_args {
 typedef struct kernel_status_args {
     uint64_t status_addr;
     platform_fault_fn report_fault;
+    uint64_t serial; /* the execution whose status it reports and whose gate it releases */
 } kernel_status_args;
+
+/* Arguments of kernel_gate_kernel. */
+typedef struct kernel_gate_args {
+    uint64_t status_addr; /* kernel_status_words */
+    uint64_t serial;      /* this execution's token, nonzero */
+    uint64_t clear_base;  /* the runtime arena */
+    uint64_t clear_bytes; /* header and handshake slots of the execution's cores */
+    platform_fault_fn report_fault;
+} kernel_gate_args;
 
 /* An argument slot (simpler_kernel_mode_write_args): a frozen device
  * buffer that starts with this header, followed by packet_bytes of the
@@ -209,8 +236,26 @@ int kernel_packet_check(const void *args);
 /* The bodies, in kernel_mode_kernels.c. AICPU body, block_dim 1: check,
  * restore, schedule (see above). */
 void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
-/* AICPU body on the caller stream: fails its launch when `run` != 0. */
+/* AICPU body on the caller stream, the chain's first operation: takes
+ * the context's gate (owner 0 -> serial) and clears the runtime arena,
+ * or, when another execution holds it, records KERNEL_GATE_ERR_OVERLAP
+ * as the sticky error (if first) and fails its launch, writing nothing
+ * else. */
+void kernel_gate_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
+/* AICPU body on the caller stream, after the join and the HOST
+ * copy-backs: when its execution holds the gate, reads `run`, releases
+ * the gate, and fails its launch when `run` != 0; fails its launch when
+ * its execution does not hold the gate. */
 void kernel_status_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
+/* Whether the execution `d` describes holds its context's gate (always
+ * true for an ungated descriptor, as program mode's). Read by every
+ * device body of a gated execution before it touches a working region. */
+static inline int kernel_gate_held(const device_run_desc *d)
+{
+    if (d->gate_addr == 0)
+        return 1;
+    return atomic_load_explicit((_Atomic uint64_t *)(uintptr_t)d->gate_addr, memory_order_acquire) == d->serial;
+}
 /* AICPU body: copies a kernel_register_args record into its slot. */
 void kernel_register_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
 /* AICPU body on the caller stream: stores a kernel_arg_store_args

@@ -92,8 +92,8 @@ void kernel_slot_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const 
     const kernel_slot_launch_args *a = args;
     slot_fixed f;
     (void)block_dim;
-    if (block_idx != 0)
-        return;
+    if (block_idx != 0 || !kernel_gate_held(&a->desc))
+        return; /* refused at the gate: the regions belong to another execution */
     kernel_status_words *w = (kernel_status_words *)(uintptr_t)a->status_words_addr;
     int rc = slot_read(a, &f);
     rc = rc ? rc : slot_restore(a, &f);

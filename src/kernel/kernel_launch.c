@@ -14,16 +14,30 @@
 #include "graph/graph_build.h"
 #include "graph/requirements.h"
 
-/* Stream switch: the same caller stream needs no query; a
- * different one waits for nothing and is refused while the previous
- * SerialTail is pending. */
+/* Stream switch: the same caller stream needs no query. A different
+ * one is refused while the previous SerialTail is pending, and also
+ * while any execution of this context holds the gate: a replay of a
+ * captured launch never re-records SerialTail, so only the gate (read
+ * with mem_peek, no synchronization) shows that one is running. A
+ * replay queued but not yet started is not visible to the host at all;
+ * the gate refuses whichever of the two starts second on the device. */
 int kernel_stream_switch_check(const platform_launch_ops *ops, simpler_context *ctx, kernel_state *ks,
                                platform_stream *caller)
 {
+    uint64_t owner = 0;
     if (!ks->launched || caller == ks->last_caller)
         return 0;
-    int code = ops->event_query(ops->user, ctx->events[CONTEXT_EVENT_SERIAL_TAIL]);
-    return code == 0 ? 0 : PTO_RUNTIME_ERR_PREPARED_INCOMPATIBLE;
+    if (ops->event_query(ops->user, ctx->events[CONTEXT_EVENT_SERIAL_TAIL]) != 0)
+        return simpler_fail(PTO_RUNTIME_ERR_PREPARED_INCOMPATIBLE,
+                            "caller_stream: another stream than the last launch's, whose chain is still pending");
+    int rc = kernel_gate_observe(ctx, ks, &owner);
+    if (rc != 0)
+        return rc;
+    if (owner != 0)
+        return simpler_fail(PTO_RUNTIME_ERR_PREPARED_INCOMPATIBLE,
+                            "caller_stream: another stream than the last launch's, while an execution of this "
+                            "context (a replay) is running");
+    return 0;
 }
 
 int kernel_launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskArgs *args, void *caller,
@@ -197,7 +211,7 @@ static int copy_back_enqueue(const platform_launch_ops *ops, simpler_context *ct
  * the join (kernel_status_kernel faults the stream on a nonzero word). */
 static int status_check_enqueue(const platform_launch_ops *ops, const kernel_state *ks, platform_stream *caller)
 {
-    kernel_status_args status = {(uint64_t)(uintptr_t)ks->status, platform_kernel_report_fault};
+    kernel_status_args status = {(uint64_t)(uintptr_t)ks->status, platform_kernel_report_fault, ks->serial};
     return ops->launch_kernel(ops->user, caller, PLATFORM_ENGINE_AICPU, kernel_status_kernel, 1, &status,
                               sizeof(status));
 }
@@ -211,11 +225,22 @@ int kernel_chain_enqueue(simpler_context *ctx, kernel_state *ks, const platform_
                             ctx->events[CONTEXT_EVENT_AICORE_DONE], ctx->events[CONTEXT_EVENT_AICPU_DONE],
                             ctx->events[CONTEXT_EVENT_SERIAL_TAIL]};
     int enqueued = 0;
-    memcpy(&ks->chain_desc, ks->packet, sizeof(ks->chain_desc));
-    int code = device_chain_enqueue_launch(ops, &streams, &events, sched_fn, ks->packet, sched_bytes, &enqueued);
-    code = code ? code : status_check_enqueue(ops, ks, caller);
+    device_run_desc *d = ks->packet;
+    /* A token no other execution in flight holds: replays of one
+     * captured chain share theirs, and simdev serializes them. */
+    d->gate_addr = (uint64_t)(uintptr_t)&ks->status->owner;
+    d->serial = ++ks->serial;
+    kernel_gate_args gate_args = {(uint64_t)(uintptr_t)ks->status, d->serial, d->runtime_base,
+                                  device_run_desc_clear_bytes(d), platform_kernel_report_fault};
+    device_gate gate = {kernel_gate_kernel, &gate_args, sizeof(gate_args)};
+    memcpy(&ks->chain_desc, d, sizeof(ks->chain_desc));
+    int code = device_chain_enqueue_gated(ops, &streams, &events, &gate, sched_fn, ks->packet, sched_bytes,
+                                          &enqueued);
+    /* The copy-backs read the temp buffer, so they come before the status
+     * check, which hands the gate back. */
     if (code == 0 && call != NULL)
         code = copy_back_enqueue(ops, ctx, call, args, caller);
+    code = code ? code : status_check_enqueue(ops, ks, caller);
     code = code ? code : device_chain_enqueue_tail(ops, &streams, &events);
     if (code == 0) {
         ks->last_caller = caller;
