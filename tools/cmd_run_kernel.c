@@ -179,12 +179,15 @@ int cmd_run(int argc, char **argv)
         fprintf(mode == -2 ? stdout : stderr,
                 "usage: simpler run [EXAMPLE] [--mode kernel|program] [--replays N] [--cores N]\n"
                 "                   [--trace FILE] [--json]\n"
-                "  EXAMPLE is one of: %s (default %s).\n"
+                "  EXAMPLE is one of: %s (default %s),\n"
+                "  or decode (captured, eager and program mode in one run).\n"
                 "  --replays is 1..%d (default %d), --cores 1..%d (default: every core).\n"
                 "  Program mode also takes --image PATH;"
                 " see 'simpler run --mode program --help'.\n",
                 EXAMPLE_NAMES, EXAMPLE_DEFAULT_NAME, CMD_REPLAYS_MAX, RUN_DEFAULT_REPLAYS, CMD_CORES_MAX);
         return mode == -2 ? 0 : 2;
     }
+    if (strcmp(o.name, "decode") == 0)
+        return cmd_run_decode(o.json);
     return run_kernel(&o);
 }
