@@ -6,45 +6,36 @@
 
 #include "commands.h"
 #include "options.h"
+#include "run_common.h"
 #include "simpler/callable.h"
 #include "simpler/runtime_c_api.h"
 
 /* ---- shared helpers ---- */
 
 typedef struct file_bytes {
-    uint8_t *bytes; /* 64-byte aligned, free() */
+    void *bytes; /* 64-byte aligned, simpler_callable_free() */
     size_t size;
 } file_bytes;
 
-static int file_read(const char *path, file_bytes *out)
+/* Reads `path` with simpler_callable_load_file; prints why it cannot. */
+static int file_read(const char *command, const char *path, file_bytes *out)
 {
-    FILE *fp = fopen(path, "rb");
-    if (fp == NULL) {
-        fprintf(stderr, "simpler: cannot open '%s'\n", path);
+    int rc = simpler_callable_load_file(path, &out->bytes, &out->size);
+    if (rc != 0) {
+        char reason[RUN_REASON_MAX], text[RUN_REASON_MAX + 128];
+        cli_reason_take(reason, sizeof(reason));
+        cli_status_format(text, sizeof(text), rc, reason);
+        fprintf(stderr, "simpler %s: cannot read '%s': %s\n", command, path, text);
         return -1;
     }
-    long n = -1;
-    if (fseek(fp, 0, SEEK_END) == 0)
-        n = ftell(fp);
-    uint8_t *bytes = NULL;
-    if (n > 0 && fseek(fp, 0, SEEK_SET) == 0)
-        bytes = aligned_alloc(SIMPLER_CALLABLE_ALIGN, ((size_t)n + 63) / 64 * 64);
-    if (bytes == NULL || fread(bytes, 1, (size_t)n, fp) != (size_t)n) {
-        fprintf(stderr, "simpler: cannot read '%s' (empty or unreadable)\n", path);
-        free(bytes);
-        fclose(fp);
-        return -1;
-    }
-    fclose(fp);
-    out->bytes = bytes;
-    out->size = (size_t)n;
     return 0;
 }
 
 static const char *const direction_names[] = {"scalar", "in", "out", "inout"};
 
-/* Parses "in,in,out,scalar" into at most `max` direction bytes. */
-static int signature_parse(const char *text, uint8_t *sig, uint32_t max, uint32_t *count)
+/* Parses "in,in,out,scalar" into at most `max` direction bytes. On a
+ * bad entry writes why into `msg` (`size` bytes) and returns -1. */
+static int signature_parse(const char *text, uint8_t *sig, uint32_t max, uint32_t *count, char *msg, size_t size)
 {
     uint32_t n = 0;
     const char *p = text;
@@ -55,8 +46,14 @@ static int signature_parse(const char *text, uint8_t *sig, uint32_t max, uint32_
             if (strlen(direction_names[d]) == len && strncmp(p, direction_names[d], len) == 0)
                 found = d;
         }
-        if (found < 0 || n == max)
+        if (found < 0) {
+            snprintf(msg, size, "entry '%.*s' is not one of in, out, inout, scalar", (int)len, p);
             return -1;
+        }
+        if (n == max) {
+            snprintf(msg, size, "more than %u entries", max);
+            return -1;
+        }
         sig[n++] = (uint8_t)found;
         p += len;
         if (*p == ',')
@@ -92,40 +89,54 @@ static void pack_usage(FILE *out)
           out);
 }
 
-/* "ID:AIC|AIV:PATH[:LIST]" -> one child descriptor. */
-static int kernel_parse(pack_args *a, const char *spec)
+/* "ID:AIC|AIV:PATH[:LIST]" -> one child descriptor. On a bad SPEC writes
+ * why into `msg` (`size` bytes) and returns -1. */
+static int kernel_parse(pack_args *a, const char *spec, char *msg, size_t size)
 {
-    if (a->kernel_count == PACK_MAX_KERNELS)
+    if (a->kernel_count == PACK_MAX_KERNELS) {
+        snprintf(msg, size, "more than %d kernels", PACK_MAX_KERNELS);
         return -1;
+    }
     uint32_t i = a->kernel_count;
     char *copy = malloc(strlen(spec) + 1);
-    if (copy == NULL)
+    if (copy == NULL) {
+        snprintf(msg, size, "out of memory");
         return -1;
+    }
     strcpy(copy, spec);
     a->kernel_specs[i] = copy;
     a->kernel_count++;
     char *end = NULL;
     long id = strtol(copy, &end, 10);
-    if (end == copy || *end != ':' || id < 0 || id >= SIMPLER_CALLABLE_FUNC_ID_LIMIT)
+    if (end == copy || *end != ':' || id < 0 || id >= SIMPLER_CALLABLE_FUNC_ID_LIMIT) {
+        snprintf(msg, size, "ID is not a number in 0..%d before ':'", SIMPLER_CALLABLE_FUNC_ID_LIMIT - 1);
         return -1;
+    }
     char *type = end + 1;
     uint32_t core;
-    if (strncmp(type, "AIC:", 4) == 0)
+    if (strncmp(type, "AIC:", 4) == 0) {
         core = SIMPLER_CORE_TYPE_AIC;
-    else if (strncmp(type, "AIV:", 4) == 0)
+    } else if (strncmp(type, "AIV:", 4) == 0) {
         core = SIMPLER_CORE_TYPE_AIV;
-    else
+    } else {
+        snprintf(msg, size, "core type '%.*s' is not AIC or AIV", (int)strcspn(type, ":"), type);
         return -1;
+    }
     char *path = type + 4;
     uint32_t sig_count = 0;
     char *colon = strrchr(path, ':');
+    char sig_msg[128];
+    /* A last ":LIST" that parses is the signature; otherwise the colon
+     * belongs to the path. */
     if (colon != NULL && signature_parse(colon + 1, a->kernel_sigs[i], SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE,
-                                         &sig_count) == 0)
+                                         &sig_count, sig_msg, sizeof(sig_msg)) == 0)
         *colon = '\0';
     else
         sig_count = 0;
-    if (*path == '\0')
+    if (*path == '\0') {
+        snprintf(msg, size, "no KERNEL.so path");
         return -1;
+    }
     SimplerCallableChildDesc c = {(int32_t)id, core, sig_count, 0, a->kernel_sigs[i], NULL, 0};
     a->kernels[i] = c;
     a->kernel_paths[i] = path;
@@ -142,40 +153,60 @@ static const options_spec pack_specs[PACK_OPTS] = {
     [PACK_OPT_KERNEL] = {"--kernel", NULL, OPTIONS_TEXT, 0, NULL},
 };
 
-/* One option with its value into *a; 0, or -1 for a bad LIST or SPEC. */
-static int pack_option(pack_args *a, const options_item *it)
+/* One option with its value into *a; 0, or -1 for a bad LIST or SPEC
+ * (why in `msg`, naming the option and the value). */
+static int pack_option(pack_args *a, const options_item *it, char *msg, size_t size)
 {
+    char why[160] = "";
+    int rc = 0;
     switch (it->index) {
     case PACK_OPT_OUTPUT:
         a->output = it->value;
-        return 0;
+        break;
     case PACK_OPT_ORCHESTRATION:
         a->orchestration = it->value;
-        return 0;
+        break;
     case PACK_OPT_ENTRY:
         a->entry = it->value;
-        return 0;
+        break;
     case PACK_OPT_SIG:
-        return signature_parse(it->value, a->signature, SIMPLER_CALLABLE_MAX_SIGNATURE, &a->signature_count);
+        rc = signature_parse(it->value, a->signature, SIMPLER_CALLABLE_MAX_SIGNATURE, &a->signature_count, why,
+                             sizeof(why));
+        break;
     default:
-        return kernel_parse(a, it->value);
+        rc = kernel_parse(a, it->value, why, sizeof(why));
+        break;
     }
+    if (rc != 0)
+        snprintf(msg, size, "%s '%s': %s", it->arg, it->value, why);
+    return rc;
 }
 
-/* 0, 1 for --help, -1 for a usage error (whichever comes first; then
- * -o, --orchestration and --entry are all required). */
+/* 0, 1 for --help, 2 for a usage error, printed naming the option and
+ * the value (the first; then -o, --orchestration and --entry are all
+ * required). */
 static int pack_parse(pack_args *a, int argc, char **argv)
 {
     options_parser p;
     options_item it;
+    char msg[320] = "";
     options_init(&p, argc, argv, pack_specs, PACK_OPTS);
     while (options_next(&p, &it) != OPTIONS_END) {
         if (it.event == OPTIONS_HELP)
             return 1;
-        if (it.event != OPTIONS_OPTION || pack_option(a, &it) != 0)
-            return -1;
+        if (msg[0] != '\0')
+            continue;
+        if (it.event != OPTIONS_OPTION)
+            options_error(&it, pack_specs, msg, sizeof(msg));
+        else
+            pack_option(a, &it, msg, sizeof(msg));
     }
-    return a->output && a->orchestration && a->entry ? 0 : -1;
+    if (msg[0] == '\0' && (a->output == NULL || a->orchestration == NULL || a->entry == NULL))
+        snprintf(msg, sizeof(msg), "missing %s", a->output == NULL ? "-o OUT" : a->orchestration == NULL ?
+                 "--orchestration ORCH.so" : "--entry NAME");
+    if (msg[0] == '\0')
+        return 0;
+    return cli_usage_error("pack", "%s", msg);
 }
 
 static int file_write(const char *path, const uint8_t *bytes, size_t size)
@@ -190,10 +221,10 @@ static int file_write(const char *path, const uint8_t *bytes, size_t size)
 /* Reads every binary, builds the image and writes it. */
 static int pack_run(pack_args *a, file_bytes *files)
 {
-    if (file_read(a->orchestration, &files[0]) != 0)
+    if (file_read("pack", a->orchestration, &files[0]) != 0)
         return 1;
     for (uint32_t i = 0; i < a->kernel_count; i++) {
-        if (file_read(a->kernel_paths[i], &files[i + 1]) != 0)
+        if (file_read("pack", a->kernel_paths[i], &files[i + 1]) != 0)
             return 1;
         a->kernels[i].binary = files[i + 1].bytes;
         a->kernels[i].binary_size = files[i + 1].size;
@@ -206,7 +237,10 @@ static int pack_run(pack_args *a, file_bytes *files)
     if (image != NULL)
         rc = simpler_callable_build(&d, image, size, &size);
     if (rc != 0 || image == NULL) {
-        fprintf(stderr, "simpler pack: %s\n", simpler_strerror(rc != 0 ? rc : PTO_RUNTIME_ERR_OUT_OF_MEMORY));
+        char reason[RUN_REASON_MAX], text[RUN_REASON_MAX + 128];
+        cli_reason_take(reason, sizeof(reason));
+        cli_status_format(text, sizeof(text), rc != 0 ? rc : PTO_RUNTIME_ERR_OUT_OF_MEMORY, reason);
+        fprintf(stderr, "simpler pack: simpler_callable_build failed: %s\n", text);
         free(image);
         return 1;
     }
@@ -230,11 +264,11 @@ int cmd_pack(int argc, char **argv)
         fputs("simpler pack: out of memory\n", stderr);
     } else {
         int parsed = pack_parse(a, argc, argv);
-        if (parsed != 0)
-            pack_usage(parsed > 0 ? stdout : stderr);
-        rc = parsed > 0 ? 0 : parsed < 0 ? 2 : pack_run(a, files);
+        if (parsed == 1)
+            pack_usage(stdout);
+        rc = parsed == 1 ? 0 : parsed != 0 ? parsed : pack_run(a, files);
         for (uint32_t i = 0; i <= a->kernel_count; i++)
-            free(files[i].bytes);
+            simpler_callable_free(files[i].bytes);
         for (uint32_t i = 0; i < a->kernel_count; i++)
             free(a->kernel_specs[i]);
     }
@@ -336,7 +370,7 @@ static const options_spec inspect_specs[INSPECT_OPTS] = {
 
 int cmd_inspect(int argc, char **argv)
 {
-    const char *path = NULL;
+    const char *path = NULL, *extra = NULL;
     int json = 0;
     options_parser p;
     options_item it;
@@ -348,20 +382,25 @@ int cmd_inspect(int argc, char **argv)
         }
         if (it.event == OPTIONS_OPTION)
             json = 1;
-        else /* any other argument, even "-x", is the FILE; a second one is a usage error */
-            path = path == NULL ? it.arg : "";
+        else if (path == NULL) /* any other argument, even "-x", is the FILE */
+            path = it.arg;
+        else if (extra == NULL)
+            extra = it.arg;
     }
-    if (path == NULL || *path == '\0') {
-        fputs("usage: simpler inspect FILE [--json]\n", stderr);
-        return 2;
-    }
+    if (extra != NULL)
+        return cli_usage_error("inspect", "unexpected argument '%s' (FILE is already '%s')", extra, path);
+    if (path == NULL || *path == '\0')
+        return cli_usage_error("inspect", "missing FILE%s", path == NULL ? "" : " (an empty argument was given)");
     file_bytes f;
-    if (file_read(path, &f) != 0)
+    if (file_read("inspect", path, &f) != 0)
         return 1;
     int rc = simpler_callable_check(f.bytes, f.size);
     if (rc != 0) {
-        fprintf(stderr, "simpler inspect: '%s' is not a valid callable image (%s)\n", path, simpler_strerror(rc));
-        free(f.bytes);
+        char reason[RUN_REASON_MAX], text[RUN_REASON_MAX + 128];
+        cli_reason_take(reason, sizeof(reason));
+        cli_status_format(text, sizeof(text), rc, reason);
+        fprintf(stderr, "simpler inspect: '%s' is not a valid callable image: %s\n", path, text);
+        simpler_callable_free(f.bytes);
         return 1;
     }
     image_view v;
@@ -370,6 +409,6 @@ int cmd_inspect(int argc, char **argv)
         inspect_json(&v);
     else
         inspect_text(&v);
-    free(f.bytes);
+    simpler_callable_free(f.bytes);
     return 0;
 }

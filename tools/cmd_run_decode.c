@@ -6,6 +6,7 @@
  * object on stdout. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
 #include "decode_loop.h"
@@ -42,8 +43,16 @@ static void summary_json(const decode_result *r)
     printf("\"result\":\"%s\"}\n", bad == 0 ? "ok" : "FAILED");
 }
 
-int cmd_run_decode(int json)
+int cmd_run_decode(int argc, char **argv)
 {
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") != 0) {
+            fprintf(stderr, "usage: simpler run decode [--json] ('%s' is not an option of decode)\n", argv[i]);
+            return 2;
+        }
+        json = 1;
+    }
     static decode_result r[DECODE_MODES];
     char path[4096] = "";
     void *image = NULL;
@@ -56,7 +65,7 @@ int cmd_run_decode(int json)
     int rc = 0;
     for (int m = 0; rc == 0 && m < DECODE_MODES; m++)
         rc = decode_run(image, size, m, DECODE_DEFAULT_STEPS, &r[m]);
-    free(image);
+    simpler_callable_free(image);
     if (rc != 0) {
         fprintf(stderr, "simpler run: decode failed: %d (%s)\n", rc, simpler_strerror(rc));
         return 1;

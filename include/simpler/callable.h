@@ -131,6 +131,26 @@ SIMPLER_API int simpler_callable_build(const SimplerCallableDesc *desc, void *ou
  * reading only. Returns 0 or -1005. Thread-safe. */
 SIMPLER_API int simpler_callable_check(const void *image, size_t size);
 
+/* Reads the whole file at `path` (a callable image, as `simpler pack` or
+ * simpler_add_callable writes it) into new host memory aligned to
+ * SIMPLER_CALLABLE_ALIGN (64) bytes, which the registration and prepare
+ * calls require. On success *image receives the memory (owned by the
+ * caller, released with simpler_callable_free) and *size its byte count.
+ * The bytes are not checked: simpler_callable_check, or the call the
+ * image is passed to, does that.
+ * Returns 0; -1005 (PTO_RUNTIME_ERR_INVALID_ARGUMENT) for a NULL path,
+ * image or size, or a file that cannot be opened or read, is not a
+ * regular file or is empty (the reason names the path and the cause);
+ * -1007 (PTO_RUNTIME_ERR_OUT_OF_MEMORY) when host memory runs out. On
+ * failure *image and *size are not written and nothing stays allocated.
+ * Thread-safe. */
+SIMPLER_API int simpler_callable_load_file(const char *path, void **image, size_t *size);
+
+/* Releases memory simpler_callable_load_file returned. NULL is a no-op;
+ * any other pointer must come from simpler_callable_load_file and not be
+ * released already. Thread-safe. */
+SIMPLER_API void simpler_callable_free(void *image);
+
 #ifdef __cplusplus
 }
 #endif

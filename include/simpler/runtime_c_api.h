@@ -79,7 +79,7 @@ SIMPLER_API uint64_t simpler_clock_ns(void);
 /* ---- limits ---- */
 #define SIMPLER_MAX_CALLABLES_PROGRAM 64   /* program-mode callable ids: 0 <= id < 64 */
 #define SIMPLER_KERNEL_MAX_CALLABLES 1024  /* kernel-mode callable ids: 0 <= id < 1024 */
-#define SIMPLER_KERNEL_REGION_ALIGN 1024   /* runtime-pool regions after the first (§7.2) */
+#define SIMPLER_KERNEL_REGION_ALIGN 1024   /* runtime-pool regions after the first (simpler_kernel_layout) */
 #define SIMPLER_KERNEL_REGISTRY_BYTES 256  /* slot registry at the end of the runtime pool */
 #define SIMPLER_KERNEL_MAX_ARG_SLOTS 64    /* CONFIGURE arg_slot_count: 0 <= count <= 64 */
 
@@ -281,6 +281,17 @@ SIMPLER_API int simpler_kernel_mode_supported(DeviceContextHandle ctx);
  * FREEZE before init, twice, or without a kernel-mode CONFIGURE). A
  * refused control records nothing. Thread-safe (the context's lock). */
 SIMPLER_API int simpler_kernel_mode_ctx_control(DeviceContextHandle ctx, const SimplerKernelCtxControl *control);
+
+/* FREEZE in one call: the same as simpler_kernel_mode_ctx_control with a
+ * control block of action SIMPLER_KERNEL_CTX_FREEZE (abi_version and
+ * struct_size filled, every other field zero), with the same statuses
+ * and effects. After a kernel init, while Collecting, when a CONFIGURE
+ * with mode SIMPLER_MODE_KERNEL was recorded, once: moves the context to
+ * ReadyEnqueued. Returns 0; -1005 for a NULL ctx; -1003 before init, on a
+ * program context, when already frozen or without a kernel-mode
+ * CONFIGURE. A refused FREEZE changes nothing. Thread-safe (the
+ * context's lock). */
+SIMPLER_API int simpler_kernel_mode_freeze(DeviceContextHandle ctx);
 
 /* Validates every argument and capability, then latches KERNEL mode,
  * borrows the current device (must equal `device_id`), creates the

@@ -96,3 +96,14 @@ int simpler_kernel_mode_ctx_control(DeviceContextHandle handle, const SimplerKer
     context_unlock(ctx);
     return rc;
 }
+
+int simpler_kernel_mode_freeze(DeviceContextHandle handle)
+{
+    simpler_error_clear();
+    simpler_context *ctx = context_lock(handle);
+    if (ctx == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
+    int rc = freeze(ctx);
+    context_unlock(ctx);
+    return rc;
+}

@@ -21,7 +21,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
     (void)state;
-    free(image);
+    simpler_callable_free(image);
     return simdev_finalize() == SIMDEV_SUCCESS ? 0 : -1;
 }
 

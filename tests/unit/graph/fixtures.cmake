@@ -1,7 +1,7 @@
 # The image test_graph_requirements_api and test_graph_sizer size: orchestration
 # fixtures/orch_diamond.c with kernels 0 (AIV), 1 (AIV), 2 (AIC).
 set(GRAPH_FIXTURE_DIR ${CMAKE_CURRENT_LIST_DIR}/fixtures)
-set(GRAPH_FIXTURE_OUT ${CMAKE_BINARY_DIR}/tests/fixtures/graph)
+set(GRAPH_FIXTURE_OUT ${PROJECT_BINARY_DIR}/tests/fixtures/graph)
 simpler_add_callable(graph_fixture_diamond
   ORCHESTRATION ${GRAPH_FIXTURE_DIR}/orch_diamond.c
   ENTRY graph_diamond
