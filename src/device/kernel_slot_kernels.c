@@ -82,7 +82,10 @@ static int slot_restore(const kernel_slot_launch_args *a, const slot_fixed *f)
     memcpy(definition, image, (size_t)f->p.image_bytes);
     if (f->p.staged_bytes != 0)
         memcpy(temp, image + kernel_packet_pad8(f->p.image_bytes), (size_t)f->p.staged_bytes);
-    if (kernel_packet_checksum(&f->h, &f->p, definition, temp) != f->p.checksum)
+    /* No staged bytes: a context without a temp buffer has base 0, and
+     * the checksum mixes zero bytes from any valid pointer. */
+    const void *staged = f->p.staged_bytes != 0 ? temp : definition;
+    if (kernel_packet_checksum(&f->h, &f->p, definition, staged) != f->p.checksum)
         return KERNEL_PACKET_ERR_CHECKSUM;
     return 0;
 }
