@@ -58,7 +58,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: simpler run [EXAMPLE] [--mode kernel|program] [--runs N] [--cores N]\n"
             "                   [--trace FILE] [--json] [--image PATH]\n"
-            "  EXAMPLE is one of: %s (default %s).\n"
+            "  EXAMPLE is one of: %s (default %s);\n"
+            "  'simpler run decode [--json]' runs the decode loop (docs/cli.md).\n"
             "  --mode     kernel (default): one eager launch, then one captured launch\n"
             "             replayed N times; program: N simpler_run calls.\n"
             "  --runs N   timed runs, 1..%d (default %d); --replays is the same option.\n"
@@ -72,6 +73,9 @@ static void usage(FILE *out)
 
 int cmd_run(int argc, char **argv)
 {
+    /* `simpler run decode [--json]` is its own command (cmd_run_decode.c). */
+    if (argc >= 2 && strcmp(argv[1], "decode") == 0)
+        return cmd_run_decode(argc - 1, argv + 1);
     run_options o;
     int parsed = run_options_parse(RUN_COMMAND_RUN, argc, argv, &o);
     if (parsed == 1) {

@@ -10,6 +10,7 @@
 #define CMD_CORES_MAX 65536
 
 int cmd_run(int argc, char **argv);     /* cmd_run_kernel.c */
+int cmd_run_decode(int argc, char **argv); /* cmd_run_decode.c: `simpler run decode`, argv[0] "decode" */
 int cmd_bench(int argc, char **argv);   /* cmd_bench.c */
 int cmd_pack(int argc, char **argv);    /* cmd_callable.c */
 int cmd_inspect(int argc, char **argv); /* cmd_callable.c */

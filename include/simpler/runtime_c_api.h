@@ -49,7 +49,10 @@ extern "C" {
     X(PTO_DEVICE_ERR_PACKET_HEADER, -16, "the launch packet's header, format or lengths are wrong") \
     X(PTO_DEVICE_ERR_PACKET_CHECKSUM, -17, "the launch packet's checksum disagrees with its bytes") \
     X(PTO_DEVICE_ERR_PACKET_SLOT, -18, "the launch packet disagrees with its callable slot")       \
-    X(PTO_DEVICE_ERR_PACKET_REGION, -19, "the launch packet names a region other than the frozen ones")
+    X(PTO_DEVICE_ERR_PACKET_REGION, -19, "the launch packet names a region other than the frozen ones") \
+    X(PTO_DEVICE_ERR_ARG_SLOT_EMPTY, -20, "the argument slot holds no packet (never written)")       \
+    X(PTO_DEVICE_ERR_ARG_SLOT_STALE, -21, "the slot's packet predates a new prepare of its callable") \
+    X(PTO_DEVICE_ERR_EXECUTION_OVERLAP, -23, "another execution of the context was running; this one ran nothing")
 
 #define SIMPLER_STATUS_ENUM_ENTRY(name, value, message) name = (value),
 typedef enum SimplerStatus { SIMPLER_STATUS_TABLE(SIMPLER_STATUS_ENUM_ENTRY) } SimplerStatus;
@@ -99,6 +102,7 @@ SIMPLER_API uint64_t simpler_clock_ns(void);
 #define SIMPLER_KERNEL_MAX_CALLABLES 1024  /* kernel-mode callable ids: 0 <= id < 1024 */
 #define SIMPLER_KERNEL_REGION_ALIGN 1024   /* runtime-pool regions after the first (simpler_kernel_layout) */
 #define SIMPLER_KERNEL_REGISTRY_BYTES 256  /* slot registry at the end of the runtime pool */
+#define SIMPLER_KERNEL_MAX_ARG_SLOTS 64    /* CONFIGURE arg_slot_count: 0 <= count <= 64 */
 
 /* ---- kernel context control ---- */
 #define SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION 1
@@ -108,8 +112,14 @@ SIMPLER_API uint64_t simpler_clock_ns(void);
 #define SIMPLER_MODE_KERNEL 1
 
 /* A versioned control block. struct_size must equal sizeof exactly; every
- * reserved word must be zero; a FREEZE carries no payload (mode and every
- * size zero). A byte size of 0 in a CONFIGURE means "platform default". */
+ * reserved word must be zero; a FREEZE carries no payload (mode, every
+ * size and arg_slot_count zero). A byte size of 0 in a CONFIGURE means
+ * "platform default". arg_slot_count (at most SIMPLER_KERNEL_MAX_ARG_SLOTS)
+ * asks init to commit that many argument slots, each a frozen device
+ * buffer holding one invocation packet of the largest size the frozen
+ * capacity admits (simpler_kernel_mode_write_args); 0, the value every
+ * caller that predates the field writes, means no slots and changes
+ * nothing else. simpler_kernel_plan_capacity writes 0 there. */
 typedef struct SimplerKernelCtxControl {
     uint32_t abi_version;            /* SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION */
     uint32_t struct_size;            /* sizeof(SimplerKernelCtxControl) */
@@ -122,7 +132,8 @@ typedef struct SimplerKernelCtxControl {
     uint64_t retained_temp_bytes;    /* staging for HOST tensors */
     uint32_t task_window;            /* max tasks in one graph */
     uint32_t trace_records;          /* per-task trace records; 0 = no trace */
-    uint64_t reserved[4];            /* must be zero */
+    uint32_t arg_slot_count;         /* argument slots committed at init; 0 = none */
+    uint32_t reserved[7];            /* must be zero */
 } SimplerKernelCtxControl;
 
 /* What one graph needs, computed on the host. */
@@ -158,7 +169,8 @@ SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, gm_heap_bytes) == 16, "S
 SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, retained_temp_bytes) == 48, "SimplerKernelCtxControl layout");
 SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, task_window) == 56, "SimplerKernelCtxControl layout");
 SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, trace_records) == 60, "SimplerKernelCtxControl layout");
-SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, reserved) == 64, "SimplerKernelCtxControl layout");
+SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, arg_slot_count) == 64, "SimplerKernelCtxControl layout");
+SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, reserved) == 68, "SimplerKernelCtxControl layout");
 SIMPLER_STATIC_ASSERT(sizeof(SimplerGraphRequirements) == 48, "SimplerGraphRequirements layout");
 SIMPLER_STATIC_ASSERT(offsetof(SimplerGraphRequirements, task_count) == 40, "SimplerGraphRequirements layout");
 SIMPLER_STATIC_ASSERT(sizeof(SimplerKernelLayout) == 72, "SimplerKernelLayout layout");
@@ -267,7 +279,7 @@ SIMPLER_API void device_free_ctx(DeviceContextHandle ctx, void *dev_ptr);
 SIMPLER_API int copy_to_device_ctx(DeviceContextHandle ctx, void *dev, const void *host, size_t size);
 SIMPLER_API int copy_from_device_ctx(DeviceContextHandle ctx, void *host, const void *dev, size_t size);
 /* Device bytes the context holds committed (arena bank, temp buffer,
- * trace); 0 for NULL. */
+ * trace, kernel mode's argument slots); 0 for NULL. */
 SIMPLER_API size_t committed_device_memory_ctx(DeviceContextHandle ctx);
 
 /* ---- kernel mode ---- */
@@ -284,7 +296,8 @@ SIMPLER_API int simpler_kernel_mode_supported(DeviceContextHandle ctx);
  * SIMPLER_MODE_KERNEL was recorded; once) moves the context to
  * ReadyEnqueued. `control` is borrowed for the call. Returns 0; -1005 for
  * a NULL ctx or control, wrong abi_version or struct_size, unknown action
- * or mode, nonzero reserved, or a FREEZE with payload; -1003 for an
+ * or mode, nonzero reserved, arg_slot_count above
+ * SIMPLER_KERNEL_MAX_ARG_SLOTS, or a FREEZE with payload; -1003 for an
  * out-of-order control (CONFIGURE after init or with a different tuple,
  * FREEZE before init, twice, or without a kernel-mode CONFIGURE). A
  * refused control records nothing. Thread-safe (the context's lock). */
@@ -357,6 +370,51 @@ SIMPLER_API int simpler_kernel_mode_prepare_callable(DeviceContextHandle ctx, in
  * in simpler_kernel_mode_errors. Thread-safe (the context's lock). */
 SIMPLER_API int simpler_kernel_mode_launch(DeviceContextHandle ctx, int32_t callable_id, const void *args,
                                            void *caller_stream);
+
+/* Argument slots (CONFIGURE arg_slot_count): capture one launch_slot,
+ * then store each step's arguments into its slot and replay.
+ *
+ * Validates as simpler_kernel_mode_launch does, plus `slot` <
+ * arg_slot_count; builds the graph of `callable_id` on `args` (a
+ * ChipStorageTaskArgs, borrowed for the call) on the host against the
+ * frozen capacity, and enqueues on `caller_stream` (a simdev_stream_t) the
+ * store of the resulting packet into the slot, by value: `args` and the
+ * memory of its HOST tensors may be reused as soon as the call returns.
+ * HOST input tensors travel inside the packet; a HOST tensor the graph
+ * writes is refused. The store runs in stream order: a launch_slot (or a
+ * replay of one) enqueued after it on the same stream reads this packet.
+ * Performs no allocation, free, synchronization, stream/event creation or
+ * capture query (so it may itself be captured). Returns 0 (enqueued);
+ * -1005 for a NULL ctx, args or stream, an id out of range, a slot
+ * >= arg_slot_count, malformed args, counts that differ from the
+ * callable's signature, or a HOST tensor the graph writes; -1006 for an
+ * empty id; -1003 for a context not in kernel mode or not ReadyEnqueued
+ * (Poisoned included); -1004 when the graph exceeds the frozen capacity;
+ * -1..-999 when the orchestration fails; -1008 when the enqueue fails. A
+ * refusal enqueues nothing: the slot keeps the packet it held.
+ * Thread-safe (the context's lock). */
+SIMPLER_API int simpler_kernel_mode_write_args(DeviceContextHandle ctx, uint32_t slot, int32_t callable_id,
+                                               const void *args, void *caller_stream);
+
+/* Enqueues on `caller_stream` the chain of simpler_kernel_mode_launch,
+ * except that its scheduler reads the packet argument slot `slot` holds
+ * when the execution runs: it checks it (header, lengths, regions against
+ * the frozen ones, generation against the resident callable, checksum),
+ * restores the graph and HOST inputs from it and runs it, whatever its
+ * task count, as long as write_args admitted it. A captured launch_slot
+ * therefore replays whatever write_args last stored before each replay on
+ * the stream. On the device, before any task runs, an empty slot fails
+ * the execution with device error -20 (KERNEL_PACKET_ERR_ARG_SLOT_EMPTY)
+ * and a packet whose callable was prepared again after it was written
+ * with -21 (KERNEL_PACKET_ERR_ARG_SLOT_STALE); the caller stream then
+ * reports a device error and simpler_kernel_mode_errors the code. Same
+ * restricted vocabulary, stream-switch rule and statuses as
+ * simpler_kernel_mode_launch: 0 (enqueued); -1005 for a NULL ctx or
+ * stream, or a slot >= arg_slot_count; -1003 for a context not in kernel
+ * mode or not ReadyEnqueued; -1002 for a stream switch while the previous
+ * chain is pending; -1008 when an enqueue fails (Poisoned when part of
+ * the chain was enqueued). Thread-safe (the context's lock). */
+SIMPLER_API int simpler_kernel_mode_launch_slot(DeviceContextHandle ctx, uint32_t slot, void *caller_stream);
 
 /* Writes the per-task trace of the kernel context's last completed
  * execution (the eager launch or a replay, whichever ran last) to `path`
@@ -437,14 +495,15 @@ SIMPLER_API void simpler_graph_sizer_destroy(SimplerGraphSizer *sizer);
 
 /* Turns the requirements of `count` graphs into a kernel-mode CONFIGURE:
  * the maximum of each region independently, task_window = largest
- * task_count + 1. `*configure_out` written only on success. Returns 0;
+ * task_count + 1, arg_slot_count 0 (set it yourself for slots). `*configure_out` written only on success. Returns 0;
  * -1005 for NULL or count 0; -1004 when a size overflows. Thread-safe. */
 SIMPLER_API int simpler_kernel_plan_capacity(const SimplerGraphRequirements *graphs, size_t count,
                                              SimplerKernelCtxControl *configure_out);
 
-/* The packed runtime-pool layout `configure` implies (pure). `*out`
+/* The packed runtime-pool layout `configure` implies (pure; the
+ * argument slots are separate buffers and do not change it). `*out`
  * written only on success. Returns 0; -1005 for NULL or an invalid
- * CONFIGURE; -1004 when the packed total overflows. Thread-safe. */
+ * CONFIGURE (including arg_slot_count above SIMPLER_KERNEL_MAX_ARG_SLOTS); -1004 when the packed total overflows. Thread-safe. */
 SIMPLER_API int simpler_kernel_layout(const SimplerKernelCtxControl *configure, SimplerKernelLayout *out);
 
 /* ---- introspection, for tests and tools ---- */

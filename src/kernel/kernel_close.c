@@ -21,6 +21,8 @@ int kernel_release_device(simpler_context *ctx)
     first = first ? first : rc;
     rc = device_arena_release(&ctx->trace, ctx->ops);
     first = first ? first : rc;
+    rc = device_arena_release(&ctx->arg_slots, ctx->ops);
+    first = first ? first : rc;
     if (ks != NULL && ks->registered != NULL) {
         rc = context_device_status(ctx, "event_destroy", ctx->ops->event_destroy(ctx->ops->user, ks->registered));
         if (rc == 0)
@@ -66,8 +68,8 @@ void kernel_release_host(simpler_context *ctx)
  * platform (mem_signal). */
 static void half_chain_dismiss(simpler_context *ctx, kernel_state *ks)
 {
-    const device_run_desc *d = ks->packet;
-    if (!ks->half_chain || d == NULL || ks->status == NULL || ctx->streams[CONTEXT_STREAM_AICPU] == NULL)
+    const device_run_desc *d = &ks->chain_desc;
+    if (!ks->half_chain || ks->status == NULL || ctx->streams[CONTEXT_STREAM_AICPU] == NULL)
         return;
     (void)ctx->ops->stream_synchronize(ctx->ops->user, ctx->streams[CONTEXT_STREAM_AICPU]);
     (void)context_device_status(ctx, "mem_signal (dismiss cores)", device_slots_dismiss(ctx->ops, d));

@@ -48,6 +48,23 @@ static int capacity_resolve(const simpler_context *ctx, const CallConfig *config
     return 0;
 }
 
+/* One argument slot: its header and the largest packet the capacity
+ * admits, rounded up to the region alignment so every slot base is
+ * aligned like the first. */
+static uint64_t arg_slot_stride(const SimplerKernelCtxControl *c)
+{
+    uint64_t bytes = sizeof(kernel_arg_slot_header) +
+                     kernel_packet_args_bytes(c->graph_definition_bytes, c->retained_temp_bytes);
+    return (bytes + SIMPLER_KERNEL_REGION_ALIGN - 1) & ~(uint64_t)(SIMPLER_KERNEL_REGION_ALIGN - 1);
+}
+
+/* Every slot together (the packet size is bounded by
+ * PLATFORM_KERNEL_ARGS_MAX first, so this cannot overflow 64 bits). */
+static uint64_t arg_slots_bytes(const SimplerKernelCtxControl *c)
+{
+    return (uint64_t)c->arg_slot_count * arg_slot_stride(c);
+}
+
 /* Everything that needs no creation: arguments, latch, phase, device. */
 static int init_check(simpler_context *ctx, int device_id, const CallConfig *config, SimplerKernelCtxControl *cap,
                       SimplerKernelLayout *layout)
@@ -72,12 +89,15 @@ static int init_check(simpler_context *ctx, int device_id, const CallConfig *con
         rc = simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, "the runtime pool (%llu bytes) exceeds SIZE_MAX",
                           (unsigned long long)layout->runtime_pool_bytes);
     if (rc == 0 && kernel_packet_args_bytes(cap->graph_definition_bytes, cap->retained_temp_bytes) >
-                       PLATFORM_KERNEL_ARGS_MAX)
+                       PLATFORM_KERNEL_ARGS_MAX - sizeof(kernel_arg_store_args))
         rc = simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
                           "graph_definition_bytes %llu + retained_temp_bytes %llu: the launch packet exceeds the "
-                          "%llu-byte kernel argument limit",
+                          "%llu-byte kernel argument limit (less the slot store's own arguments)",
                           (unsigned long long)cap->graph_definition_bytes,
                           (unsigned long long)cap->retained_temp_bytes, (unsigned long long)PLATFORM_KERNEL_ARGS_MAX);
+    if (rc == 0 && arg_slots_bytes(cap) > SIZE_MAX)
+        rc = simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, "arg_slot_count %u: the argument slots exceed SIZE_MAX",
+                          ctx->control.arg_slot_count);
     if (rc != 0)
         return rc;
     /* Kernel mode borrows the caller's current device: it must be the
@@ -99,7 +119,8 @@ static int host_state_create(simpler_context *ctx, const SimplerKernelCtxControl
         return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
     ctx->mode_state = ks;
     ks->packet_capacity = (size_t)kernel_packet_args_bytes(cap->graph_definition_bytes, cap->retained_temp_bytes);
-    ks->packet = host_alloc(ks->packet_capacity);
+    /* Room before the packet for write_args' store arguments. */
+    ks->packet = host_alloc(ks->packet_capacity + sizeof(kernel_arg_store_args));
     if (ks->packet == NULL)
         return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
     int rc = residency_init(&ctx->residency, SIMPLER_KERNEL_MAX_CALLABLES);
@@ -146,6 +167,22 @@ static int status_words_write(simpler_context *ctx, kernel_state *ks)
 
 _Static_assert(sizeof(kernel_status_words) <= ARENA_GM_SM_BYTES, "the status words fit gm_sm");
 
+/* The argument slots, one allocation for all, zeroed: every slot starts
+ * empty (its header's magic is 0), whatever the allocator's fill. */
+static int arg_slots_commit(simpler_context *ctx, kernel_state *ks)
+{
+    ks->arg_slot_count = ks->capacity.arg_slot_count;
+    ks->arg_slot_stride = (size_t)arg_slot_stride(&ks->capacity);
+    if (ks->arg_slot_count == 0)
+        return 0;
+    size_t bytes = (size_t)arg_slots_bytes(&ks->capacity);
+    int rc = device_arena_commit(&ctx->arg_slots, bytes, ctx->ops);
+    if (rc != 0)
+        return rc;
+    return context_device_status(ctx, "memset_sync",
+                                 ctx->ops->memset_sync(ctx->ops->user, ctx->arg_slots.base, 0, bytes));
+}
+
 static int capacity_commit(simpler_context *ctx, kernel_state *ks)
 {
     arena_bank_request req;
@@ -156,6 +193,7 @@ static int capacity_commit(simpler_context *ctx, kernel_state *ks)
     rc = rc ? rc : retained_temp_begin(&ctx->temp, (size_t)ks->capacity.retained_temp_bytes, 1, ctx->ops);
     if (rc == 0 && ks->capacity.trace_records != 0)
         rc = device_arena_commit(&ctx->trace, (size_t)device_trace_bytes(ks->capacity.trace_records), ctx->ops);
+    rc = rc ? rc : arg_slots_commit(ctx, ks);
     return rc ? rc : status_words_write(ctx, ks);
 }
 

@@ -7,34 +7,40 @@
 
 #include "common/error.h"
 #include "context/context.h"
+#include "kernel/kernel_launch.h"
 #include "kernel/kernel_state.h"
 #include "device/device_chain.h"
 #include "device/device_kernels.h"
 #include "graph/graph_build.h"
 #include "graph/requirements.h"
 
-typedef struct launch_call {
-    const loaded_callable *callable;
-    kernel_slot_record *slot;
-    uint64_t generation;
-    const graph *g;
-    size_t image_bytes;
-    size_t staged_bytes;
-} launch_call;
-
-/* Stream switch: the same caller stream needs no query; a
- * different one waits for nothing and is refused while the previous
- * SerialTail is pending. */
-static int stream_switch_check(const platform_launch_ops *ops, simpler_context *ctx, kernel_state *ks,
+/* Stream switch: the same caller stream needs no query. A different
+ * one is refused while the previous SerialTail is pending, and also
+ * while any execution of this context holds the gate: a replay of a
+ * captured launch never re-records SerialTail, so only the gate (read
+ * with mem_peek, no synchronization) shows that one is running. A
+ * replay queued but not yet started is not visible to the host at all;
+ * the gate refuses whichever of the two starts second on the device. */
+int kernel_stream_switch_check(const platform_launch_ops *ops, simpler_context *ctx, kernel_state *ks,
                                platform_stream *caller)
 {
+    uint64_t owner = 0;
     if (!ks->launched || caller == ks->last_caller)
         return 0;
-    int code = ops->event_query(ops->user, ctx->events[CONTEXT_EVENT_SERIAL_TAIL]);
-    return code == 0 ? 0 : PTO_RUNTIME_ERR_PREPARED_INCOMPATIBLE;
+    if (ops->event_query(ops->user, ctx->events[CONTEXT_EVENT_SERIAL_TAIL]) != 0)
+        return simpler_fail(PTO_RUNTIME_ERR_PREPARED_INCOMPATIBLE,
+                            "caller_stream: another stream than the last launch's, whose chain is still pending");
+    int rc = kernel_gate_observe(ctx, ks, &owner);
+    if (rc != 0)
+        return rc;
+    if (owner != 0)
+        return simpler_fail(PTO_RUNTIME_ERR_PREPARED_INCOMPATIBLE,
+                            "caller_stream: another stream than the last launch's, while an execution of this "
+                            "context (a replay) is running");
+    return 0;
 }
 
-static int launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskArgs *args, void *caller,
+int kernel_launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskArgs *args, void *caller,
                         launch_call *call)
 {
     kernel_state *ks = kernel_state_of(ctx);
@@ -105,11 +111,14 @@ static int admits(const simpler_context *ctx, const kernel_state *ks, const Simp
     return 0;
 }
 
-static int launch_build(simpler_context *ctx, kernel_state *ks, const ChipStorageTaskArgs *args, launch_call *call)
+int kernel_launch_build(simpler_context *ctx, kernel_state *ks, const ChipStorageTaskArgs *args, launch_call *call,
+                        int (*graph_check)(const launch_call *call))
 {
     SimplerGraphRequirements req;
     int rc = graph_build_from_checked(ctx->scratch, call->callable->orch_entry, args, &call->g);
     rc = rc ? rc : graph_requirements_of(call->g, &req);
+    if (rc == 0 && graph_check != NULL)
+        rc = graph_check(call);
     if (rc != 0)
         return rc;
     call->image_bytes = graph_image_size(call->g);
@@ -192,12 +201,10 @@ static void staged_fill(const launch_call *call, const ChipStorageTaskArgs *args
     }
 }
 
-/* Serializes desc, header, packet, image and staged bytes into the
- * context's packet storage. Returns the argument block's size. */
-static size_t packet_write(const simpler_context *ctx, const kernel_state *ks, int32_t id, const launch_call *call,
-                           const ChipStorageTaskArgs *args)
+size_t kernel_packet_write(const simpler_context *ctx, const kernel_state *ks, int32_t id, const launch_call *call,
+                           const ChipStorageTaskArgs *args, void *dst)
 {
-    device_run_desc *d = ks->packet;
+    device_run_desc *d = dst;
     SimplerKernelInvocationHeader *h = (SimplerKernelInvocationHeader *)(d + 1);
     kernel_graph_packet *p = (kernel_graph_packet *)(h + 1);
     uint8_t *image = (uint8_t *)(p + 1);
@@ -236,26 +243,36 @@ static int copy_back_enqueue(const platform_launch_ops *ops, simpler_context *ct
  * the join (kernel_status_kernel faults the stream on a nonzero word). */
 static int status_check_enqueue(const platform_launch_ops *ops, const kernel_state *ks, platform_stream *caller)
 {
-    kernel_status_args status = {(uint64_t)(uintptr_t)ks->status, platform_kernel_report_fault};
+    kernel_status_args status = {(uint64_t)(uintptr_t)ks->status, platform_kernel_report_fault, ks->serial};
     return ops->launch_kernel(ops->user, caller, PLATFORM_ENGINE_AICPU, kernel_status_kernel, 1, &status,
                               sizeof(status));
 }
 
-/* The chain (device_chain.h) on the caller stream, with the status check
- * and the HOST copy-backs between the join and SerialTail. */
-static int launch_enqueue(simpler_context *ctx, kernel_state *ks, const platform_launch_ops *ops,
-                          const launch_call *call, const ChipStorageTaskArgs *args, platform_stream *caller,
-                          size_t args_bytes)
+int kernel_chain_enqueue(simpler_context *ctx, kernel_state *ks, const platform_launch_ops *ops,
+                         platform_kernel_fn sched_fn, size_t sched_bytes, const launch_call *call,
+                         const ChipStorageTaskArgs *args, platform_stream *caller)
 {
     device_streams streams = {caller, ctx->streams[CONTEXT_STREAM_AICPU], ctx->streams[CONTEXT_STREAM_AICORE]};
     device_events events = {ctx->events[CONTEXT_EVENT_START], ctx->events[CONTEXT_EVENT_AICORE_START],
                             ctx->events[CONTEXT_EVENT_AICORE_DONE], ctx->events[CONTEXT_EVENT_AICPU_DONE],
                             ctx->events[CONTEXT_EVENT_SERIAL_TAIL]};
     int enqueued = 0;
-    int code = device_chain_enqueue_launch(ops, &streams, &events, kernel_packet_scheduler_kernel, ks->packet,
-                                           args_bytes, &enqueued);
+    device_run_desc *d = ks->packet;
+    /* A token no other execution in flight holds: replays of one
+     * captured chain share theirs, and simdev serializes them. */
+    d->gate_addr = (uint64_t)(uintptr_t)&ks->status->owner;
+    d->serial = ++ks->serial;
+    kernel_gate_args gate_args = {(uint64_t)(uintptr_t)ks->status, d->serial, d->runtime_base,
+                                  device_run_desc_clear_bytes(d), platform_kernel_report_fault};
+    device_gate gate = {kernel_gate_kernel, &gate_args, sizeof(gate_args)};
+    memcpy(&ks->chain_desc, d, sizeof(ks->chain_desc));
+    int code = device_chain_enqueue_gated(ops, &streams, &events, &gate, sched_fn, ks->packet, sched_bytes,
+                                          &enqueued);
+    /* The copy-backs read the temp buffer, so they come before the status
+     * check, which hands the gate back. */
+    if (code == 0 && call != NULL)
+        code = copy_back_enqueue(ops, ctx, call, args, caller);
     code = code ? code : status_check_enqueue(ops, ks, caller);
-    code = code ? code : copy_back_enqueue(ops, ctx, call, args, caller);
     code = code ? code : device_chain_enqueue_tail(ops, &streams, &events);
     if (code == 0) {
         ks->last_caller = caller;
@@ -277,16 +294,16 @@ static int launch_locked(simpler_context *ctx, int32_t id, const ChipStorageTask
     kernel_state *ks = kernel_state_of(ctx);
     platform_stream *caller = caller_stream;
     memset(&call, 0, sizeof(call));
-    int rc = launch_check(ctx, id, args, caller_stream, &call);
+    int rc = kernel_launch_check(ctx, id, args, caller_stream, &call);
     if (rc != 0)
         return rc;
     platform_launch_ops_derive(ctx->ops, &ops);
-    rc = stream_switch_check(&ops, ctx, ks, caller);
-    rc = rc ? rc : launch_build(ctx, ks, args, &call);
+    rc = kernel_stream_switch_check(&ops, ctx, ks, caller);
+    rc = rc ? rc : kernel_launch_build(ctx, ks, args, &call, NULL);
     if (rc != 0)
         return rc;
-    size_t args_bytes = packet_write(ctx, ks, id, &call, args);
-    return launch_enqueue(ctx, ks, &ops, &call, args, caller, args_bytes);
+    size_t args_bytes = kernel_packet_write(ctx, ks, id, &call, args, ks->packet);
+    return kernel_chain_enqueue(ctx, ks, &ops, kernel_packet_scheduler_kernel, args_bytes, &call, args, caller);
 }
 
 int simpler_kernel_mode_launch(DeviceContextHandle handle, int32_t callable_id, const void *args,

@@ -37,6 +37,19 @@ int kernel_status_observe(simpler_context *ctx, kernel_state *ks)
     return rc;
 }
 
+int kernel_gate_observe(simpler_context *ctx, kernel_state *ks, uint64_t *owner)
+{
+    uint64_t word = 0;
+    *owner = 0;
+    if (ks->status == NULL)
+        return 0;
+    int rc = context_device_status(
+        ctx, "mem_peek", ctx->ops->mem_peek(ctx->ops->user, &word, (const void *)&ks->status->owner, sizeof(word)));
+    if (rc == 0)
+        *owner = word;
+    return rc;
+}
+
 int simpler_kernel_mode_supported(DeviceContextHandle handle)
 {
     simpler_error_clear();

@@ -1,12 +1,14 @@
 # `simpler run` and `simpler bench` on every example in both modes: one
 # CTest per example x mode x command, failing when a run misses the
 # golden (the CLI exits 1) or a call fails. The examples are the folders
-# of examples/ (all but common/); each must build an image target of its
-# name, or its test fails and says so.
+# of examples/ (all but common/ and decode/, a driver over the
+# paged_attention image that `simpler run decode` runs: see
+# tests/integration/kernel/fixtures.cmake); each must build an image
+# target of its name, or its test fails and says so.
 file(GLOB SIMPLER_EXAMPLE_DIRS LIST_DIRECTORIES true ${PROJECT_SOURCE_DIR}/examples/*)
 foreach(dir ${SIMPLER_EXAMPLE_DIRS})
   get_filename_component(example ${dir} NAME)
-  if(NOT IS_DIRECTORY ${dir} OR example STREQUAL "common")
+  if(NOT IS_DIRECTORY ${dir} OR example STREQUAL "common" OR example STREQUAL "decode")
     continue()
   endif()
   if(NOT TARGET ${example})

@@ -2,7 +2,7 @@
 # find them at ${PROJECT_BINARY_DIR}/examples/<name>.callable.
 set(EXAMPLE_IMAGES vector add_scalar paged_attention matmul_add)
 foreach(t integration_examples_vector integration_examples_add_scalar
-          integration_examples_paged_attention integration_examples_matmul_add)
+          integration_examples_paged_attention integration_examples_matmul_add integration_examples_decode)
   if(TARGET ${t})
     foreach(image ${EXAMPLE_IMAGES})
       if(TARGET ${image})

@@ -20,3 +20,9 @@ add_test(NAME integration_kernel_cli_trace
   COMMAND sh -c "rm -f \"$1\" && \"$0\" run --replays 1 --trace \"$1\" >/dev/null && grep -q traceEvents \"$1\""
           $<TARGET_FILE:simpler_cli> ${PROJECT_BINARY_DIR}/tests/kernel_cli_trace.json)
 set_tests_properties(integration_kernel_cli_trace PROPERTIES LABELS "integration;kernel")
+
+# `simpler run decode`: the decode loop three ways in one run, every
+# step against the golden, nothing allocated by write_args + replay.
+add_test(NAME integration_kernel_cli_decode COMMAND $<TARGET_FILE:simpler_cli> run decode)
+set_tests_properties(integration_kernel_cli_decode PROPERTIES LABELS "integration;kernel"
+  PASS_REGULAR_EXPRESSION "golden +every step matched")

@@ -71,7 +71,9 @@ static void abi_kernel_ctx_control_layout_is_pinned(void **state)
     PIN(SimplerKernelCtxControl, retained_temp_bytes, 48);
     PIN(SimplerKernelCtxControl, task_window, 56);
     PIN(SimplerKernelCtxControl, trace_records, 60);
-    PIN(SimplerKernelCtxControl, reserved, 64);
+    PIN(SimplerKernelCtxControl, arg_slot_count, 64);
+    PIN(SimplerKernelCtxControl, reserved, 68);
+    assert_int_equal(sizeof(((SimplerKernelCtxControl *)0)->reserved), 28);
     assert_int_equal(SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION, 1);
     assert_int_equal(SIMPLER_KERNEL_CTX_CONFIGURE, 1);
     assert_int_equal(SIMPLER_KERNEL_CTX_FREEZE, 2);

@@ -14,7 +14,7 @@ static const char *const names[] = {SIMPLER_STATUS_TABLE(TABLE_NAME)};
 static void status_table_covers_every_spec_code(void **state)
 {
     (void)state;
-    assert_int_equal(CODE_COUNT, 21);
+    assert_int_equal(CODE_COUNT, 24);
     for (int c = -1008; c <= -1000; c++) {
         int found = 0;
         for (size_t i = 0; i < CODE_COUNT; i++)
@@ -66,6 +66,9 @@ static void status_device_codes_have_pinned_values(void **state)
     assert_int_equal(PTO_DEVICE_ERR_PACKET_CHECKSUM, -17);
     assert_int_equal(PTO_DEVICE_ERR_PACKET_SLOT, -18);
     assert_int_equal(PTO_DEVICE_ERR_PACKET_REGION, -19);
+    assert_int_equal(PTO_DEVICE_ERR_ARG_SLOT_EMPTY, -20);
+    assert_int_equal(PTO_DEVICE_ERR_ARG_SLOT_STALE, -21);
+    assert_int_equal(PTO_DEVICE_ERR_EXECUTION_OVERLAP, -23);
     for (size_t i = 0; i < CODE_COUNT; i++) {
         if (codes[i] < 0 && codes[i] > -1000) {
             assert_true(codes[i] >= SIMPLER_DEVICE_ERROR_MIN && codes[i] <= SIMPLER_DEVICE_ERROR_MAX);
@@ -85,7 +88,7 @@ static void status_device_code_is_named_by_strerror(void **state)
 static void status_unnamed_device_range_is_device_or_orchestration(void **state)
 {
     (void)state;
-    const int device_codes[] = {-8, -15, -20, -22, -500, -999};
+    const int device_codes[] = {-8, -15, -22, -24, -500, -999};
     for (size_t i = 0; i < sizeof device_codes / sizeof device_codes[0]; i++)
         assert_string_equal(simpler_strerror(device_codes[i]),
                             "PTO_DEVICE_ERROR: error latched on the device or returned by the orchestration");
