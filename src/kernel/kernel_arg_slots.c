@@ -91,27 +91,10 @@ int simpler_kernel_mode_write_args(DeviceContextHandle handle, uint32_t slot, in
 static void slot_launch_fill(const simpler_context *ctx, const kernel_state *ks, uint32_t slot,
                              kernel_slot_launch_args *a)
 {
-    const kernel_frozen_regions *f = &ks->frozen;
     device_run_desc *d = &a->desc;
     memset(a, 0, sizeof(*a));
-    d->version = DEVICE_RUN_DESC_VERSION;
-    d->desc_bytes = sizeof(*d);
-    d->aic_count = ks->aic_count;
-    d->aiv_count = ks->aiv_count;
+    kernel_desc_frozen_fill(ks, d);
     d->task_count = 1; /* the smallest valid count; the executor learns the real one */
-    d->heap_base = f->heap_base;
-    d->heap_bytes = f->heap_bytes;
-    d->temp_base = f->temp_base;
-    d->temp_bytes = f->temp_bytes;
-    d->runtime_base = f->runtime_base;
-    d->runtime_bytes = f->runtime_bytes;
-    d->definition_base = f->definition_base;
-    d->definition_bytes = f->definition_bytes;
-    d->scheduler_base = f->scheduler_base;
-    d->scheduler_bytes = f->scheduler_bytes;
-    d->trace_base = f->trace_base;
-    d->trace_bytes = f->trace_bytes;
-    d->status_addr = (uint64_t)(uintptr_t)&ks->status->run;
     d->deferred = 1;
     a->slot_addr = kernel_arg_slot_addr(ctx, ks, slot);
     a->slot_bytes = ks->arg_slot_stride;

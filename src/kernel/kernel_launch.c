@@ -128,19 +128,14 @@ int kernel_launch_build(simpler_context *ctx, kernel_state *ks, const ChipStorag
     return admits(ctx, ks, &req, call->image_bytes);
 }
 
-static void desc_fill(const simpler_context *ctx, const kernel_state *ks, const launch_call *call,
-                      device_run_desc *d)
+void kernel_desc_frozen_fill(const kernel_state *ks, device_run_desc *d)
 {
     const kernel_frozen_regions *f = &ks->frozen;
-    (void)ctx;
     memset(d, 0, sizeof(*d));
     d->version = DEVICE_RUN_DESC_VERSION;
     d->desc_bytes = sizeof(*d);
     d->aic_count = ks->aic_count;
     d->aiv_count = ks->aiv_count;
-    d->task_count = call->g->task_count;
-    d->image_bytes = call->image_bytes;
-    d->generation = call->generation;
     d->heap_base = f->heap_base;
     d->heap_bytes = f->heap_bytes;
     d->temp_base = f->temp_base;
@@ -154,6 +149,14 @@ static void desc_fill(const simpler_context *ctx, const kernel_state *ks, const 
     d->trace_base = f->trace_base;
     d->trace_bytes = f->trace_bytes;
     d->status_addr = (uint64_t)(uintptr_t)&ks->status->run;
+}
+
+static void desc_fill(const kernel_state *ks, const launch_call *call, device_run_desc *d)
+{
+    kernel_desc_frozen_fill(ks, d);
+    d->task_count = call->g->task_count;
+    d->image_bytes = call->image_bytes;
+    d->generation = call->generation;
     d->kernels = &call->slot->table;
     d->report_fault = NULL; /* kernel_status_kernel faults the caller stream instead */
 }
@@ -209,7 +212,8 @@ size_t kernel_packet_write(const simpler_context *ctx, const kernel_state *ks, i
     kernel_graph_packet *p = (kernel_graph_packet *)(h + 1);
     uint8_t *image = (uint8_t *)(p + 1);
     uint8_t *staged = image + kernel_packet_pad8(call->image_bytes);
-    desc_fill(ctx, ks, call, d);
+    (void)ctx;
+    desc_fill(ks, call, d);
     header_fill(id, call, args, h);
     packet_fill(ks, call, p);
     (void)graph_image_write(call->g, image, call->image_bytes);

@@ -38,6 +38,11 @@ int kernel_launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskA
 int kernel_stream_switch_check(const platform_launch_ops *ops, simpler_context *ctx, kernel_state *ks,
                                platform_stream *caller);
 
+/* Writes the descriptor fields every execution of the context shares:
+ * version, cores, the frozen regions and the status word; the rest
+ * zero. */
+void kernel_desc_frozen_fill(const kernel_state *ks, device_run_desc *d);
+
 /* Builds the graph in the context's scratch, runs `graph_check` on it
  * (may be NULL; its nonzero status is returned) and checks every region
  * against the frozen capacity (-1004). */
