@@ -55,6 +55,19 @@ typedef enum SimplerStatus { SIMPLER_STATUS_TABLE(SIMPLER_STATUS_ENUM_ENTRY) } S
  * NULL; the string is static. Thread-safe. */
 SIMPLER_API const char *simpler_strerror(int code);
 
+/* Why the calling thread's last refused call refused: one line naming
+ * the argument, field or index and the expected versus given value
+ * (e.g. "args.tensors[3].dtype = 42: not a SIMPLER_DTYPE_*"). "" when
+ * that call succeeded, or refused without a more specific reason than its
+ * status. Every simpler call (not the simdev_* ones) clears it on entry,
+ * except the readers that cannot fail: simpler_strerror,
+ * simpler_last_error_message, simpler_clock_ns, simpler_host_alloc_count,
+ * simpler_dtype_size, committed_device_memory_ctx and the get_*
+ * introspection getters. The reason is also logged at warning level
+ * (SIMPLER_LOG=warn). The string belongs to the calling thread and is
+ * valid until its next clearing call. Never NULL. Thread-safe. */
+SIMPLER_API const char *simpler_last_error_message(void);
+
 /* ---- clock ---- */
 
 /* Monotonic nanoseconds (CLOCK_MONOTONIC): the clock the device kernels'

@@ -6,6 +6,7 @@
 
 #include "callable/callable_image.h"
 #include "simpler/runtime_c_api.h"
+#include "common/error.h"
 
 #define INVALID PTO_RUNTIME_ERR_INVALID_ARGUMENT
 
@@ -114,6 +115,7 @@ static void image_write(const SimplerCallableDesc *d, const char *name_field, ui
 
 int simpler_callable_build(const SimplerCallableDesc *desc, void *out, size_t out_capacity, size_t *out_size)
 {
+    simpler_error_clear();
     if (desc == NULL || out_size == NULL)
         return INVALID;
     char name_field[SIMPLER_CALLABLE_ENTRY_NAME_BYTES];

@@ -4,6 +4,7 @@
 
 #include "callable/callable_image.h"
 #include "simpler/runtime_c_api.h"
+#include "common/error.h"
 
 #define INVALID PTO_RUNTIME_ERR_INVALID_ARGUMENT
 
@@ -135,5 +136,6 @@ int callable_image_check(const void *image, size_t size, callable_view *out)
 
 int simpler_callable_check(const void *image, size_t size)
 {
+    simpler_error_clear();
     return callable_image_check(image, size, NULL);
 }

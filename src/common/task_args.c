@@ -1,5 +1,6 @@
 /* Tensor construction, dtype sizes, the default CallConfig, and the shared
  * argument validators (task_args_check.h). */
+#include "common/error.h"
 #include "common/task_args_check.h"
 #include "common/tensor_view.h"
 
@@ -50,6 +51,7 @@ static int all_zero(const void *p, size_t n)
 int simpler_tensor_make(ChipTensor *t, void *addr, uint8_t dtype, uint32_t ndims, const uint32_t *shapes,
                         uint8_t address_space)
 {
+    simpler_error_clear();
     size_t elem = simpler_dtype_size(dtype);
     if (t == NULL || shapes == NULL || elem == 0 || !address_space_known(address_space) || ndims == 0 ||
         ndims > SIMPLER_MAX_TENSOR_DIMS)
@@ -87,6 +89,7 @@ int simpler_tensor_make(ChipTensor *t, void *addr, uint8_t dtype, uint32_t ndims
 
 int simpler_call_config_default(CallConfig *config)
 {
+    simpler_error_clear();
     if (config == NULL)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     memset(config, 0, sizeof *config);

@@ -1,3 +1,4 @@
+#include "common/error.h"
 #include "context/context.h"
 
 #include <string.h>
@@ -8,6 +9,7 @@
 
 DeviceContextHandle create_device_context(void)
 {
+    simpler_error_clear();
     simpler_context *ctx = host_calloc(1, sizeof(*ctx));
     if (ctx == NULL)
         return NULL;
@@ -100,6 +102,7 @@ int context_last_device_error(DeviceContextHandle handle)
 
 int finalize_device(DeviceContextHandle handle)
 {
+    simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
@@ -110,6 +113,7 @@ int finalize_device(DeviceContextHandle handle)
 
 void destroy_device_context(DeviceContextHandle handle)
 {
+    simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
         return;

@@ -1,9 +1,11 @@
 /* The memory helpers: device memory on the context's device,
  * outside the arena bank. */
+#include "common/error.h"
 #include "context/context.h"
 
 void *device_malloc_ctx(DeviceContextHandle handle, size_t size)
 {
+    simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     void *dev = NULL;
     if (ctx == NULL)
@@ -19,6 +21,7 @@ void *device_malloc_ctx(DeviceContextHandle handle, size_t size)
 
 void device_free_ctx(DeviceContextHandle handle, void *dev_ptr)
 {
+    simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
         return;
@@ -45,11 +48,13 @@ static int copy_sync(DeviceContextHandle handle, void *dst, const void *src, siz
 
 int copy_to_device_ctx(DeviceContextHandle handle, void *dev, const void *host, size_t size)
 {
+    simpler_error_clear();
     return copy_sync(handle, dev, host, size);
 }
 
 int copy_from_device_ctx(DeviceContextHandle handle, void *host, const void *dev, size_t size)
 {
+    simpler_error_clear();
     return copy_sync(handle, host, dev, size);
 }
 

@@ -5,12 +5,14 @@
  */
 #include <stddef.h>
 
+#include "common/error.h"
 #include "graph/graph_build.h"
 #include "simpler/runtime_c_api.h"
 
 SIMPLER_API int simpler_graph_requirements(const void *callable, size_t callable_size,
                                            const ChipStorageTaskArgs *args, SimplerGraphRequirements *out)
 {
+    simpler_error_clear();
     SimplerGraphSizer *sizer = NULL;
     if (callable == NULL || args == NULL || out == NULL)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;

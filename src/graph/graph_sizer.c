@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "callable/loader.h"
+#include "common/error.h"
 #include "common/host_alloc.h"
 #include "graph/graph_build.h"
 #include "graph/requirements.h"
@@ -32,6 +33,7 @@ static int scratch_for_window(uint32_t window, graph_scratch **out)
 SIMPLER_API int simpler_graph_sizer_create(const void *callable, size_t callable_size, uint32_t task_window,
                                            SimplerGraphSizer **out)
 {
+    simpler_error_clear();
     loaded_callable *lc = NULL;
     SimplerGraphSizer *sizer;
     uint32_t window = task_window != 0 ? task_window : SIZER_WINDOW_DEFAULT;
@@ -61,6 +63,7 @@ err_unload:
 
 SIMPLER_API void simpler_graph_sizer_destroy(SimplerGraphSizer *sizer)
 {
+    simpler_error_clear();
     if (sizer == NULL)
         return;
     graph_scratch_destroy(sizer->scratch);
@@ -108,6 +111,7 @@ static int build_growing(const loaded_callable *lc, const ChipStorageTaskArgs *a
 SIMPLER_API int simpler_graph_sizer_measure(SimplerGraphSizer *sizer, const ChipStorageTaskArgs *args,
                                             SimplerGraphRequirements *out)
 {
+    simpler_error_clear();
     SimplerGraphRequirements req;
     const graph *g = NULL;
     if (sizer == NULL || args == NULL || out == NULL)

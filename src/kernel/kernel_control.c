@@ -2,16 +2,18 @@
  * the CONFIGURE/FREEZE ordering; a refused control records nothing. */
 #include <string.h>
 
+#include "common/error.h"
 #include "context/context.h"
 #include "kernel/kernel_state.h"
 
-static int reserved_zero(const SimplerKernelCtxControl *c)
+/* The index of the first nonzero reserved word, or -1. */
+static int reserved_nonzero(const SimplerKernelCtxControl *c)
 {
     for (size_t i = 0; i < sizeof(c->reserved) / sizeof(c->reserved[0]); i++) {
         if (c->reserved[i] != 0)
-            return 0;
+            return (int)i;
     }
-    return 1;
+    return -1;
 }
 
 static int payload_zero(const SimplerKernelCtxControl *c)
@@ -25,25 +27,39 @@ static int payload_zero(const SimplerKernelCtxControl *c)
  * context's state. */
 static int structure_check(const SimplerKernelCtxControl *c)
 {
-    if (c == NULL || c->abi_version != SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION || c->struct_size != sizeof(*c))
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    if (!reserved_zero(c))
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    if (c->action == SIMPLER_KERNEL_CTX_CONFIGURE)
-        return c->mode == SIMPLER_MODE_PROGRAM || c->mode == SIMPLER_MODE_KERNEL ? 0
-                                                                                   : PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    if (c->action == SIMPLER_KERNEL_CTX_FREEZE)
-        return payload_zero(c) ? 0 : PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    const int bad = PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (c == NULL)
+        return simpler_fail(bad, "control: NULL");
+    if (c->abi_version != SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION)
+        return simpler_fail(bad, "control.abi_version = %u: expected %u", c->abi_version,
+                            SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION);
+    if (c->struct_size != sizeof(*c))
+        return simpler_fail(bad, "control.struct_size = %u: expected sizeof(SimplerKernelCtxControl) = %zu",
+                            c->struct_size, sizeof(*c));
+    int r = reserved_nonzero(c);
+    if (r >= 0)
+        return simpler_fail(bad, "control.reserved[%d] = %llu: must be 0", r, (unsigned long long)c->reserved[r]);
+    if (c->action == SIMPLER_KERNEL_CTX_CONFIGURE) {
+        if (c->mode != SIMPLER_MODE_PROGRAM && c->mode != SIMPLER_MODE_KERNEL)
+            return simpler_fail(bad, "control.mode = %u: not a SIMPLER_MODE_*", c->mode);
+        return 0;
+    }
+    if (c->action == SIMPLER_KERNEL_CTX_FREEZE) {
+        if (!payload_zero(c))
+            return simpler_fail(bad, "control: a FREEZE carries no payload (mode and every size must be 0)");
+        return 0;
+    }
+    return simpler_fail(bad, "control.action = %u: not SIMPLER_KERNEL_CTX_CONFIGURE (1) or _FREEZE (2)", c->action);
 }
 
 /* CONFIGURE: only before any init; the same tuple again is a no-op. */
 static int configure(simpler_context *ctx, const SimplerKernelCtxControl *c)
 {
     if (context_holds_resources(ctx) || kernel_phase(ctx) != KERNEL_PHASE_NEW)
-        return PTO_RUNTIME_ERR_INVALID_STATE;
-    if (ctx->control_configured)
-        return memcmp(&ctx->control, c, sizeof(*c)) == 0 ? 0 : PTO_RUNTIME_ERR_INVALID_STATE;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "CONFIGURE after init: configure a context while it is New");
+    if (ctx->control_configured && memcmp(&ctx->control, c, sizeof(*c)) != 0)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
+                            "CONFIGURE with a tuple other than the one recorded: a context is configured once");
     ctx->control = *c;
     ctx->control_configured = 1;
     return 0;
@@ -54,19 +70,23 @@ static int configure(simpler_context *ctx, const SimplerKernelCtxControl *c)
 static int freeze(simpler_context *ctx)
 {
     kernel_state *ks = kernel_state_of(ctx);
-    if (!context_is_kernel(ctx) || ks == NULL || ks->phase != KERNEL_PHASE_COLLECTING)
-        return PTO_RUNTIME_ERR_INVALID_STATE;
+    if (!context_is_kernel(ctx) || ks == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "FREEZE before simpler_kernel_mode_init");
+    if (ks->phase != KERNEL_PHASE_COLLECTING)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "FREEZE while not Collecting (frozen already?)");
     if (!ctx->control_configured || ctx->control.mode != SIMPLER_MODE_KERNEL)
-        return PTO_RUNTIME_ERR_INVALID_STATE;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
+                            "FREEZE without a CONFIGURE of mode SIMPLER_MODE_KERNEL before init");
     ks->phase = KERNEL_PHASE_READY_ENQUEUED;
     return 0;
 }
 
 int simpler_kernel_mode_ctx_control(DeviceContextHandle handle, const SimplerKernelCtxControl *control)
 {
+    simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     int rc = structure_check(control);
     if (rc == 0)
         rc = control->action == SIMPLER_KERNEL_CTX_CONFIGURE ? configure(ctx, control) : freeze(ctx);

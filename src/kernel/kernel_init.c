@@ -4,6 +4,7 @@
  * reusable New (or to Closing when the unwind itself fails). */
 #include <string.h>
 
+#include "common/error.h"
 #include "common/host_alloc.h"
 #include "common/log.h"
 #include "common/task_args_check.h"
@@ -213,6 +214,7 @@ err_unwind:
 int simpler_kernel_mode_init(DeviceContextHandle handle, int device_id, const CallConfig *config,
                              uint64_t context_generation)
 {
+    simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;

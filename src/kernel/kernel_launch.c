@@ -5,6 +5,7 @@
  * in reach is the restricted platform_launch_ops table. */
 #include <string.h>
 
+#include "common/error.h"
 #include "context/context.h"
 #include "kernel/kernel_state.h"
 #include "device/device_chain.h"
@@ -259,6 +260,7 @@ static int launch_locked(simpler_context *ctx, int32_t id, const ChipStorageTask
 int simpler_kernel_mode_launch(DeviceContextHandle handle, int32_t callable_id, const void *args,
                                void *caller_stream)
 {
+    simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;

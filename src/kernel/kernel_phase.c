@@ -1,5 +1,6 @@
 /* The kernel-mode phase machine's shared steps and the entries that only
  * read it: simpler_kernel_mode_supported and simpler_kernel_mode_errors. */
+#include "common/error.h"
 #include "common/host_alloc.h"
 #include "context/context.h"
 #include "kernel/kernel_state.h"
@@ -32,6 +33,7 @@ int kernel_status_observe(simpler_context *ctx, kernel_state *ks)
 
 int simpler_kernel_mode_supported(DeviceContextHandle handle)
 {
+    simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
@@ -44,6 +46,7 @@ int simpler_kernel_mode_supported(DeviceContextHandle handle)
 
 int simpler_kernel_mode_errors(DeviceContextHandle handle, int *last_runtime_error, int *teardown_error)
 {
+    simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;

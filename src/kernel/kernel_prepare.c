@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "common/error.h"
 #include "common/host_alloc.h"
 #include "context/context.h"
 #include "kernel/kernel_state.h"
@@ -110,6 +111,7 @@ static int prepare_locked(simpler_context *ctx, int32_t id, const void *callable
 int simpler_kernel_mode_prepare_callable(DeviceContextHandle handle, int32_t callable_id, const void *callable,
                                          size_t callable_size, void *caller_stream)
 {
+    simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;

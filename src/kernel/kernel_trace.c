@@ -2,6 +2,7 @@
  * execution, read through the platform (trace/trace_device.h). Kernel
  * mode sizes the trace buffer once at init, so it never re-bases; every
  * execution, eager or replayed, overwrites it. */
+#include "common/error.h"
 #include "context/context.h"
 #include "kernel/kernel_state.h"
 #include "trace/trace_device.h"
@@ -20,6 +21,7 @@ static int export_locked(simpler_context *ctx, const char *path)
 
 int simpler_kernel_mode_trace_export(DeviceContextHandle handle, const char *path)
 {
+    simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL || path == NULL) {
         context_unlock(ctx);

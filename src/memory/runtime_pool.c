@@ -1,3 +1,4 @@
+#include "common/error.h"
 #include "memory/runtime_pool.h"
 
 #include <string.h>
@@ -61,6 +62,7 @@ static int configure_check(const SimplerKernelCtxControl *c)
 
 int simpler_kernel_layout(const SimplerKernelCtxControl *configure, SimplerKernelLayout *out)
 {
+    simpler_error_clear();
     if (configure == NULL || out == NULL || configure_check(configure) != 0)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     return runtime_pool_pack(configure->runtime_arena_bytes, configure->graph_definition_bytes,
@@ -75,6 +77,7 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 int simpler_kernel_plan_capacity(const SimplerGraphRequirements *graphs, size_t count,
                                  SimplerKernelCtxControl *configure_out)
 {
+    simpler_error_clear();
     SimplerKernelCtxControl c;
     SimplerKernelLayout l;
     uint64_t tasks = 0;

@@ -1,6 +1,7 @@
 /* Program-mode simpler_register_callable / simpler_unregister_callable:
  * the slot's loaded callable plus the device kernel table its runs hand
  * to the device. */
+#include "common/error.h"
 #include "common/host_alloc.h"
 #include "context/context.h"
 #include "program/program.h"
@@ -49,6 +50,7 @@ static int register_locked(simpler_context *ctx, int32_t id, const void *callabl
 int simpler_register_callable(DeviceContextHandle handle, int32_t callable_id, const void *callable,
                               size_t callable_size)
 {
+    simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
@@ -59,6 +61,7 @@ int simpler_register_callable(DeviceContextHandle handle, int32_t callable_id, c
 
 int simpler_unregister_callable(DeviceContextHandle handle, int32_t callable_id)
 {
+    simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;

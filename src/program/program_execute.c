@@ -2,6 +2,7 @@
  * the context's own streams, the wait and the status word. */
 #include <string.h>
 
+#include "common/error.h"
 #include "common/log.h"
 #include "context/context.h"
 #include "program/program_limits.h"
@@ -220,6 +221,7 @@ int program_execute(simpler_context *ctx, const device_run_desc *desc)
 
 int simpler_run_times(DeviceContextHandle handle, SimplerRunTimes *out)
 {
+    simpler_error_clear();
     if (out == NULL || out->struct_size != sizeof(*out))
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     simpler_context *ctx = context_lock(handle);

@@ -1,5 +1,6 @@
 /* Program-mode simpler_init, its finalize_device and destroy, and the
  * mode table that plugs them into the shared context. */
+#include "common/error.h"
 #include "common/host_alloc.h"
 #include "common/log.h"
 #include "common/task_args_check.h"
@@ -107,6 +108,7 @@ err_drop_state:
 
 int simpler_init(DeviceContextHandle handle, int device_id, const CallConfig *prewarm_config)
 {
+    simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;

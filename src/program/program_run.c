@@ -1,5 +1,6 @@
 /* Program-mode simpler_run: validate everything, then build on
  * the host, commit capacity, stage, execute, copy back. */
+#include "common/error.h"
 #include "common/task_args_check.h"
 #include "context/context.h"
 #include "program/program_limits.h"
@@ -90,6 +91,7 @@ static int run_locked(simpler_context *ctx, int32_t id, const ChipStorageTaskArg
 int simpler_run(DeviceContextHandle handle, int32_t callable_id, const ChipStorageTaskArgs *args,
                 const CallConfig *config)
 {
+    simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
