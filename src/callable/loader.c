@@ -15,11 +15,8 @@
 #include "callable/callable_image.h"
 #include "callable/elf_check.h"
 #include "common/host_alloc.h"
-#include "common/log.h"
+#include "common/error.h"
 #include "simpler/runtime_c_api.h"
-
-/* A refusal with its reason, logged at warning level. */
-#define LOADER_FAIL(rc, ...) (simpler_log(SIMPLER_LOG_WARN, __VA_ARGS__), (rc))
 
 /* One binary: written to a fresh memory file, opened, `symbol` resolved. */
 typedef struct loaded_binary {
@@ -87,7 +84,7 @@ static int memfile_make(const uint8_t *bytes, size_t size, const char *who, int 
         if (*fd >= 0)
             close(*fd);
         *fd = -1;
-        return LOADER_FAIL(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "callable image: %s: no memory file to load it from: %s%s",
+        return simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "callable image: %s: no memory file to load it from: %s%s",
                            who, strerror(err), descriptors_exhausted(err) ? " (file descriptors exhausted)" : "");
     }
     return 0;
@@ -106,12 +103,12 @@ static int binary_load(const uint8_t *bytes, size_t size, const char *symbol, co
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     close(fd);
     if (handle == NULL)
-        return LOADER_FAIL(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable image: %s: rejected by dlopen: %s", who,
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable image: %s: rejected by dlopen: %s", who,
                            dlerror());
     void *sym = dlsym(handle, symbol);
     if (sym == NULL) {
         dlclose(handle);
-        return LOADER_FAIL(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable image: %s does not export '%s'", who, symbol);
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable image: %s does not export '%s'", who, symbol);
     }
     out->handle = handle;
     out->symbol = sym;
@@ -160,11 +157,11 @@ static int binaries_check(const callable_view *v)
 {
     char why[ELF_CHECK_REASON_BYTES], who[48];
     if (elf_shared_object_check(v->orchestration, v->orchestration_size, why) != 0)
-        return LOADER_FAIL(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable image: the orchestration: %s", why);
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable image: the orchestration: %s", why);
     for (uint32_t i = 0; i < v->child_count; i++) {
         if (elf_shared_object_check(callable_view_child_binary(v, i), (size_t)v->children[i].binary_size, why) != 0) {
             child_name(v, i, who, sizeof who);
-            return LOADER_FAIL(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable image: %s: %s", who, why);
+            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable image: %s: %s", who, why);
         }
     }
     return 0;

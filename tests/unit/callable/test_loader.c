@@ -346,6 +346,9 @@ static void loader_refuses_corrupt_header_tables_with_reason(void **state)
             size_t bad_size;
             uint8_t *bad = image_with_binary(image, size, which, copy, n, &bad_size);
             expect_refused(bad, bad_size, PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+            const char *why = simpler_last_error_message();
+            assert_non_null(strstr(why, which == 0 ? "the orchestration" : "child 0 (func_id 1)"));
+            assert_non_null(strstr(why, field == 32 ? "program header table" : "section header"));
             free(bad);
         }
         free(copy);
