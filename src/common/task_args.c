@@ -97,31 +97,48 @@ int simpler_call_config_default(CallConfig *config)
     return 0;
 }
 
-int chip_tensor_check(const ChipTensor *t)
+/* Why `t` is not a valid view, or NULL when it is. */
+static const char *tensor_refusal(const ChipTensor *t)
 {
     uint64_t extent, end, end_bytes, buffer_end;
-    if (t == NULL || !address_space_known(t->address_space))
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (!address_space_known(t->address_space))
+        return "address_space is not SIMPLER_ADDRESS_SPACE_HOST or _DEVICE";
     if (tensor_view_extent(t->dtype, t->ndims, t->shapes, t->strides, &extent) != 0)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return "dtype, ndims, shapes or strides invalid (a known dtype, 1..5 dims, used dims > 0, unused 0)";
     if (!all_zero(t->reserved0, sizeof t->reserved0) || !all_zero(t->reserved, sizeof t->reserved))
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return "reserved bytes are not zero";
     if (__builtin_add_overflow(t->start_offset, extent, &end) ||
-        __builtin_mul_overflow(end, (uint64_t)tensor_dtype_bytes(t->dtype), &end_bytes))
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    if (end_bytes > t->buffer_bytes || __builtin_add_overflow(t->buffer_addr, t->buffer_bytes, &buffer_end))
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    return 0;
+        __builtin_mul_overflow(end, (uint64_t)tensor_dtype_bytes(t->dtype), &end_bytes) ||
+        end_bytes > t->buffer_bytes)
+        return "the view (start_offset plus strided extent) ends past buffer_bytes";
+    /* No buffer lives at address 0, and none wraps the address space: a
+     * kernel or a copy would fault on either. */
+    if (t->buffer_addr == 0)
+        return "buffer_addr is 0 (NULL)";
+    if (__builtin_add_overflow(t->buffer_addr, t->buffer_bytes, &buffer_end))
+        return "buffer_addr + buffer_bytes wraps the address space";
+    return NULL;
+}
+
+int chip_tensor_check(const ChipTensor *t)
+{
+    return t != NULL && tensor_refusal(t) == NULL ? 0 : PTO_RUNTIME_ERR_INVALID_ARGUMENT;
 }
 
 int task_args_check(const ChipStorageTaskArgs *args)
 {
-    if (args == NULL || args->tensor_count < 0 || args->tensor_count > SIMPLER_MAX_TENSOR_ARGS ||
-        args->scalar_count < 0 || args->scalar_count > SIMPLER_MAX_SCALAR_ARGS)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (args == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "args is NULL");
+    if (args->tensor_count < 0 || args->tensor_count > SIMPLER_MAX_TENSOR_ARGS)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "args.tensor_count = %d: expected 0..%d",
+                            args->tensor_count, SIMPLER_MAX_TENSOR_ARGS);
+    if (args->scalar_count < 0 || args->scalar_count > SIMPLER_MAX_SCALAR_ARGS)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "args.scalar_count = %d: expected 0..%d",
+                            args->scalar_count, SIMPLER_MAX_SCALAR_ARGS);
     for (int32_t i = 0; i < args->tensor_count; i++) {
-        if (chip_tensor_check(&args->tensors[i]) != 0)
-            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        const char *why = tensor_refusal(&args->tensors[i]);
+        if (why != NULL)
+            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "args.tensors[%d]: %s", i, why);
     }
     return 0;
 }
