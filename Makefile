@@ -3,9 +3,14 @@
 JOBS ?= 2
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPLER_WERROR=ON
 BUILD_PKGS := cmake gcc make libc6-dev
-TEST_PKGS := $(BUILD_PKGS) libcmocka-dev valgrind clang binutils
+# bash for pipefail: a build piped through a filter still fails the target.
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+TEST_PKGS := $(BUILD_PKGS) libcmocka-dev valgrind clang binutils pkgconf
+# bench_graph runs oneTBB's flow graph beside simpler (C++).
+BENCH_PKGS := $(TEST_PKGS) g++ libtbb-dev
 
-.PHONY: all build run check deps-build deps-test test valgrind asan tsan fuzz fuzz-build fuzz-long fuzz-seeds release bench clean
+.PHONY: all build build-tests run check deps-build deps-test deps-bench test valgrind asan tsan fuzz fuzz-build fuzz-long fuzz-seeds release bench clean
 
 all: build
 
@@ -27,27 +32,40 @@ deps-build:
 deps-test:
 	$(call install_missing,$(TEST_PKGS))
 
+deps-bench:
+	$(call install_missing,$(BENCH_PKGS))
+
+# What `make run` runs: the library, the CLI and the examples, no test
+# or benchmark (BUILD_TESTING=OFF), so only the build packages are needed.
 build: deps-build
-	cmake -S . -B build $(CMAKE_FLAGS) -DSIMPLER_VALGRIND=ON >/dev/null
-	cmake --build build -j $(JOBS)
+	@cmake -S . -B build $(CMAKE_FLAGS) -DBUILD_TESTING=OFF >/dev/null
+	@cmake --build build -j $(JOBS) -- --no-print-directory | { grep -v '^\[ *[0-9]*%\] Built target' || true; }
 
 run: build
 	./build/simpler run
 
-test: build
+# The same build tree with the tests (BUILD_TESTING=ON, which needs cmocka).
+build-tests: deps-test
+	cmake -S . -B build $(CMAKE_FLAGS) -DBUILD_TESTING=ON -DSIMPLER_VALGRIND=ON >/dev/null
+	cmake --build build -j $(JOBS)
+
+test: build-tests
 	ctest --test-dir build -LE valgrind --output-on-failure --no-tests=error -j $(JOBS)
 
-valgrind: build
+valgrind: build-tests
 	ctest --test-dir build -L valgrind --output-on-failure --no-tests=error -j $(JOBS)
 
-asan:
-	cmake -S . -B build-asan $(CMAKE_FLAGS) -DSIMPLER_SANITIZE=address,undefined >/dev/null
+# The sanitizer builds run every suite except the valgrind, ABI and
+# install ones (an instrumented library cannot be linked by a plain
+# consumer; tests/CMakeLists.txt registers no install test there).
+asan: deps-test
+	cmake -S . -B build-asan $(CMAKE_FLAGS) -DSIMPLER_SANITIZE=address,undefined -DBUILD_TESTING=ON >/dev/null
 	cmake --build build-asan -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir build-asan -LE 'valgrind|abi' --output-on-failure --no-tests=error -j $(JOBS)
 
-tsan:
-	cmake -S . -B build-tsan $(CMAKE_FLAGS) -DSIMPLER_SANITIZE=thread >/dev/null
+tsan: deps-test
+	cmake -S . -B build-tsan $(CMAKE_FLAGS) -DSIMPLER_SANITIZE=thread -DBUILD_TESTING=ON >/dev/null
 	cmake --build build-tsan -j $(JOBS)
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 	  ctest --test-dir build-tsan -LE 'valgrind|abi' --output-on-failure --no-tests=error -j $(JOBS)
@@ -55,8 +73,8 @@ tsan:
 # Every libFuzzer target runs from its seed corpus (tests/fuzz/corpus,
 # copied so new units stay in the build tree) for FUZZ_SECONDS each.
 FUZZ_SECONDS ?= 25
-fuzz-build:
-	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPLER_FUZZ=ON >/dev/null
+fuzz-build: deps-test
+	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPLER_FUZZ=ON -DBUILD_TESTING=ON >/dev/null
 	cmake --build build-fuzz -j $(JOBS)
 
 define fuzz_each
@@ -75,17 +93,19 @@ fuzz: fuzz-build
 fuzz-long: fuzz-build
 	$(call fuzz_each,-runs=1000000)
 
-# Regenerates the committed seed corpora from a built tree.
-fuzz-seeds: build
+# Regenerates the committed seed corpora from a built tree (with the
+# tests: the test fixtures are seeds too).
+fuzz-seeds: build-tests
 	rm -rf tests/fuzz/corpus
 	sh tests/fuzz/make_seeds.sh build tests/fuzz/corpus
 
 # The benchmarks' configuration (no SIMPLER_VERIFY): it must build, and
-# its tests pass (those that need the test-only hooks skip).
-release:
-	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPLER_VERIFY=OFF -DSIMPLER_WERROR=ON >/dev/null
+# its tests pass (those that need the test-only hooks skip; the install
+# tests already ran in `make test`).
+release: deps-test
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPLER_VERIFY=OFF -DSIMPLER_WERROR=ON -DBUILD_TESTING=ON >/dev/null
 	cmake --build build-bench -j $(JOBS)
-	ctest --test-dir build-bench -LE 'valgrind|abi' --output-on-failure --no-tests=error -j $(JOBS)
+	ctest --test-dir build-bench -LE 'valgrind|abi|install' --output-on-failure --no-tests=error -j $(JOBS)
 
 check: deps-test
 	$(MAKE) test
@@ -96,9 +116,11 @@ check: deps-test
 	$(MAKE) fuzz
 	@echo "make check: all suites passed"
 
-# Benchmarks build apart, without the test-only O(n) validators.
-bench: deps-build
-	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPLER_VERIFY=OFF >/dev/null
+# Benchmarks build apart, without the test-only O(n) validators; they are
+# built with the tests (BUILD_TESTING=ON), so they need the test packages,
+# and bench_graph's oneTBB rows need g++ and libtbb-dev.
+bench: deps-bench
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPLER_VERIFY=OFF -DBUILD_TESTING=ON >/dev/null
 	cmake --build build-bench -j $(JOBS)
 	@for b in build-bench/bench/bench_*; do [ -x "$$b" ] && "$$b"; done
 

@@ -2,6 +2,12 @@
  * bench_graph — the three DAG shapes of dag_shapes.h (W1 chain, W2 fan,
  * W3 layers) with empty task bodies, side by side in one run:
  *   baseline execute  the mutex+condvar pool of baseline_pool.h;
+ *   naive build       the explicit-edge build of naive_build.h (what
+ *                     simpler's host build is measured against), and
+ *                     naive build + the pool's execute, timed as one;
+ *   oneTBB build      oneTBB's flow graph of the shape (tbb_flow.h),
+ *                     its construction, and construction + execution
+ *                     (n/a when the bench was built without oneTBB);
  *   simpler build     the host graph build of the shape, as a
  *                     SimplerGraphSizer measure (orchestration, TensorMap,
  *                     requirements; no image written), no device;
@@ -33,8 +39,10 @@
 #include "baseline_pool.h"
 #include "dag_shapes.h"
 #include "handoff.h"
+#include "naive_build.h"
 #include "simpler/runtime_c_api.h"
 #include "simpler_side.h"
+#include "tbb_flow.h"
 #include "timing.h"
 
 #ifndef BENCH_DAG_CALLABLE
@@ -42,6 +50,8 @@
 #endif
 
 #define LINE_ROUND_TRIPS 20000u
+/* Where the naive build pretends the slot buffer lives (it never touches it). */
+#define FAKE_SLOT_ADDR 0x40000000ull
 
 /* The machine has 2 cores; the baseline gets one worker per core. */
 #define BASELINE_WORKERS 2u
@@ -67,13 +77,27 @@ static void stamp_task(uint32_t task, void *user)
     c->rank[task] = atomic_fetch_add(&c->next, 1) + 1;
 }
 
-/* 0 when one baseline run ran every task once, each after all its
- * predecessors; the first figure is not trusted before this holds. */
-static int baseline_verify(struct baseline_pool *pool, const struct dag *d)
+/* Runs every task of a DAG once with `fn`: the pool or oneTBB. */
+typedef int (*dag_runner)(void *runner, const struct dag *d, baseline_task_fn fn, void *user);
+
+static int run_on_pool(void *runner, const struct dag *d, baseline_task_fn fn, void *user)
+{
+    uint64_t ns;
+    return baseline_pool_run(runner, d, fn, user, &ns);
+}
+
+static int run_on_tbb(void *runner, const struct dag *d, baseline_task_fn fn, void *user)
+{
+    uint64_t build_ns, total_ns;
+    return tbb_flow_run(runner, d, fn, user, &build_ns, &total_ns);
+}
+
+/* 0 when one run ran every task once, each after all its predecessors;
+ * the first figure is not trusted before this holds. */
+static int order_verify(dag_runner run, void *runner, const struct dag *d)
 {
     struct order_check c = {.rank = calloc(d->task_count, sizeof(uint32_t))};
-    uint64_t ns;
-    if (c.rank == NULL || baseline_pool_run(pool, d, stamp_task, &c, &ns) != 0) {
+    if (c.rank == NULL || run(runner, d, stamp_task, &c) != 0) {
         free(c.rank);
         return -1;
     }
@@ -95,7 +119,7 @@ static void bench_baseline(struct bench_report *r, struct baseline_pool *pool, c
 {
     double samples[BENCH_RUNS_MAX];
     uint64_t ns = 0;
-    if (baseline_verify(pool, d) != 0) {
+    if (order_verify(run_on_pool, pool, d) != 0) {
         fprintf(stderr, "bench_graph: %s: the baseline pool broke a dependency\n", d->name);
         exit(1);
     }
@@ -128,6 +152,80 @@ static void wrong(const char *what, enum dag_shape shape, uint32_t got, uint32_t
 {
     fprintf(stderr, "bench_graph: %s: %s: got %u, want %u\n", dag_shape_name(shape), what, got, want);
     exit(1);
+}
+
+/* 0 when the naive build of d's shape holds exactly d's edges. */
+static int naive_verify(const struct dag *built, const struct dag *d)
+{
+    size_t n = d->task_count;
+    return built->task_count == d->task_count && built->edge_count == d->edge_count &&
+                   memcmp(built->fanin, d->fanin, n * sizeof(*d->fanin)) == 0 &&
+                   memcmp(built->succ_start, d->succ_start, (n + 1) * sizeof(*d->succ_start)) == 0 &&
+                   memcmp(built->succ, d->succ, d->edge_count * sizeof(*d->succ)) == 0
+               ? 0
+               : -1;
+}
+
+/* The naive explicit-edge build of d's shape alone, then with the
+ * pool's execution of what it built, timed as one. */
+static void bench_naive(struct bench_report *r, struct naive_build *nb, struct baseline_pool *pool,
+                        const struct dag *d, unsigned runs)
+{
+    double build[BENCH_RUNS_MAX], total[BENCH_RUNS_MAX];
+    const struct dag *built = NULL;
+    uint64_t exec_ns = 0;
+    if (nb == NULL || naive_build_run(nb, d->shape, FAKE_SLOT_ADDR, &built) != 0 || naive_verify(built, d) != 0 ||
+        order_verify(run_on_pool, pool, built) != 0) {
+        fprintf(stderr, "bench_graph: %s: the naive build is wrong or out of memory\n", d->name);
+        exit(1);
+    }
+    for (unsigned run = 0; run < runs; run++) {
+        uint64_t t0 = bench_now_ns();
+        int rc = naive_build_run(nb, d->shape, FAKE_SLOT_ADDR, &built);
+        build[run] = (double)(bench_now_ns() - t0) / d->task_count;
+        t0 = bench_now_ns();
+        rc = rc ? rc : naive_build_run(nb, d->shape, FAKE_SLOT_ADDR, &built);
+        rc = rc ? rc : baseline_pool_run(pool, built, empty_task, NULL, &exec_ns);
+        total[run] = (double)(bench_now_ns() - t0) / d->task_count;
+        if (rc != 0) {
+            fprintf(stderr, "bench_graph: naive build out of memory\n");
+            exit(1);
+        }
+    }
+    char name[64];
+    row_name(name, sizeof(name), d->shape, "naive build (explicit edges)");
+    bench_report_add(r, name, "ns/task", build, runs);
+    row_name(name, sizeof(name), d->shape, "naive build + pool execute");
+    bench_report_add(r, name, "ns/task", total, runs);
+}
+
+/* oneTBB's flow graph of d: construction, and construction + execution. */
+static void bench_tbb(struct bench_report *r, struct tbb_flow *tbb, const struct dag *d, unsigned runs)
+{
+    double build[BENCH_RUNS_MAX], total[BENCH_RUNS_MAX];
+    char name[64], name2[64];
+    row_name(name, sizeof(name), d->shape, "oneTBB build");
+    row_name(name2, sizeof(name2), d->shape, "oneTBB build + execute");
+    if (tbb == NULL) {
+        bench_report_skip(r, name, "built without oneTBB (libtbb-dev)");
+        bench_report_skip(r, name2, "built without oneTBB (libtbb-dev)");
+        return;
+    }
+    if (order_verify(run_on_tbb, tbb, d) != 0) {
+        fprintf(stderr, "bench_graph: %s: the oneTBB flow graph broke a dependency\n", d->name);
+        exit(1);
+    }
+    for (unsigned run = 0; run < runs; run++) {
+        uint64_t build_ns, total_ns;
+        if (tbb_flow_run(tbb, d, empty_task, NULL, &build_ns, &total_ns) != 0) {
+            fprintf(stderr, "bench_graph: the oneTBB run failed\n");
+            exit(1);
+        }
+        build[run] = (double)build_ns / d->task_count;
+        total[run] = (double)total_ns / d->task_count;
+    }
+    bench_report_add(r, name, "ns/task", build, runs);
+    bench_report_add(r, name2, "ns/task", total, runs);
 }
 
 /* Host build of `shape`, in-process. */
@@ -221,6 +319,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_graph: cannot start the baseline pool\n");
         return 1;
     }
+    struct naive_build *naive = naive_build_create();
+    struct tbb_flow *tbb = tbb_flow_create(BASELINE_WORKERS);
     struct simpler_build *build = NULL;
     int build_status = simpler_build_create(BENCH_DAG_CALLABLE, &build);
     struct simpler_program *program = NULL;
@@ -234,12 +334,16 @@ int main(int argc, char **argv)
             return 1;
         }
         bench_baseline(&report, pool, &d, opt.runs);
+        bench_naive(&report, naive, pool, &d, opt.runs);
+        bench_tbb(&report, tbb, &d, opt.runs);
         bench_build(&report, build, build_status, &d, opt.runs);
         dag_destroy(&d);
         bench_run(&report, program, stage, program_status, (enum dag_shape)shape, opt.runs);
     }
     simpler_program_destroy(program);
     simpler_build_destroy(build);
+    tbb_flow_destroy(tbb);
+    naive_build_destroy(naive);
     baseline_pool_destroy(pool);
     bench_report_print(&report, opt.json);
     return 0;

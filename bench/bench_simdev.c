@@ -1,7 +1,8 @@
 /*
  * bench_simdev — what the simulated device costs per operation: kernel
  * enqueue, an event record+wait pair, a stream round trip, and graph
- * replay for captured graphs of 1, 10, 100 and 1000 nodes, and beside them
+ * replay for captured graphs of 1, 10, 100 and 1000 nodes, the host cost
+ * of simdev_graph_launch alone at those sizes, and beside them
  * the machine's thread handoff cost and cross-CPU cache-line round trip
  * (handoff.h). Every figure
  * is the median of --runs runs (default 7). Kernels are empty, so the
@@ -23,6 +24,9 @@
 #define REPLAY_NODE_BUDGET 2000 /* node executions per replay run */
 #define HANDOFF_ROUND_TRIPS 2000
 #define REPLAYS_MIN 20
+#define HOST_LAUNCHES 200 /* timed simdev_graph_launch calls per run */
+
+_Static_assert(HOST_LAUNCHES < SIMDEV_STREAM_RING_OPS, "launch loop must not fill the ring");
 
 _Static_assert(ENQUEUE_LAUNCHES < SIMDEV_STREAM_RING_OPS, "enqueue loop must not fill the ring");
 _Static_assert(EVENT_PAIRS < SIMDEV_STREAM_RING_OPS, "event loop must not fill the ring");
@@ -125,12 +129,27 @@ static void bench_replay(struct bench_report *r, simdev_stream_t s, unsigned nod
         per_replay[run] = (double)(bench_now_ns() - t0) / replays;
         per_node[run] = per_replay[run] / nodes;
     }
+    /* The host cost: HOST_LAUNCHES calls timed each alone (the ring has
+     * room for all, so no call waits for the device), drained untimed. */
+    double host[BENCH_RUNS_MAX];
+    for (unsigned run = 0; run < runs; run++) {
+        uint64_t spent = 0;
+        for (unsigned i = 0; i < HOST_LAUNCHES; i++) {
+            uint64_t t0 = bench_now_ns();
+            check(simdev_graph_launch(g, s), "simdev_graph_launch");
+            spent += bench_now_ns() - t0;
+        }
+        host[run] = (double)spent / HOST_LAUNCHES;
+        check(simdev_stream_synchronize(s), "simdev_stream_synchronize");
+    }
     check(simdev_graph_destroy(g), "simdev_graph_destroy");
     char name[64];
     snprintf(name, sizeof(name), "graph replay, %u nodes", nodes);
     bench_report_add(r, name, "ns/replay", per_replay, runs);
     snprintf(name, sizeof(name), "graph replay, %u nodes, per node", nodes);
     bench_report_add(r, name, "ns/node", per_node, runs);
+    snprintf(name, sizeof(name), "simdev_graph_launch host cost, %u nodes", nodes);
+    bench_report_add(r, name, "ns/call", host, runs);
 }
 
 static void bench_streams(struct bench_report *r, simdev_stream_t a, simdev_stream_t b, unsigned runs)

@@ -1,6 +1,7 @@
 /* The command-line option parser (options.h). */
 #include "options.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,4 +95,42 @@ options_event options_next(options_parser *p, options_item *item)
     item->value = value;
     item->count = count;
     return OPTIONS_OPTION;
+}
+
+/* "a, b, c" of a NULL-terminated choice list into msg at `at`. */
+static void choices_list(const char *const *choices, char *msg, unsigned size, int at)
+{
+    for (int first = 1; *choices != NULL && at >= 0 && (unsigned)at < size; choices++, first = 0)
+        at += snprintf(msg + at, size - (unsigned)at, "%s%s", first ? "" : ", ", *choices);
+}
+
+void options_error(const options_item *it, const options_spec *specs, char *msg, unsigned size)
+{
+    if (size == 0)
+        return;
+    msg[0] = '\0';
+    const options_spec *s = it->index >= 0 ? &specs[it->index] : NULL;
+    switch (it->event) {
+    case OPTIONS_UNKNOWN:
+        snprintf(msg, size, "unknown option '%s'", it->arg);
+        break;
+    case OPTIONS_NO_VALUE:
+        snprintf(msg, size, "%s needs a value", it->arg);
+        break;
+    case OPTIONS_POSITIONAL:
+        snprintf(msg, size, "unexpected argument '%s'", it->arg);
+        break;
+    case OPTIONS_BAD_VALUE:
+        if (s != NULL && s->kind == OPTIONS_COUNT) {
+            snprintf(msg, size, "%s '%s': not a count in 1..%ld", it->arg, it->value, s->max);
+        } else if (s != NULL && s->kind == OPTIONS_CHOICE) {
+            int at = snprintf(msg, size, "%s '%s': not one of ", it->arg, it->value);
+            choices_list(s->choices, msg, size, at);
+        } else {
+            snprintf(msg, size, "%s '%s': refused", it->arg, it->value);
+        }
+        break;
+    default:
+        break;
+    }
 }

@@ -74,4 +74,15 @@ void options_init(options_parser *p, int argc, char **argv, const options_spec *
  * item->event; OPTIONS_END, again and again, once argv is exhausted. */
 options_event options_next(options_parser *p, options_item *item);
 
+/* Writes into `msg` (`size` bytes, NUL-terminated, truncated to fit) the
+ * one-line reason item `it` of a walk over `specs` is a usage error,
+ * naming the option and the value at fault:
+ *   UNKNOWN    "unknown option '--foo'"
+ *   NO_VALUE   "--trace needs a value"
+ *   BAD_VALUE  "--replays '2x': not a count in 1..1000000" (a count),
+ *              "--mode 'bogus': not one of kernel, program" (a choice)
+ *   POSITIONAL "unexpected argument 'x'"
+ * Any other event writes "". */
+void options_error(const options_item *it, const options_spec *specs, char *msg, unsigned size);
+
 #endif

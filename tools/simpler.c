@@ -11,6 +11,7 @@ static void usage(FILE *out)
           "  bench    measure an example in program and kernel mode\n"
           "  pack     pack a callable image\n"
           "  inspect  print a callable image's header, signature and children\n"
+          "  graph    write an example's task graph as Graphviz DOT\n"
           "Use 'simpler <command> --help' for a command's options.\n",
           out);
 }
@@ -28,6 +29,8 @@ int main(int argc, char **argv)
         return cmd_pack(argc - 1, argv + 1);
     if (strcmp(cmd, "inspect") == 0)
         return cmd_inspect(argc - 1, argv + 1);
+    if (strcmp(cmd, "graph") == 0)
+        return cmd_graph(argc - 1, argv + 1);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
         return 0;

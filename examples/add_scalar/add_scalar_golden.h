@@ -4,7 +4,7 @@
 #define SIMPLER_EXAMPLE_ADD_SCALAR_GOLDEN_H
 
 #include "../common/example_case.h"
-#include "../common/example_tensor.h"
+#include "simpler/tensor_view.h"
 #include "add_scalar_layout.h"
 
 #define ADD_SCALAR_DEFAULT_ELEMENTS 16384u
@@ -19,14 +19,14 @@ static inline void add_scalar_fill(example_case *c, void *const *host, uint64_t 
         y[i] = -999.0f; /* a stale output must not pass */
     }
     float s = seed == 0 ? 1.25f : example_rand_f32(&state, -8.0f, 8.0f);
-    c->scalars[ADD_SCALAR_SCALAR_S] = example_f32_bits(s);
+    c->scalars[ADD_SCALAR_SCALAR_S] = simpler_f32_scalar(s);
 }
 
 static inline void add_scalar_reference(const example_case *c, void *const *host, float *expected)
 {
     uint64_t n = example_spec_elements(&c->tensors[ADD_SCALAR_ARG_X]);
     const float *x = host[ADD_SCALAR_ARG_X];
-    float s = example_scalar_f32(c->scalars[ADD_SCALAR_SCALAR_S]);
+    float s = simpler_scalar_f32(c->scalars[ADD_SCALAR_SCALAR_S]);
     for (uint64_t i = 0; i < n; i++)
         expected[i] = x[i] + s;
 }

@@ -8,10 +8,11 @@
 #include "../add_scalar/add_scalar_golden.h"
 #include "../matmul_add/matmul_add_golden.h"
 #include "../paged_attention/paged_attention_golden.h"
+#include "../tutorial/tutorial_golden.h"
 #include "../vector/vector_golden.h"
 
 /* The example names, in the order they are listed to a user. */
-#define EXAMPLE_NAMES "vector, add_scalar, paged_attention, matmul_add"
+#define EXAMPLE_NAMES "vector, add_scalar, paged_attention, matmul_add, tutorial"
 #define EXAMPLE_DEFAULT_NAME "vector"
 
 /* Fills *c with the default case of example `name`. Returns 0, or -1 for
@@ -24,6 +25,8 @@ static inline int example_case_default(const char *name, example_case *c)
         add_scalar_case_make(c, ADD_SCALAR_DEFAULT_ELEMENTS);
     else if (strcmp(name, "paged_attention") == 0)
         pa_case_default(c);
+    else if (strcmp(name, "tutorial") == 0)
+        tutorial_case_make(c, TUTORIAL_DEFAULT_ELEMENTS);
     else if (strcmp(name, "matmul_add") == 0)
         matmul_add_case_make(c, MATMUL_ADD_DEFAULT_ROWS, MATMUL_ADD_DEFAULT_K, MATMUL_ADD_DEFAULT_LAYERS);
     else

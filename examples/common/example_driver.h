@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "example_case.h"
+#include "simpler/callable.h"
 #include "simpler/runtime_c_api.h"
 
 typedef struct example_buffers {
@@ -81,11 +82,18 @@ static inline int example_args_make(const example_case *c, const example_buffers
 
 /* Fills fresh inputs for `seed`, computes the golden and, for device
  * buffers, copies every tensor (outputs too, so a stale value cannot
- * pass) to the device. Returns 0 or the copy's status. */
-static inline int example_inputs_prepare(DeviceContextHandle ctx, example_case *c, example_buffers *b,
-                                         uint64_t seed)
+ * pass) to the device. When `scalars` is not NULL, the case's
+ * c->scalar_count scalars are set to those values after the fill and
+ * before the golden: a captured kernel-mode launch replays the packet it
+ * captured, scalars included, so a replay's golden must use the
+ * captured scalars whatever the seed would draw. Returns 0 or the copy's
+ * status. */
+static inline int example_inputs_prepare_scalars(DeviceContextHandle ctx, example_case *c, example_buffers *b,
+                                                 uint64_t seed, const uint64_t *scalars)
 {
     c->fill(c, b->host, seed);
+    if (scalars != NULL)
+        memcpy(c->scalars, scalars, c->scalar_count * sizeof(uint64_t));
     c->reference(c, b->host, b->expected);
     for (uint32_t i = 0; i < c->tensor_count; i++) {
         if (b->dev[i] == NULL)
@@ -95,6 +103,15 @@ static inline int example_inputs_prepare(DeviceContextHandle ctx, example_case *
             return rc;
     }
     return 0;
+}
+
+/* example_inputs_prepare_scalars with the scalars the fill draws. The
+ * argument block must be made (example_args_make) after this call, so
+ * it carries those scalars. */
+static inline int example_inputs_prepare(DeviceContextHandle ctx, example_case *c, example_buffers *b,
+                                         uint64_t seed)
+{
+    return example_inputs_prepare_scalars(ctx, c, b, seed, NULL);
 }
 
 /* Copies the golden output back from the device when it lives there and
@@ -112,28 +129,13 @@ static inline int example_output_check(DeviceContextHandle ctx, const example_ca
     return 0;
 }
 
-/* Reads a whole file into a 64-byte aligned buffer (free()). Returns 0,
- * or -1 when it cannot be read or is empty. */
+/* Reads a whole image file into 64-byte aligned memory, through the
+ * public simpler_callable_load_file (release it with
+ * simpler_callable_free). Returns 0, or -1 when it cannot be read or is
+ * empty (simpler_last_error_message() says why). */
 static inline int example_image_read(const char *path, void **image, size_t *size)
 {
-    FILE *fp = fopen(path, "rb");
-    long n = -1;
-    if (fp == NULL)
-        return -1;
-    if (fseek(fp, 0, SEEK_END) == 0)
-        n = ftell(fp);
-    void *bytes = NULL;
-    if (n > 0 && fseek(fp, 0, SEEK_SET) == 0)
-        bytes = aligned_alloc(64, ((size_t)n + 63) / 64 * 64);
-    if (bytes == NULL || fread(bytes, 1, (size_t)n, fp) != (size_t)n) {
-        free(bytes);
-        fclose(fp);
-        return -1;
-    }
-    fclose(fp);
-    *image = bytes;
-    *size = (size_t)n;
-    return 0;
+    return simpler_callable_load_file(path, image, size) == 0 ? 0 : -1;
 }
 
 #endif

@@ -11,7 +11,7 @@ int matmul_add_orchestration(SimplerOrch *orch, const ChipStorageTaskArgs *args)
 
 static int tensor_ok(const ChipTensor *t, uint32_t ndims)
 {
-    return t->dtype == SIMPLER_DTYPE_FLOAT32 && t->ndims == ndims && example_is_dense(t);
+    return t->dtype == SIMPLER_DTYPE_FLOAT32 && t->ndims == ndims && simpler_tensor_is_dense(t);
 }
 
 static int args_check(const ChipStorageTaskArgs *args)
@@ -63,12 +63,12 @@ int matmul_add_orchestration(SimplerOrch *orch, const ChipStorageTaskArgs *args)
     uint32_t chunks = m < MATMUL_ADD_CHUNKS ? m : MATMUL_ADD_CHUNKS;
     for (uint32_t c = 0; c < chunks; c++) {
         uint32_t r0 = m * c / chunks, rows = m * (c + 1) / chunks - r0;
-        ChipTensor h = example_view_rows(x, r0, rows);
+        ChipTensor h = simpler_tensor_view_rows(x, r0, rows);
         for (uint32_t l = 0; l < layers; l++) {
             int last = l + 1 == layers;
-            ChipTensor wl = example_view_index(w, l), bl = example_view_index(bias, l);
-            ChipTensor mmc = example_view_rows(&mm[l], r0, rows);
-            ChipTensor out = example_view_rows(last ? y : &act[l], r0, rows);
+            ChipTensor wl = simpler_tensor_view_index(w, l), bl = simpler_tensor_view_index(bias, l);
+            ChipTensor mmc = simpler_tensor_view_rows(&mm[l], r0, rows);
+            ChipTensor out = simpler_tensor_view_rows(last ? y : &act[l], r0, rows);
             task_submit(orch, MATMUL_ADD_FUNC_MATMUL, SIMPLER_CORE_TYPE_AIC, &h, &wl, &mmc, 0);
             task_submit(orch, MATMUL_ADD_FUNC_ADD, SIMPLER_CORE_TYPE_AIV, &mmc, &bl, &out, last);
             h = out;

@@ -14,11 +14,11 @@ void kernel_entry(const SimplerKernelArgs *args)
     if (args->tensor_count < 4 || args->scalar_count < 1)
         return;
     const ChipTensor *q = &args->tensors[0], *cache = &args->tensors[1], *s = &args->tensors[3];
-    float scale = example_scalar_f32(args->scalars[0]);
+    float scale = simpler_scalar_f32(args->scalars[0]);
     int64_t pb = pa_physical_block(&args->tensors[2], cache);
     uint32_t dim = q->shapes[1];
     uint64_t lo, hi;
-    example_block_range(s->shapes[0], args->block_idx, args->block_dim, &lo, &hi);
+    simpler_block_range(s->shapes[0], args->block_idx, args->block_dim, &lo, &hi);
     for (uint32_t h = (uint32_t)lo; h < hi; h++) {
         for (uint32_t t = 0; t < s->shapes[1]; t++) {
             float acc = 0.0f;
@@ -27,9 +27,9 @@ void kernel_entry(const SimplerKernelArgs *args)
             } else {
                 const float *k = pa_cache_row(cache, pb, t);
                 for (uint32_t d = 0; d < dim; d++)
-                    acc += *example_at2(q, h, d) * k[d];
+                    acc += *simpler_tensor_at2_f32(q, h, d) * k[d];
             }
-            *example_at2(s, h, t) = scale * acc;
+            *simpler_tensor_at2_f32(s, h, t) = scale * acc;
         }
     }
 }

@@ -8,7 +8,7 @@
  * SCALAR valid, SCALAR first]. Heads are split across blocks. */
 #include <math.h>
 
-#include "../common/example_tensor.h"
+#include "simpler/tensor_view.h"
 #include "simpler/orchestration.h"
 
 void kernel_entry(const SimplerKernelArgs *args);
@@ -16,17 +16,17 @@ void kernel_entry(const SimplerKernelArgs *args);
 static void update_head(const SimplerKernelArgs *args, uint32_t h, uint64_t valid, int first)
 {
     const ChipTensor *s = &args->tensors[0], *p = &args->tensors[3];
-    float *m = example_f32(&args->tensors[1]) + (uint64_t)h * args->tensors[1].strides[0];
-    float *l = example_f32(&args->tensors[2]) + (uint64_t)h * args->tensors[2].strides[0];
-    float *alpha = example_f32(&args->tensors[4]) + (uint64_t)h * args->tensors[4].strides[0];
+    float *m = simpler_tensor_f32(&args->tensors[1]) + (uint64_t)h * args->tensors[1].strides[0];
+    float *l = simpler_tensor_f32(&args->tensors[2]) + (uint64_t)h * args->tensors[2].strides[0];
+    float *alpha = simpler_tensor_f32(&args->tensors[4]) + (uint64_t)h * args->tensors[4].strides[0];
     float m_old = first ? -INFINITY : *m, l_old = first ? 0.0f : *l;
     float m_new = m_old;
     for (uint32_t t = 0; t < valid; t++)
-        m_new = fmaxf(m_new, *example_at2(s, h, t));
+        m_new = fmaxf(m_new, *simpler_tensor_at2_f32(s, h, t));
     float sum = 0.0f;
     for (uint32_t t = 0; t < p->shapes[1]; t++) {
-        float e = t < valid ? expf(*example_at2(s, h, t) - m_new) : 0.0f;
-        *example_at2(p, h, t) = e;
+        float e = t < valid ? expf(*simpler_tensor_at2_f32(s, h, t) - m_new) : 0.0f;
+        *simpler_tensor_at2_f32(p, h, t) = e;
         sum += e;
     }
     float a = first ? 0.0f : expf(m_old - m_new);
@@ -44,7 +44,7 @@ void kernel_entry(const SimplerKernelArgs *args)
     if (valid > args->tensors[0].shapes[1])
         valid = args->tensors[0].shapes[1];
     uint64_t lo, hi;
-    example_block_range(args->tensors[0].shapes[0], args->block_idx, args->block_dim, &lo, &hi);
+    simpler_block_range(args->tensors[0].shapes[0], args->block_idx, args->block_dim, &lo, &hi);
     for (uint32_t h = (uint32_t)lo; h < hi; h++)
         update_head(args, h, valid, first);
 }

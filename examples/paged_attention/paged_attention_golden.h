@@ -7,7 +7,7 @@
 #include <math.h>
 
 #include "../common/example_case.h"
-#include "../common/example_tensor.h"
+#include "simpler/tensor_view.h"
 #include "paged_attention_layout.h"
 
 /* The default small case: 1 batch, 4 heads, head dim 16, blocks of 16
@@ -65,7 +65,7 @@ static inline void pa_reference_head(const example_case *c, void *const *host, u
     uint32_t bs = t[PA_ARG_KEY_CACHE].shapes[1], width = t[PA_ARG_BLOCK_TABLE].shapes[1];
     const float *q = (const float *)host[PA_ARG_QUERY] + ((uint64_t)b * heads + h) * dim;
     const int32_t *table = (const int32_t *)host[PA_ARG_BLOCK_TABLE] + (uint64_t)b * width;
-    double scale = example_scalar_f32(c->scalars[PA_SCALAR_SCALE]);
+    double scale = simpler_scalar_f32(c->scalars[PA_SCALAR_SCALE]);
     uint64_t len = c->scalars[PA_SCALAR_CONTEXT_LEN + b];
     double max = -INFINITY, sum = 0.0;
     for (uint64_t i = 0; i < len; i++) {
@@ -123,7 +123,7 @@ static inline void pa_case_make(example_case *c, uint32_t batch, uint32_t heads,
     c->tensors[PA_ARG_BLOCK_TABLE] = bt;
     c->tensors[PA_ARG_OUT] = out;
     c->scalar_count = PA_SCALAR_COUNT;
-    c->scalars[PA_SCALAR_SCALE] = example_f32_bits((float)(1.0 / sqrt((double)head_dim)));
+    c->scalars[PA_SCALAR_SCALE] = simpler_f32_scalar((float)(1.0 / sqrt((double)head_dim)));
     for (uint32_t b = 0; b < batch; b++)
         c->scalars[PA_SCALAR_CONTEXT_LEN + b] = context_lens[b];
     c->output_index = PA_ARG_OUT;

@@ -18,7 +18,7 @@ typedef struct pa_dims {
 
 static int tensor_ok(const ChipTensor *t, uint8_t dtype)
 {
-    return t->dtype == dtype && t->ndims == (t->dtype == SIMPLER_DTYPE_INT32 ? 2u : 3u) && example_is_dense(t);
+    return t->dtype == dtype && t->ndims == (t->dtype == SIMPLER_DTYPE_INT32 ? 2u : 3u) && simpler_tensor_is_dense(t);
 }
 
 static int args_check(const ChipStorageTaskArgs *args, pa_dims *d)
@@ -72,9 +72,9 @@ static void block_tasks(SimplerOrch *orch, const ChipStorageTaskArgs *args, cons
     uint64_t valid = len - (uint64_t)j * d->block_size;
     valid = valid < d->block_size ? valid : d->block_size;
     uint32_t sb[2] = {d->heads, d->block_size};
-    ChipTensor q = example_view_index(&args->tensors[PA_ARG_QUERY], b);
-    ChipTensor row = example_view_index(&args->tensors[PA_ARG_BLOCK_TABLE], b);
-    ChipTensor entry = example_view_flat(&row, j, 1);
+    ChipTensor q = simpler_tensor_view_index(&args->tensors[PA_ARG_QUERY], b);
+    ChipTensor row = simpler_tensor_view_index(&args->tensors[PA_ARG_BLOCK_TABLE], b);
+    ChipTensor entry = simpler_tensor_view_flat(&row, j, 1);
     ChipTensor s, p, alpha;
     simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 2, sb, &s);
     simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 2, sb, &p);
@@ -125,7 +125,7 @@ int paged_attention_orchestration(SimplerOrch *orch, const ChipStorageTaskArgs *
         uint32_t nblocks = (uint32_t)((len + d.block_size - 1) / d.block_size);
         for (uint32_t j = 0; j < nblocks; j++)
             block_tasks(orch, args, &d, b, j, state);
-        ChipTensor out = example_view_index(&args->tensors[PA_ARG_OUT], b);
+        ChipTensor out = simpler_tensor_view_index(&args->tensors[PA_ARG_OUT], b);
         simpler_orch_args_begin(orch);
         simpler_orch_add_input(orch, &state[2]);
         simpler_orch_add_input(orch, &state[1]);

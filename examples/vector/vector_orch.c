@@ -26,9 +26,9 @@ static int args_check(const ChipStorageTaskArgs *args)
         return EXAMPLE_ERR_BAD_ARGS;
     const ChipTensor *a = &args->tensors[VECTOR_ARG_A];
     for (int i = 0; i < VECTOR_TENSOR_COUNT; i++)
-        if (!same_shape(a, &args->tensors[i]) || !example_is_dense(&args->tensors[i]))
+        if (!same_shape(a, &args->tensors[i]) || !simpler_tensor_is_dense(&args->tensors[i]))
             return EXAMPLE_ERR_BAD_ARGS;
-    uint64_t n = example_elements(a);
+    uint64_t n = simpler_tensor_elements(a);
     if (a->dtype != SIMPLER_DTYPE_FLOAT32 || n == 0 || n > VECTOR_MAX_ELEMENTS)
         return EXAMPLE_ERR_BAD_ARGS;
     return 0;
@@ -52,7 +52,7 @@ static void task_add_scalar(SimplerOrch *orch, const ChipTensor *x, float s, con
     simpler_orch_args_begin(orch);
     simpler_orch_add_input(orch, x);
     simpler_orch_add_output(orch, out);
-    simpler_orch_add_scalar(orch, example_f32_bits(s));
+    simpler_orch_add_scalar(orch, simpler_f32_scalar(s));
     simpler_orch_submit(orch, VECTOR_FUNC_ADD_SCALAR, SIMPLER_CORE_TYPE_AIV);
 }
 
@@ -64,7 +64,7 @@ int vector_orchestration(SimplerOrch *orch, const ChipStorageTaskArgs *args)
     const ChipTensor *a = &args->tensors[VECTOR_ARG_A];
     const ChipTensor *b = &args->tensors[VECTOR_ARG_B];
     const ChipTensor *f = &args->tensors[VECTOR_ARG_F];
-    uint32_t n = (uint32_t)example_elements(a);
+    uint32_t n = (uint32_t)simpler_tensor_elements(a);
     ChipTensor t, u, v;
     /* The runtime keeps the first failure and fails the build with it. */
     simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &n, &t);
@@ -74,10 +74,10 @@ int vector_orchestration(SimplerOrch *orch, const ChipStorageTaskArgs *args)
     for (uint32_t c = 0; c < chunks; c++) {
         uint64_t lo = (uint64_t)n * c / chunks, hi = (uint64_t)n * (c + 1) / chunks;
         uint32_t len = (uint32_t)(hi - lo);
-        ChipTensor ac = example_view_flat(a, lo, len), bc = example_view_flat(b, lo, len);
-        ChipTensor fc = example_view_flat(f, lo, len);
-        ChipTensor tc = example_view_flat(&t, lo, len), uc = example_view_flat(&u, lo, len);
-        ChipTensor vc = example_view_flat(&v, lo, len);
+        ChipTensor ac = simpler_tensor_view_flat(a, lo, len), bc = simpler_tensor_view_flat(b, lo, len);
+        ChipTensor fc = simpler_tensor_view_flat(f, lo, len);
+        ChipTensor tc = simpler_tensor_view_flat(&t, lo, len), uc = simpler_tensor_view_flat(&u, lo, len);
+        ChipTensor vc = simpler_tensor_view_flat(&v, lo, len);
         task_binary(orch, VECTOR_FUNC_ADD, &ac, &bc, &tc, 0);
         task_add_scalar(orch, &tc, 1.0f, &uc);
         task_add_scalar(orch, &tc, 2.0f, &vc);

@@ -3,9 +3,10 @@
  * (docs/file-formats.md has the byte tables).
  *
  * A callable image is one contiguous, position-independent blob: a header,
- * the signature (one byte per argument), a table of children, then the
- * orchestration binary and each child's binary, every binary starting at
- * the next 64-byte boundary after the previous one. All fields are
+ * the signature (one byte per argument), a table of children, in format
+ * version 2 a table of kernel names, then the orchestration binary and
+ * each child's binary, every binary starting at the next 64-byte boundary
+ * after the previous one. All fields are
  * fixed-width little-endian. An image is passed to the runtime 64-byte
  * aligned. The structs below describe the bytes exactly (pinned by static
  * asserts here and by tests/unit/abi).
@@ -24,7 +25,10 @@ extern "C" {
 
 /* ---- format constants ---- */
 #define SIMPLER_CALLABLE_MAGIC 0x49435053u   /* bytes "SPCI" */
-#define SIMPLER_CALLABLE_FORMAT_VERSION 1
+#define SIMPLER_CALLABLE_FORMAT_VERSION 1       /* an image without kernel names */
+#define SIMPLER_CALLABLE_FORMAT_VERSION_NAMES 2 /* the same, plus one name per kernel */
+/* A kernel name: 1..31 of [A-Za-z0-9_.+-], NUL, then zeros. */
+#define SIMPLER_CALLABLE_KERNEL_NAME_BYTES 32
 #define SIMPLER_CALLABLE_ALIGN 64            /* image base and every binary */
 #define SIMPLER_CALLABLE_ENTRY_NAME_BYTES 64 /* entry name: <= 63 chars + NUL */
 #define SIMPLER_CALLABLE_MAX_CHILDREN 1024   /* children in one image */
@@ -49,7 +53,7 @@ extern "C" {
 /* The image header, at offset 0. */
 typedef struct SimplerCallableHeader {
     uint32_t magic;                 /* SIMPLER_CALLABLE_MAGIC */
-    uint32_t format_version;        /* SIMPLER_CALLABLE_FORMAT_VERSION */
+    uint32_t format_version;        /* SIMPLER_CALLABLE_FORMAT_VERSION or _VERSION_NAMES */
     uint32_t header_size;           /* sizeof(SimplerCallableHeader) = 128 */
     uint32_t signature_count;       /* entries at offset header_size */
     uint64_t image_size;            /* total bytes; equals the end of the last binary */
@@ -62,7 +66,10 @@ typedef struct SimplerCallableHeader {
 } SimplerCallableHeader;
 
 /* One child (kernel), in the table at the first 64-byte boundary after the
- * signature. */
+ * signature. In format version 2 the child table is followed at once by
+ * child_count name fields of SIMPLER_CALLABLE_KERNEL_NAME_BYTES, in child
+ * order, and the orchestration binary starts at the next 64-byte boundary
+ * after them. */
 typedef struct SimplerCallableChild {
     int32_t func_id;          /* 0 <= func_id < 1024, unique in the image */
     uint32_t core_type;       /* SIMPLER_CORE_TYPE_AIC or _AIV */
@@ -108,10 +115,20 @@ typedef struct SimplerCallableDesc {
     uint32_t child_count;       /* 0..SIMPLER_CALLABLE_MAX_CHILDREN */
     const SimplerCallableChildDesc *children; /* child_count entries; may be NULL when 0 */
     uint64_t reserved;          /* must be zero */
+    /* Added with format version 2; a caller whose struct_size is
+     * SIMPLER_CALLABLE_DESC_V1_SIZE has no such field. NULL, or
+     * child_count kernel names (each 1..31 of [A-Za-z0-9_.+-]; every one
+     * given) packed into a version 2 image. */
+    const char *const *kernel_names;
 } SimplerCallableDesc;
 
-/* Packs `desc` into a canonical image. The scalar_count field of the image
- * always records the count of SCALAR signature entries.
+/* The struct_size of a descriptor without kernel_names. */
+#define SIMPLER_CALLABLE_DESC_V1_SIZE offsetof(SimplerCallableDesc, kernel_names)
+
+/* Packs `desc` into a canonical image: format version 2 when
+ * desc->kernel_names is given, else version 1, byte for byte as before
+ * names existed. The scalar_count field of the image always records the
+ * count of SCALAR signature entries.
  *
  * Size query: with out == NULL and out_capacity == 0, writes the image size
  * to *out_size and returns 0. Build: `out` (64-byte aligned, out_capacity
@@ -119,7 +136,9 @@ typedef struct SimplerCallableDesc {
  * The result passes simpler_callable_check.
  *
  * Returns 0, or PTO_RUNTIME_ERR_INVALID_ARGUMENT (-1005) for a NULL desc or
- * out_size, a wrong struct_size, nonzero reserved, a signature or child
+ * out_size, a struct_size other than sizeof(SimplerCallableDesc) or
+ * SIMPLER_CALLABLE_DESC_V1_SIZE, nonzero reserved, a NULL or invalid kernel
+ * name, a signature or child
  * that breaks the format rules (order, counts, func_id range or
  * duplicates, core type), an invalid entry name, a disagreeing scalar_count,
  * a misaligned `out`, or out_capacity smaller than the image. On failure
@@ -141,6 +160,26 @@ SIMPLER_API int simpler_callable_check(const void *image, size_t size);
  * reason naming the binary ("child 2 (func_id 7)") and the problem
  * (simpler_last_error_message). Thread-safe. */
 SIMPLER_API int simpler_callable_verify(const void *image, size_t size);
+
+/* Reads the whole file at `path` (a callable image, as `simpler pack` or
+ * simpler_add_callable writes it) into new host memory aligned to
+ * SIMPLER_CALLABLE_ALIGN (64) bytes, which the registration and prepare
+ * calls require. On success *image receives the memory (owned by the
+ * caller, released with simpler_callable_free) and *size its byte count.
+ * The bytes are not checked: simpler_callable_check, or the call the
+ * image is passed to, does that.
+ * Returns 0; -1005 (PTO_RUNTIME_ERR_INVALID_ARGUMENT) for a NULL path,
+ * image or size, or a file that cannot be opened or read, is not a
+ * regular file or is empty (the reason names the path and the cause);
+ * -1007 (PTO_RUNTIME_ERR_OUT_OF_MEMORY) when host memory runs out. On
+ * failure *image and *size are not written and nothing stays allocated.
+ * Thread-safe. */
+SIMPLER_API int simpler_callable_load_file(const char *path, void **image, size_t *size);
+
+/* Releases memory simpler_callable_load_file returned. NULL is a no-op;
+ * any other pointer must come from simpler_callable_load_file and not be
+ * released already. Thread-safe. */
+SIMPLER_API void simpler_callable_free(void *image);
 
 #ifdef __cplusplus
 }

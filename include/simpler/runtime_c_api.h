@@ -38,19 +38,40 @@ extern "C" {
     X(PTO_RUNTIME_ERR_INVALID_ARGUMENT, -1005, "malformed argument (NULL, range, layout, image)") \
     X(PTO_RUNTIME_ERR_CALLABLE_NOT_RESIDENT, -1006, "callable id has no prepared callable")      \
     X(PTO_RUNTIME_ERR_OUT_OF_MEMORY, -1007, "host or device allocation failed")                  \
-    X(PTO_RUNTIME_ERR_DEVICE, -1008, "a device operation failed")
+    X(PTO_RUNTIME_ERR_DEVICE, -1008, "a device operation failed")                                \
+    X(PTO_DEVICE_ERR_IMAGE_INVALID, -1, "the device scheduler refused the graph image")             \
+    X(PTO_DEVICE_ERR_PACKET_INVALID, -2, "the run descriptor is malformed or disagrees with the image") \
+    X(PTO_DEVICE_ERR_GENERATION, -3, "the callable was reloaded since this launch was built")      \
+    X(PTO_DEVICE_ERR_MISSING_KERNEL, -4, "a task's func_id names no kernel of the callable")       \
+    X(PTO_DEVICE_ERR_CAPACITY, -5, "a region the graph needs exceeds its device capacity")         \
+    X(PTO_DEVICE_ERR_CORE_TYPE, -6, "a task's core type differs from its kernel's")                \
+    X(PTO_DEVICE_ERR_NO_CORE, -7, "no core of a task's core type was launched (too few cores)")   \
+    X(PTO_DEVICE_ERR_PACKET_HEADER, -16, "the launch packet's header, format or lengths are wrong") \
+    X(PTO_DEVICE_ERR_PACKET_CHECKSUM, -17, "the launch packet's checksum disagrees with its bytes") \
+    X(PTO_DEVICE_ERR_PACKET_SLOT, -18, "the launch packet disagrees with its callable slot")       \
+    X(PTO_DEVICE_ERR_PACKET_REGION, -19, "the launch packet names a region other than the frozen ones") \
+    X(PTO_DEVICE_ERR_ARG_SLOT_EMPTY, -20, "the argument slot holds no packet (never written)")       \
+    X(PTO_DEVICE_ERR_ARG_SLOT_STALE, -21, "the slot's packet predates a new prepare of its callable") \
+    X(PTO_DEVICE_ERR_EXECUTION_OVERLAP, -23, "another execution of the context was running; this one ran nothing")
 
 #define SIMPLER_STATUS_ENUM_ENTRY(name, value, message) name = (value),
 typedef enum SimplerStatus { SIMPLER_STATUS_TABLE(SIMPLER_STATUS_ENUM_ENTRY) } SimplerStatus;
 #undef SIMPLER_STATUS_ENUM_ENTRY
 
-/* Codes -1..-999 are errors latched on the device during execution
- * (scheduler or orchestration faults), reported negated. */
+/* Codes -1..-999 are errors latched on the device during execution,
+ * reported negated. The device's own codes are named in the table above
+ * (PTO_DEVICE_ERR_*); both modes report the same code for the same fault.
+ * An orchestration entry's own failure code is also returned as it is
+ * (any value in -1..-999): a code the table names means the device's
+ * fault unless the orchestration chose the same value, and any other
+ * code in the range is the orchestration's. */
 #define SIMPLER_DEVICE_ERROR_MIN (-999)
 #define SIMPLER_DEVICE_ERROR_MAX (-1)
 
-/* A stable "NAME: message" string for `code`: an entry of the status table,
- * "PTO_DEVICE_ERROR: error latched on the device" for -1..-999, and
+/* A stable "NAME: message" string for `code`: an entry of the status table
+ * (host statuses and the device's named codes), "PTO_DEVICE_ERROR: error
+ * latched on the device or returned by the orchestration" for any other
+ * code in -1..-999, and
  * "PTO_RUNTIME_ERR_UNKNOWN: unknown status code" for anything else. Never
  * NULL; the string is static. Thread-safe. */
 SIMPLER_API const char *simpler_strerror(int code);
@@ -79,8 +100,9 @@ SIMPLER_API uint64_t simpler_clock_ns(void);
 /* ---- limits ---- */
 #define SIMPLER_MAX_CALLABLES_PROGRAM 64   /* program-mode callable ids: 0 <= id < 64 */
 #define SIMPLER_KERNEL_MAX_CALLABLES 1024  /* kernel-mode callable ids: 0 <= id < 1024 */
-#define SIMPLER_KERNEL_REGION_ALIGN 1024   /* runtime-pool regions after the first (§7.2) */
+#define SIMPLER_KERNEL_REGION_ALIGN 1024   /* runtime-pool regions after the first (simpler_kernel_layout) */
 #define SIMPLER_KERNEL_REGISTRY_BYTES 256  /* slot registry at the end of the runtime pool */
+#define SIMPLER_KERNEL_MAX_ARG_SLOTS 64    /* CONFIGURE arg_slot_count: 0 <= count <= 64 */
 
 /* ---- kernel context control ---- */
 #define SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION 1
@@ -90,8 +112,14 @@ SIMPLER_API uint64_t simpler_clock_ns(void);
 #define SIMPLER_MODE_KERNEL 1
 
 /* A versioned control block. struct_size must equal sizeof exactly; every
- * reserved word must be zero; a FREEZE carries no payload (mode and every
- * size zero). A byte size of 0 in a CONFIGURE means "platform default". */
+ * reserved word must be zero; a FREEZE carries no payload (mode, every
+ * size and arg_slot_count zero). A byte size of 0 in a CONFIGURE means
+ * "platform default". arg_slot_count (at most SIMPLER_KERNEL_MAX_ARG_SLOTS)
+ * asks init to commit that many argument slots, each a frozen device
+ * buffer holding one invocation packet of the largest size the frozen
+ * capacity admits (simpler_kernel_mode_write_args); 0, the value every
+ * caller that predates the field writes, means no slots and changes
+ * nothing else. simpler_kernel_plan_capacity writes 0 there. */
 typedef struct SimplerKernelCtxControl {
     uint32_t abi_version;            /* SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION */
     uint32_t struct_size;            /* sizeof(SimplerKernelCtxControl) */
@@ -104,7 +132,8 @@ typedef struct SimplerKernelCtxControl {
     uint64_t retained_temp_bytes;    /* staging for HOST tensors */
     uint32_t task_window;            /* max tasks in one graph */
     uint32_t trace_records;          /* per-task trace records; 0 = no trace */
-    uint64_t reserved[4];            /* must be zero */
+    uint32_t arg_slot_count;         /* argument slots committed at init; 0 = none */
+    uint32_t reserved[7];            /* must be zero */
 } SimplerKernelCtxControl;
 
 /* What one graph needs, computed on the host. */
@@ -140,7 +169,8 @@ SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, gm_heap_bytes) == 16, "S
 SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, retained_temp_bytes) == 48, "SimplerKernelCtxControl layout");
 SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, task_window) == 56, "SimplerKernelCtxControl layout");
 SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, trace_records) == 60, "SimplerKernelCtxControl layout");
-SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, reserved) == 64, "SimplerKernelCtxControl layout");
+SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, arg_slot_count) == 64, "SimplerKernelCtxControl layout");
+SIMPLER_STATIC_ASSERT(offsetof(SimplerKernelCtxControl, reserved) == 68, "SimplerKernelCtxControl layout");
 SIMPLER_STATIC_ASSERT(sizeof(SimplerGraphRequirements) == 48, "SimplerGraphRequirements layout");
 SIMPLER_STATIC_ASSERT(offsetof(SimplerGraphRequirements, task_count) == 40, "SimplerGraphRequirements layout");
 SIMPLER_STATIC_ASSERT(sizeof(SimplerKernelLayout) == 72, "SimplerKernelLayout layout");
@@ -259,7 +289,7 @@ SIMPLER_API void device_free_ctx(DeviceContextHandle ctx, void *dev_ptr);
 SIMPLER_API int copy_to_device_ctx(DeviceContextHandle ctx, void *dev, const void *host, size_t size);
 SIMPLER_API int copy_from_device_ctx(DeviceContextHandle ctx, void *host, const void *dev, size_t size);
 /* Device bytes the context holds committed (arena bank, temp buffer,
- * trace); 0 for NULL. */
+ * trace, kernel mode's argument slots); 0 for NULL. */
 SIMPLER_API size_t committed_device_memory_ctx(DeviceContextHandle ctx);
 
 /* ---- kernel mode ---- */
@@ -276,11 +306,23 @@ SIMPLER_API int simpler_kernel_mode_supported(DeviceContextHandle ctx);
  * SIMPLER_MODE_KERNEL was recorded; once) moves the context to
  * ReadyEnqueued. `control` is borrowed for the call. Returns 0; -1005 for
  * a NULL ctx or control, wrong abi_version or struct_size, unknown action
- * or mode, nonzero reserved, or a FREEZE with payload; -1003 for an
+ * or mode, nonzero reserved, arg_slot_count above
+ * SIMPLER_KERNEL_MAX_ARG_SLOTS, or a FREEZE with payload; -1003 for an
  * out-of-order control (CONFIGURE after init or with a different tuple,
  * FREEZE before init, twice, or without a kernel-mode CONFIGURE). A
  * refused control records nothing. Thread-safe (the context's lock). */
 SIMPLER_API int simpler_kernel_mode_ctx_control(DeviceContextHandle ctx, const SimplerKernelCtxControl *control);
+
+/* FREEZE in one call: the same as simpler_kernel_mode_ctx_control with a
+ * control block of action SIMPLER_KERNEL_CTX_FREEZE (abi_version and
+ * struct_size filled, every other field zero), with the same statuses
+ * and effects. After a kernel init, while Collecting, when a CONFIGURE
+ * with mode SIMPLER_MODE_KERNEL was recorded, once: moves the context to
+ * ReadyEnqueued. Returns 0; -1005 for a NULL ctx; -1003 before init, on a
+ * program context, when already frozen or without a kernel-mode
+ * CONFIGURE. A refused FREEZE changes nothing. Thread-safe (the
+ * context's lock). */
+SIMPLER_API int simpler_kernel_mode_freeze(DeviceContextHandle ctx);
 
 /* Validates every argument and capability, then latches KERNEL mode,
  * borrows the current device (must equal `device_id`), creates the
@@ -343,6 +385,51 @@ SIMPLER_API int simpler_kernel_mode_prepare_callable(DeviceContextHandle ctx, in
 SIMPLER_API int simpler_kernel_mode_launch(DeviceContextHandle ctx, int32_t callable_id, const void *args,
                                            void *caller_stream);
 
+/* Argument slots (CONFIGURE arg_slot_count): capture one launch_slot,
+ * then store each step's arguments into its slot and replay.
+ *
+ * Validates as simpler_kernel_mode_launch does, plus `slot` <
+ * arg_slot_count; builds the graph of `callable_id` on `args` (a
+ * ChipStorageTaskArgs, borrowed for the call) on the host against the
+ * frozen capacity, and enqueues on `caller_stream` (a simdev_stream_t) the
+ * store of the resulting packet into the slot, by value: `args` and the
+ * memory of its HOST tensors may be reused as soon as the call returns.
+ * HOST input tensors travel inside the packet; a HOST tensor the graph
+ * writes is refused. The store runs in stream order: a launch_slot (or a
+ * replay of one) enqueued after it on the same stream reads this packet.
+ * Performs no allocation, free, synchronization, stream/event creation or
+ * capture query (so it may itself be captured). Returns 0 (enqueued);
+ * -1005 for a NULL ctx, args or stream, an id out of range, a slot
+ * >= arg_slot_count, malformed args, counts that differ from the
+ * callable's signature, or a HOST tensor the graph writes; -1006 for an
+ * empty id; -1003 for a context not in kernel mode or not ReadyEnqueued
+ * (Poisoned included); -1004 when the graph exceeds the frozen capacity;
+ * -1..-999 when the orchestration fails; -1008 when the enqueue fails. A
+ * refusal enqueues nothing: the slot keeps the packet it held.
+ * Thread-safe (the context's lock). */
+SIMPLER_API int simpler_kernel_mode_write_args(DeviceContextHandle ctx, uint32_t slot, int32_t callable_id,
+                                               const void *args, void *caller_stream);
+
+/* Enqueues on `caller_stream` the chain of simpler_kernel_mode_launch,
+ * except that its scheduler reads the packet argument slot `slot` holds
+ * when the execution runs: it checks it (header, lengths, regions against
+ * the frozen ones, generation against the resident callable, checksum),
+ * restores the graph and HOST inputs from it and runs it, whatever its
+ * task count, as long as write_args admitted it. A captured launch_slot
+ * therefore replays whatever write_args last stored before each replay on
+ * the stream. On the device, before any task runs, an empty slot fails
+ * the execution with device error -20 (KERNEL_PACKET_ERR_ARG_SLOT_EMPTY)
+ * and a packet whose callable was prepared again after it was written
+ * with -21 (KERNEL_PACKET_ERR_ARG_SLOT_STALE); the caller stream then
+ * reports a device error and simpler_kernel_mode_errors the code. Same
+ * restricted vocabulary, stream-switch rule and statuses as
+ * simpler_kernel_mode_launch: 0 (enqueued); -1005 for a NULL ctx or
+ * stream, or a slot >= arg_slot_count; -1003 for a context not in kernel
+ * mode or not ReadyEnqueued; -1002 for a stream switch while the previous
+ * chain is pending; -1008 when an enqueue fails (Poisoned when part of
+ * the chain was enqueued). Thread-safe (the context's lock). */
+SIMPLER_API int simpler_kernel_mode_launch_slot(DeviceContextHandle ctx, uint32_t slot, void *caller_stream);
+
 /* Writes the per-task trace of the kernel context's last completed
  * execution (the eager launch or a replay, whichever ran last) to `path`
  * as Chrome/Perfetto JSON (docs/trace.md): one complete ("X") event per
@@ -368,6 +455,24 @@ SIMPLER_API int simpler_kernel_mode_trace_export(DeviceContextHandle ctx, const 
  * -1..-999 when the orchestration fails. Thread-safe. */
 SIMPLER_API int simpler_graph_requirements(const void *callable, size_t callable_size,
                                            const ChipStorageTaskArgs *args, SimplerGraphRequirements *out);
+
+/* Builds the callable's graph on `args` on the host, as
+ * simpler_graph_requirements does, and writes it to `path` as Graphviz
+ * DOT (docs/graph.md): one node per task, `t<i>` labelled with its index,
+ * its kernel's name (the image's, or "func <id>" in an image without
+ * names), func_id and core type; one edge per dependency, from the
+ * earlier task, labelled with why it exists: RAW (reads what the other
+ * wrote), WAR (writes what the other read), WAW (writes what the other
+ * wrote), joined with '+' when several hold. Inputs borrowed; an
+ * existing file is replaced. Returns 0; -1005 for NULL, a malformed
+ * image or args, counts that disagree with the image's signature, a
+ * task naming a kernel the callable lacks (or on the wrong core), or a
+ * path that cannot be created; -1004 when the graph exceeds 1 << 20
+ * tasks; -1007 when memory runs out; -1000 when writing fails;
+ * -1..-999 when the orchestration fails. A failed call leaves no file.
+ * Thread-safe. */
+SIMPLER_API int simpler_graph_dot(const void *callable, size_t callable_size, const ChipStorageTaskArgs *args,
+                                  const char *path);
 
 /* A reusable host sizing handle: the callable checked and loaded once,
  * and build scratch kept between measurements. */
@@ -404,14 +509,15 @@ SIMPLER_API void simpler_graph_sizer_destroy(SimplerGraphSizer *sizer);
 
 /* Turns the requirements of `count` graphs into a kernel-mode CONFIGURE:
  * the maximum of each region independently, task_window = largest
- * task_count + 1. `*configure_out` written only on success. Returns 0;
+ * task_count + 1, arg_slot_count 0 (set it yourself for slots). `*configure_out` written only on success. Returns 0;
  * -1005 for NULL or count 0; -1004 when a size overflows. Thread-safe. */
 SIMPLER_API int simpler_kernel_plan_capacity(const SimplerGraphRequirements *graphs, size_t count,
                                              SimplerKernelCtxControl *configure_out);
 
-/* The packed runtime-pool layout `configure` implies (pure). `*out`
+/* The packed runtime-pool layout `configure` implies (pure; the
+ * argument slots are separate buffers and do not change it). `*out`
  * written only on success. Returns 0; -1005 for NULL or an invalid
- * CONFIGURE; -1004 when the packed total overflows. Thread-safe. */
+ * CONFIGURE (including arg_slot_count above SIMPLER_KERNEL_MAX_ARG_SLOTS); -1004 when the packed total overflows. Thread-safe. */
 SIMPLER_API int simpler_kernel_layout(const SimplerKernelCtxControl *configure, SimplerKernelLayout *out);
 
 /* ---- introspection, for tests and tools ---- */

@@ -22,6 +22,30 @@ static int child_desc_check(const SimplerCallableChildDesc *c, uint8_t *seen)
     return callable_signature_scan(c->signature, c->signature_count, &tensors, &scalars);
 }
 
+/* Every name of d->kernel_names (when given) fits a name field. */
+static int kernel_names_check(const SimplerCallableDesc *d)
+{
+    if (d->struct_size == SIMPLER_CALLABLE_DESC_V1_SIZE || d->kernel_names == NULL)
+        return 0;
+    for (uint32_t i = 0; i < d->child_count; i++) {
+        char field[SIMPLER_CALLABLE_KERNEL_NAME_BYTES];
+        const char *name = d->kernel_names[i];
+        if (name == NULL || memchr(name, '\0', sizeof field) == NULL)
+            return INVALID;
+        memset(field, 0, sizeof field);
+        memcpy(field, name, strlen(name));
+        if (!callable_kernel_name_valid(field))
+            return INVALID;
+    }
+    return 0;
+}
+
+/* The descriptor's kernel names, or NULL (a V1-sized descriptor has none). */
+static const char *const *desc_kernel_names(const SimplerCallableDesc *d)
+{
+    return d->struct_size == SIMPLER_CALLABLE_DESC_V1_SIZE ? NULL : d->kernel_names;
+}
+
 static int entry_name_to_field(const char *name, char field[SIMPLER_CALLABLE_ENTRY_NAME_BYTES])
 {
     size_t n = 0;
@@ -38,7 +62,7 @@ static int entry_name_to_field(const char *name, char field[SIMPLER_CALLABLE_ENT
  * count to record. */
 static int desc_check(const SimplerCallableDesc *d, char *name_field, uint64_t *size, uint32_t *scalar_count)
 {
-    if (d->struct_size != sizeof *d || d->reserved != 0)
+    if ((d->struct_size != sizeof *d && d->struct_size != SIMPLER_CALLABLE_DESC_V1_SIZE) || d->reserved != 0)
         return INVALID;
     if (d->signature_count > SIMPLER_CALLABLE_MAX_SIGNATURE || d->child_count > SIMPLER_CALLABLE_MAX_CHILDREN)
         return INVALID;
@@ -46,7 +70,7 @@ static int desc_check(const SimplerCallableDesc *d, char *name_field, uint64_t *
         return INVALID;
     if (d->orchestration == NULL || d->orchestration_size == 0 || d->entry_name == NULL)
         return INVALID;
-    if (entry_name_to_field(d->entry_name, name_field) != 0)
+    if (entry_name_to_field(d->entry_name, name_field) != 0 || kernel_names_check(d) != 0)
         return INVALID;
     uint32_t tensors, scalars;
     if (callable_signature_scan(d->signature, d->signature_count, &tensors, &scalars) != 0 ||
@@ -57,7 +81,7 @@ static int desc_check(const SimplerCallableDesc *d, char *name_field, uint64_t *
 
     uint8_t seen[SIMPLER_CALLABLE_FUNC_ID_LIMIT / 8];
     memset(seen, 0, sizeof seen);
-    uint64_t end = callable_orchestration_offset(d->signature_count, d->child_count);
+    uint64_t end = callable_orchestration_offset(d->signature_count, d->child_count, desc_kernel_names(d) != NULL);
     if (__builtin_add_overflow(end, d->orchestration_size, &end))
         return INVALID;
     for (uint32_t i = 0; i < d->child_count; i++) {
@@ -80,13 +104,14 @@ static void image_write(const SimplerCallableDesc *d, const char *name_field, ui
     SimplerCallableHeader h;
     memset(&h, 0, sizeof h);
     h.magic = SIMPLER_CALLABLE_MAGIC;
-    h.format_version = SIMPLER_CALLABLE_FORMAT_VERSION;
+    const char *const *names = desc_kernel_names(d);
+    h.format_version = names != NULL ? SIMPLER_CALLABLE_FORMAT_VERSION_NAMES : SIMPLER_CALLABLE_FORMAT_VERSION;
     h.header_size = sizeof h;
     h.signature_count = d->signature_count;
     h.image_size = size;
     h.scalar_count = scalars;
     h.child_count = d->child_count;
-    h.orchestration_offset = callable_orchestration_offset(d->signature_count, d->child_count);
+    h.orchestration_offset = callable_orchestration_offset(d->signature_count, d->child_count, names != NULL);
     h.orchestration_size = d->orchestration_size;
     memcpy(h.entry_name, name_field, sizeof h.entry_name);
     memcpy(out, &h, sizeof h);
@@ -108,6 +133,9 @@ static void image_write(const SimplerCallableDesc *d, const char *name_field, ui
         if (cd->signature_count != 0)
             memcpy(c.signature, cd->signature, cd->signature_count);
         memcpy(out + table + (uint64_t)i * sizeof c, &c, sizeof c);
+        if (names != NULL)
+            memcpy(out + table + (uint64_t)d->child_count * sizeof c + (uint64_t)i * SIMPLER_CALLABLE_KERNEL_NAME_BYTES,
+                   names[i], strlen(names[i]));
         memcpy(out + c.binary_offset, cd->binary, (size_t)cd->binary_size);
         end = c.binary_offset + c.binary_size;
     }

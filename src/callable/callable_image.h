@@ -32,6 +32,8 @@ typedef struct callable_view {
     uint32_t scalar_count;               /* effective: SCALAR entries */
     uint32_t child_count;
     const SimplerCallableChild *children; /* child_count entries */
+    const char *kernel_names;            /* version 2: child_count fields of
+                                            SIMPLER_CALLABLE_KERNEL_NAME_BYTES; else NULL */
     const uint8_t *orchestration;        /* the orchestration binary */
     size_t orchestration_size;
 } callable_view;
@@ -53,6 +55,13 @@ static inline const uint8_t *callable_view_child_binary(const callable_view *v, 
     return v->base + v->children[i].binary_offset;
 }
 
+/* The name of child `i` of a checked view, or NULL when the image
+ * carries no names (format version 1). */
+static inline const char *callable_view_kernel_name(const callable_view *v, uint32_t i)
+{
+    return v->kernel_names != NULL ? v->kernel_names + (size_t)i * SIMPLER_CALLABLE_KERNEL_NAME_BYTES : NULL;
+}
+
 /* ---- layout rules shared by the checker and the builder ---- */
 
 /* Counts tensor and scalar entries of a signature of `count` bytes,
@@ -72,13 +81,18 @@ int callable_entry_name_valid(const char *field);
 int callable_child_identity_check(int32_t func_id, uint32_t core_type, uint32_t reserved0,
                                   uint32_t signature_count, uint8_t *seen);
 
+/* A kernel name field: 1..31 of [A-Za-z0-9_.+-], NUL, then zeros to the
+ * end of `field` (SIMPLER_CALLABLE_KERNEL_NAME_BYTES bytes). */
+int callable_kernel_name_valid(const char *field);
+
 /* Rounds `offset` up to SIMPLER_CALLABLE_ALIGN; returns 0 on overflow
  * (never a valid result, since the header occupies offset 0). */
 uint64_t callable_align_up(uint64_t offset);
 
 /* Offset of the child table for `signature_count` entries, and of the
- * orchestration binary after `child_count` children. */
+ * orchestration binary after `child_count` children and, when `named`,
+ * their name table. */
 uint64_t callable_child_table_offset(uint32_t signature_count);
-uint64_t callable_orchestration_offset(uint32_t signature_count, uint32_t child_count);
+uint64_t callable_orchestration_offset(uint32_t signature_count, uint32_t child_count, int named);
 
 #endif

@@ -66,6 +66,29 @@ int callable_child_identity_check(int32_t func_id, uint32_t core_type, uint32_t 
     return 0;
 }
 
+static int kernel_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == '+' || c == '-';
+}
+
+int callable_kernel_name_valid(const char *field)
+{
+    size_t n = 0;
+    while (n < SIMPLER_CALLABLE_KERNEL_NAME_BYTES && field[n] != '\0') {
+        if (!kernel_name_char(field[n]))
+            return 0;
+        n++;
+    }
+    if (n == 0 || n == SIMPLER_CALLABLE_KERNEL_NAME_BYTES)
+        return 0;
+    for (size_t i = n; i < SIMPLER_CALLABLE_KERNEL_NAME_BYTES; i++) {
+        if (field[i] != '\0')
+            return 0;
+    }
+    return 1;
+}
+
 uint64_t callable_align_up(uint64_t offset)
 {
     const uint64_t mask = SIMPLER_CALLABLE_ALIGN - 1;
@@ -79,8 +102,8 @@ uint64_t callable_child_table_offset(uint32_t signature_count)
     return callable_align_up((uint64_t)sizeof(SimplerCallableHeader) + signature_count);
 }
 
-uint64_t callable_orchestration_offset(uint32_t signature_count, uint32_t child_count)
+uint64_t callable_orchestration_offset(uint32_t signature_count, uint32_t child_count, int named)
 {
-    return callable_align_up(callable_child_table_offset(signature_count) +
-                             (uint64_t)child_count * sizeof(SimplerCallableChild));
+    uint64_t per_child = sizeof(SimplerCallableChild) + (named ? SIMPLER_CALLABLE_KERNEL_NAME_BYTES : 0);
+    return callable_align_up(callable_child_table_offset(signature_count) + (uint64_t)child_count * per_child);
 }

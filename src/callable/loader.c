@@ -14,8 +14,8 @@
 
 #include "callable/callable_image.h"
 #include "callable/elf_check.h"
-#include "common/host_alloc.h"
 #include "common/error.h"
+#include "common/host_alloc.h"
 #include "simpler/runtime_c_api.h"
 
 /* One binary: written to a fresh memory file, opened, `symbol` resolved. */
@@ -102,13 +102,17 @@ static int binary_load(const uint8_t *bytes, size_t size, const char *symbol, co
         return rc;
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     close(fd);
-    if (handle == NULL)
-        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable image: %s: rejected by dlopen: %s", who,
-                           dlerror());
+    if (handle == NULL) {
+        const char *why = dlerror();
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                            "callable image: %s binary rejected by dlopen (not a shared object for this machine, or "
+                            "an unresolved symbol): %s",
+                            who, why != NULL ? why : "no reason given");
+    }
     void *sym = dlsym(handle, symbol);
     if (sym == NULL) {
         dlclose(handle);
-        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable image: %s does not export '%s'", who, symbol);
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable image: %s does not export %s", who, symbol);
     }
     out->handle = handle;
     out->symbol = sym;
@@ -142,6 +146,8 @@ static loaded_callable *loaded_create(const callable_view *v)
         k->core_type = v->children[i].core_type;
         k->signature_count = v->children[i].signature_count;
         memcpy(k->signature, v->children[i].signature, sizeof k->signature);
+        if (callable_view_kernel_name(v, i) != NULL)
+            memcpy(k->name, callable_view_kernel_name(v, i), sizeof k->name);
         lc->kernel_index[k->func_id] = (int16_t)i;
     }
     return lc;
@@ -170,7 +176,7 @@ static int binaries_check(const callable_view *v)
 static int binaries_load(loaded_callable *lc, const callable_view *v)
 {
     loaded_binary b;
-    int rc = binary_load(v->orchestration, v->orchestration_size, v->entry_name, "the orchestration", &b);
+    int rc = binary_load(v->orchestration, v->orchestration_size, v->entry_name, "orchestration", &b);
     if (rc != 0)
         return rc;
     lc->orch_handle = b.handle;
@@ -193,14 +199,17 @@ static int binaries_load(loaded_callable *lc, const callable_view *v)
 int callable_load(const void *image, size_t size, callable_dlopen_counts *counts, loaded_callable **out)
 {
     callable_view v;
-    if (out == NULL || callable_image_check(image, size, &v) != 0)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (out == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable_load: NULL out");
+    int checked = callable_image_check(image, size, &v);
+    if (checked != 0)
+        return checked;
     int rc = binaries_check(&v);
     if (rc != 0)
         return rc;
     loaded_callable *lc = loaded_create(&v);
     if (lc == NULL)
-        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+        return simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "callable: host memory for the loaded callable ran out");
     lc->kernel_count = v.child_count;
     rc = binaries_load(lc, &v);
     if (rc != 0) {

@@ -48,6 +48,7 @@ typedef struct callable_kernel {
     uint32_t core_type;        /* SIMPLER_CORE_TYPE_AIC / _AIV */
     uint32_t signature_count;
     uint8_t signature[SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE];
+    char name[SIMPLER_CALLABLE_KERNEL_NAME_BYTES]; /* the image's name for it; "" when it has none */
     void *entry;               /* the binary's kernel_entry symbol */
     void *handle;              /* dlopen handle */
 } callable_kernel;

@@ -16,6 +16,6 @@ const char *simpler_strerror(int code)
             return status_strings[i].text;
     }
     if (code >= SIMPLER_DEVICE_ERROR_MIN && code <= SIMPLER_DEVICE_ERROR_MAX)
-        return "PTO_DEVICE_ERROR: error latched on the device";
+        return "PTO_DEVICE_ERROR: error latched on the device or returned by the orchestration";
     return "PTO_RUNTIME_ERR_UNKNOWN: unknown status code";
 }

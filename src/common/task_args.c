@@ -4,6 +4,7 @@
 #include "common/task_args_check.h"
 #include "common/tensor_view.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "simpler/runtime_c_api.h"
@@ -91,69 +92,114 @@ int simpler_call_config_default(CallConfig *config)
 {
     simpler_error_clear();
     if (config == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "config: NULL");
     memset(config, 0, sizeof *config);
     config->struct_size = (uint32_t)sizeof *config;
     return 0;
 }
 
-/* Why `t` is not a valid view, or NULL when it is. */
-static const char *tensor_refusal(const ChipTensor *t)
+#define INVALID PTO_RUNTIME_ERR_INVALID_ARGUMENT
+
+/* The shape and stride fields of `t` (named `what` in the reason). */
+static int tensor_view_refuse(const ChipTensor *t, const char *what)
+{
+    if (tensor_dtype_bytes(t->dtype) == 0)
+        return simpler_fail(INVALID, "%s.dtype = %u: not a SIMPLER_DTYPE_*", what, t->dtype);
+    if (t->ndims == 0 || t->ndims > SIMPLER_MAX_TENSOR_DIMS)
+        return simpler_fail(INVALID, "%s.ndims = %u: must be 1..%d", what, t->ndims, SIMPLER_MAX_TENSOR_DIMS);
+    for (uint32_t d = 0; d < SIMPLER_MAX_TENSOR_DIMS; d++) {
+        int used = d < t->ndims;
+        if (used && t->shapes[d] == 0)
+            return simpler_fail(INVALID, "%s.shapes[%u] = 0: a used dimension is at least 1", what, d);
+        if (used && t->strides[d] == 0)
+            return simpler_fail(INVALID, "%s.strides[%u] = 0: a used dimension's stride is at least 1", what, d);
+        if (!used && (t->shapes[d] != 0 || t->strides[d] != 0))
+            return simpler_fail(INVALID, "%s.shapes[%u] = %u, strides[%u] = %u: dimensions past ndims = %u must be 0",
+                                what, d, t->shapes[d], d, t->strides[d], t->ndims);
+    }
+    return simpler_fail(INVALID, "%s: the view's extent overflows 64 bits", what);
+}
+
+static int tensor_check_named(const ChipTensor *t, const char *what)
 {
     uint64_t extent, end, end_bytes, buffer_end;
+    if (t == NULL)
+        return simpler_fail(INVALID, "%s: NULL", what);
     if (!address_space_known(t->address_space))
-        return "address_space is not SIMPLER_ADDRESS_SPACE_HOST or _DEVICE";
+        return simpler_fail(INVALID, "%s.address_space = %u: not SIMPLER_ADDRESS_SPACE_HOST (0) or _DEVICE (1)",
+                            what, t->address_space);
     if (tensor_view_extent(t->dtype, t->ndims, t->shapes, t->strides, &extent) != 0)
-        return "dtype, ndims, shapes or strides invalid (a known dtype, 1..5 dims, used dims > 0, unused 0)";
+        return tensor_view_refuse(t, what);
     if (!all_zero(t->reserved0, sizeof t->reserved0) || !all_zero(t->reserved, sizeof t->reserved))
-        return "reserved bytes are not zero";
+        return simpler_fail(INVALID, "%s: a reserved byte is not 0", what);
     if (__builtin_add_overflow(t->start_offset, extent, &end) ||
-        __builtin_mul_overflow(end, (uint64_t)tensor_dtype_bytes(t->dtype), &end_bytes) ||
-        end_bytes > t->buffer_bytes)
-        return "the view (start_offset plus strided extent) ends past buffer_bytes";
+        __builtin_mul_overflow(end, (uint64_t)tensor_dtype_bytes(t->dtype), &end_bytes))
+        return simpler_fail(INVALID, "%s.start_offset = %llu: the view's end overflows 64 bits", what,
+                            (unsigned long long)t->start_offset);
+    if (end_bytes > t->buffer_bytes)
+        return simpler_fail(INVALID, "%s.buffer_bytes = %llu: the view (start_offset %llu + extent %llu elements) "
+                                     "needs %llu",
+                            what, (unsigned long long)t->buffer_bytes, (unsigned long long)t->start_offset,
+                            (unsigned long long)extent, (unsigned long long)end_bytes);
     /* No buffer lives at address 0, and none wraps the address space: a
      * kernel or a copy would fault on either. */
     if (t->buffer_addr == 0)
-        return "buffer_addr is 0 (NULL)";
+        return simpler_fail(INVALID, "%s.buffer_addr = 0 (NULL): no buffer lives at address 0", what);
     if (__builtin_add_overflow(t->buffer_addr, t->buffer_bytes, &buffer_end))
-        return "buffer_addr + buffer_bytes wraps the address space";
-    return NULL;
+        return simpler_fail(INVALID, "%s: buffer_addr 0x%llx + buffer_bytes %llu wraps", what,
+                            (unsigned long long)t->buffer_addr, (unsigned long long)t->buffer_bytes);
+    return 0;
 }
 
 int chip_tensor_check(const ChipTensor *t)
 {
-    return t != NULL && tensor_refusal(t) == NULL ? 0 : PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    return tensor_check_named(t, "tensor");
 }
 
 int task_args_check(const ChipStorageTaskArgs *args)
 {
     if (args == NULL)
-        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "args is NULL");
+        return simpler_fail(INVALID, "args: NULL");
     if (args->tensor_count < 0 || args->tensor_count > SIMPLER_MAX_TENSOR_ARGS)
-        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "args.tensor_count = %d: expected 0..%d",
-                            args->tensor_count, SIMPLER_MAX_TENSOR_ARGS);
+        return simpler_fail(INVALID, "args.tensor_count = %d: must be 0..%d", args->tensor_count,
+                            SIMPLER_MAX_TENSOR_ARGS);
     if (args->scalar_count < 0 || args->scalar_count > SIMPLER_MAX_SCALAR_ARGS)
-        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "args.scalar_count = %d: expected 0..%d",
-                            args->scalar_count, SIMPLER_MAX_SCALAR_ARGS);
+        return simpler_fail(INVALID, "args.scalar_count = %d: must be 0..%d", args->scalar_count,
+                            SIMPLER_MAX_SCALAR_ARGS);
     for (int32_t i = 0; i < args->tensor_count; i++) {
-        const char *why = tensor_refusal(&args->tensors[i]);
-        if (why != NULL)
-            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "args.tensors[%d]: %s", i, why);
+        char what[32];
+        snprintf(what, sizeof what, "args.tensors[%d]", i);
+        int rc = tensor_check_named(&args->tensors[i], what);
+        if (rc != 0)
+            return rc;
     }
     return 0;
 }
 
 int call_config_check(const CallConfig *config)
 {
-    if (config == NULL || config->struct_size != sizeof *config)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (config == NULL)
+        return simpler_fail(INVALID, "config: NULL");
+    if (config->struct_size != sizeof *config)
+        return simpler_fail(INVALID, "config.struct_size = %u: expected sizeof(CallConfig) = %zu",
+                            config->struct_size, sizeof *config);
     if (config->reserved0 != 0 || !all_zero(config->reserved, sizeof config->reserved))
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(INVALID, "config: a reserved field is not 0");
     if (memchr(config->output_prefix, '\0', sizeof config->output_prefix) == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    if (config->trace > 1 || config->aicpu_thread_count > CALL_CONFIG_AICPU_THREADS_MAX ||
-        config->aicore_count > CALL_CONFIG_AICORE_COUNT_MAX || config->task_window > CALL_CONFIG_TASK_WINDOW_MAX ||
-        config->heap_bytes > CALL_CONFIG_HEAP_BYTES_MAX)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(INVALID, "config.output_prefix: no NUL in its %zu bytes", sizeof config->output_prefix);
+    if (config->trace > 1)
+        return simpler_fail(INVALID, "config.trace = %u: must be 0 or 1", (unsigned)config->trace);
+    if (config->aicpu_thread_count > CALL_CONFIG_AICPU_THREADS_MAX)
+        return simpler_fail(INVALID, "config.aicpu_thread_count = %u: at most %u",
+                            (unsigned)config->aicpu_thread_count, (unsigned)CALL_CONFIG_AICPU_THREADS_MAX);
+    if (config->aicore_count > CALL_CONFIG_AICORE_COUNT_MAX)
+        return simpler_fail(INVALID, "config.aicore_count = %u: at most %u", (unsigned)config->aicore_count,
+                            (unsigned)CALL_CONFIG_AICORE_COUNT_MAX);
+    if (config->task_window > CALL_CONFIG_TASK_WINDOW_MAX)
+        return simpler_fail(INVALID, "config.task_window = %u: at most %u", (unsigned)config->task_window,
+                            (unsigned)CALL_CONFIG_TASK_WINDOW_MAX);
+    if (config->heap_bytes > CALL_CONFIG_HEAP_BYTES_MAX)
+        return simpler_fail(INVALID, "config.heap_bytes = %llu: at most %llu",
+                            (unsigned long long)config->heap_bytes, (unsigned long long)CALL_CONFIG_HEAP_BYTES_MAX);
     return 0;
 }

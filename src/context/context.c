@@ -49,7 +49,8 @@ int context_latch(simpler_context *ctx, const context_mode_ops *mode)
     if (ctx->mode == mode)
         return 0;
     if (ctx->mode != NULL)
-        return PTO_RUNTIME_ERR_INVALID_STATE;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: latched to %s mode; it never changes mode",
+                            ctx->mode->mode == CONTEXT_MODE_KERNEL ? "kernel" : "program");
     ctx->mode = mode;
     return 0;
 }
@@ -99,7 +100,7 @@ int context_set_platform_ops(DeviceContextHandle handle, const platform_ops *ops
     simpler_context *ctx = context_lock(handle);
     int rc = 0;
     if (ctx == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     if (context_holds_resources(ctx))
         rc = PTO_RUNTIME_ERR_INVALID_STATE;
     else
@@ -121,7 +122,7 @@ int finalize_device(DeviceContextHandle handle)
     simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     int rc = ctx->mode != NULL ? ctx->mode->finalize(ctx) : PTO_RUNTIME_ERR_INVALID_STATE;
     context_unlock(ctx);
     return rc;

@@ -86,6 +86,7 @@ typedef struct simpler_context {
     arena_bank bank;
     retained_temp temp;
     device_arena trace;        /* per-task trace records of the last traced execution */
+    device_arena arg_slots;    /* kernel mode's argument slots, one allocation for all */
     residency_table residency;
     callable_dlopen_counts dlopen_counts;
     int last_device_error;     /* latest failing device code (platform_status_keep) */

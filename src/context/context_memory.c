@@ -64,7 +64,7 @@ size_t committed_device_memory_ctx(DeviceContextHandle handle)
     size_t bytes;
     if (ctx == NULL)
         return 0;
-    bytes = arena_bank_committed_bytes(&ctx->bank) + ctx->temp.size + ctx->trace.bytes;
+    bytes = arena_bank_committed_bytes(&ctx->bank) + ctx->temp.size + ctx->trace.bytes + ctx->arg_slots.bytes;
     context_unlock(ctx);
     return bytes;
 }

@@ -35,13 +35,13 @@ static int check_desc(const device_run_desc *desc)
 /* The arena clear on the AICPU stream and the executor launch on the
  * AICore stream after it. */
 static int enqueue_engines(const platform_launch_ops *ops, platform_stream *aicpu, platform_stream *aicore,
-                           platform_event *aicore_start, const device_run_desc *desc)
+                           platform_event *aicore_start, const device_run_desc *desc, int clear)
 {
     void *arena = (void *)(uintptr_t)desc->runtime_base;
     uint32_t cores = desc->aic_count + desc->aiv_count;
     int rc;
 
-    if ((rc = ops->memset_async(ops->user, arena, 0, device_run_desc_clear_bytes(desc), aicpu)) != 0 ||
+    if ((clear && (rc = ops->memset_async(ops->user, arena, 0, device_run_desc_clear_bytes(desc), aicpu)) != 0) ||
         (rc = ops->event_record(ops->user, aicore_start, aicpu)) != 0 ||
         (rc = ops->stream_wait_event(ops->user, aicore, aicore_start)) != 0)
         return rc;
@@ -51,15 +51,22 @@ static int enqueue_engines(const platform_launch_ops *ops, platform_stream *aicp
 
 /* The AICPU stream's prologue and the AICore stream's launch. */
 static int enqueue_front(const platform_launch_ops *ops, const device_streams *st, const device_events *ev,
-                         const device_run_desc *desc, int *enqueued)
+                         const device_run_desc *desc, const device_gate *gate, int *enqueued)
 {
-    int rc = ops->event_record(ops->user, ev->start, st->caller);
+    int rc;
 
+    if (gate != NULL) {
+        rc = ops->launch_kernel(ops->user, st->caller, PLATFORM_ENGINE_AICPU, gate->fn, 1, gate->args, gate->bytes);
+        if (rc != 0)
+            return rc;
+        *enqueued = 1;
+    }
+    rc = ops->event_record(ops->user, ev->start, st->caller);
     if (rc != 0)
         return rc;
     *enqueued = 1;
     if ((rc = ops->stream_wait_event(ops->user, st->aicpu, ev->start)) != 0 ||
-        (rc = enqueue_engines(ops, st->aicpu, st->aicore, ev->aicore_start, desc)) != 0)
+        (rc = enqueue_engines(ops, st->aicpu, st->aicore, ev->aicore_start, desc, gate == NULL)) != 0)
         return rc;
     return ops->event_record(ops->user, ev->aicore_done, st->aicore);
 }
@@ -78,9 +85,9 @@ static int enqueue_back(const platform_launch_ops *ops, const device_streams *st
     return ops->stream_wait_event(ops->user, st->caller, ev->aicpu_done);
 }
 
-int device_chain_enqueue_launch(const platform_launch_ops *ops, const device_streams *streams,
-                                const device_events *events, platform_kernel_fn sched_fn, const void *sched_args,
-                                size_t sched_bytes, int *enqueued)
+static int enqueue_launch(const platform_launch_ops *ops, const device_streams *streams, const device_events *events,
+                          const device_gate *gate, platform_kernel_fn sched_fn, const void *sched_args,
+                          size_t sched_bytes, int *enqueued)
 {
     const device_run_desc *desc = sched_args;
     int ignored = 0;
@@ -94,10 +101,30 @@ int device_chain_enqueue_launch(const platform_launch_ops *ops, const device_str
     if (sched_fn == NULL || desc == NULL || sched_bytes < sizeof(*desc) || ((uintptr_t)desc & 7u) != 0 ||
         desc->inline_bytes > sched_bytes - sizeof(*desc) || check_desc(desc) != 0)
         return CHAIN_INVALID_PARAM;
-    rc = enqueue_front(ops, streams, events, desc, enqueued);
+    rc = enqueue_front(ops, streams, events, desc, gate, enqueued);
     if (rc != 0)
         return rc;
     return enqueue_back(ops, streams, events, sched_fn, sched_args, sched_bytes);
+}
+
+int device_chain_enqueue_launch(const platform_launch_ops *ops, const device_streams *streams,
+                                const device_events *events, platform_kernel_fn sched_fn, const void *sched_args,
+                                size_t sched_bytes, int *enqueued)
+{
+    return enqueue_launch(ops, streams, events, NULL, sched_fn, sched_args, sched_bytes, enqueued);
+}
+
+int device_chain_enqueue_gated(const platform_launch_ops *ops, const device_streams *streams,
+                               const device_events *events, const device_gate *gate, platform_kernel_fn sched_fn,
+                               const void *sched_args, size_t sched_bytes, int *enqueued)
+{
+    int ignored = 0;
+    if (enqueued == NULL)
+        enqueued = &ignored;
+    *enqueued = 0;
+    if (gate == NULL || gate->fn == NULL || gate->args == NULL || gate->bytes == 0)
+        return CHAIN_INVALID_PARAM;
+    return enqueue_launch(ops, streams, events, gate, sched_fn, sched_args, sched_bytes, enqueued);
 }
 
 int device_chain_enqueue_tail(const platform_launch_ops *ops, const device_streams *streams,
@@ -117,7 +144,7 @@ int device_chain_enqueue_program(const platform_launch_ops *ops, platform_stream
         ((uintptr_t)scratch & 7u) != 0 || check_desc(desc) != 0)
         return CHAIN_INVALID_PARAM;
     memcpy(scratch, desc, sizeof(*desc));
-    int rc = enqueue_engines(ops, aicpu, aicore, aicore_start, desc);
+    int rc = enqueue_engines(ops, aicpu, aicore, aicore_start, desc, 1);
     if (rc != 0)
         return rc;
     return ops->launch_kernel(ops->user, aicpu, PLATFORM_ENGINE_AICPU, device_scheduler_kernel, 1, scratch,

@@ -71,6 +71,25 @@ int device_chain_enqueue_launch(const platform_launch_ops *ops, const device_str
                                 const device_events *events, platform_kernel_fn sched_fn, const void *sched_args,
                                 size_t sched_bytes, int *enqueued);
 
+/* A gate for the chain (kernel mode): a one-block AICPU kernel enqueued on
+ * the caller stream before Start, which either claims the context's
+ * working regions and clears the runtime arena itself, or fails its
+ * launch (kernel_gate_kernel). */
+typedef struct device_gate {
+    platform_kernel_fn fn;
+    const void *args;
+    size_t bytes;
+} device_gate;
+
+/* device_chain_enqueue_launch behind a gate: the gate kernel first on the
+ * caller stream (12 operations), and no arena memset on the AICPU stream
+ * (the gate clears the arena only when it claims the regions). Same
+ * arguments, returns and partial-enqueue rule; `gate` and its fields
+ * non-NULL. */
+int device_chain_enqueue_gated(const platform_launch_ops *ops, const device_streams *streams,
+                               const device_events *events, const device_gate *gate, platform_kernel_fn sched_fn,
+                               const void *sched_args, size_t sched_bytes, int *enqueued);
+
 /* Records SerialTail on the caller stream: the chain's last operation,
  * after whatever the caller put on its stream behind the join. Returns 0,
  * PLATFORM_ERROR_INVALID_PARAM for NULL arguments (nothing enqueued), or

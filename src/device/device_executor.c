@@ -85,12 +85,37 @@ static void publish_finished(device_core_slot *slot, device_runtime_header *rt, 
     }
 }
 
+/* An argument-slot launch's executor learns the packet's task count and
+ * kernel table when its first tasks are posted: the scheduler published
+ * them in the runtime header before posting (the acquire load of
+ * `posted` makes them visible). 0, or -1 when nothing was published. */
+static int deferred_resolve(device_run_desc *local, device_runtime_header *rt)
+{
+    uint64_t kernels = atomic_load_explicit(&rt->kernels_addr, memory_order_acquire);
+    if (kernels == 0 || rt->task_count == 0)
+        return -1;
+    local->kernels = (const device_kernel_table *)(uintptr_t)kernels;
+    local->task_count = rt->task_count;
+    local->deferred = 0;
+    return 0;
+}
+
 void device_executor_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
     const device_run_desc *d = args;
+    device_run_desc local;
     (void)block_dim;
     if (block_idx >= DEVICE_CORE_MAX || block_idx >= d->aic_count + d->aiv_count)
         return;
+    /* Kernel mode: an execution refused at the gate leaves the handshake
+     * slots, which belong to the one running, alone. */
+    if (d->gate_addr != 0 &&
+        atomic_load_explicit((_Atomic uint64_t *)(uintptr_t)d->gate_addr, memory_order_acquire) != d->serial)
+        return;
+    if (d->deferred) {
+        local = *d;
+        d = &local;
+    }
     device_core_slot *slot = device_core_slot_at(d, block_idx);
     device_runtime_header *rt = device_runtime_header_at(d);
     uint32_t done = 0;
@@ -106,6 +131,8 @@ void device_executor_kernel(uint32_t block_idx, uint32_t block_dim, const void *
         uint32_t posted = device_slot_wait(slot, done, polls);
         polls = DEVICE_SPIN_POLLS;
         if (posted == done || posted - done > DEVICE_SLOT_RING)
+            return;
+        if (d->deferred && deferred_resolve(&local, rt) != 0)
             return;
         /* Run what was posted, in order; a QUIT between tasks wins. */
         while (done != posted) {

@@ -51,7 +51,9 @@ typedef struct device_runtime_header {
     uint64_t prepare_ns;             /* scheduler: restore + validation, this execution */
     uint64_t graph_ns;               /* scheduler: seed to last completion, this execution */
     _Atomic uint32_t dispatching;    /* 1 once the scheduler validated and starts handing out tasks */
-    uint32_t reserved[57];
+    uint32_t task_count;             /* argument-slot launch: the tasks of the packet the scheduler runs */
+    _Atomic uint64_t kernels_addr;   /* argument-slot launch: its kernel table (device_kernel_table *) */
+    uint32_t reserved[54];
 } device_runtime_header;
 
 typedef struct device_task_state {

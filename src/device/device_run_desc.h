@@ -41,8 +41,13 @@ typedef struct device_run_desc {
     uint64_t scheduler_base, scheduler_bytes;   /* ready queues */
     uint64_t trace_base, trace_bytes;           /* 0, 0: no trace (trace_record.h) */
     uint64_t status_addr;      /* an int32_t in device memory: the device status */
-    const device_kernel_table *kernels;
+    const device_kernel_table *kernels; /* NULL only when deferred */
     platform_fault_fn report_fault; /* NULL: status word only, no stream fault */
+    uint64_t gate_addr;        /* kernel mode: the context's owner word (kernel_packet.h); 0 = ungated */
+    uint64_t serial;           /* kernel mode: this execution's token, the owner word's value while it runs */
+    uint32_t deferred;         /* 1: the executor of an argument-slot launch, whose task count and kernel
+                                  table the scheduler publishes in the runtime header at execution time */
+    uint32_t reserved;         /* zero */
 } device_run_desc;
 
 _Static_assert(sizeof(device_run_desc) % 8 == 0, "an inline image after the descriptor stays 8-aligned");

@@ -14,7 +14,8 @@ int device_validate_desc(const device_run_desc *d)
     if (d->version != DEVICE_RUN_DESC_VERSION || d->desc_bytes != sizeof(*d) || d->aic_count > DEVICE_CORE_MAX ||
         cores == 0 || cores > DEVICE_CORE_MAX || d->task_count == 0 || d->task_count > GRAPH_TASK_WINDOW_MAX)
         return DEVICE_ERR_PACKET_INVALID;
-    if (d->kernels == NULL || d->runtime_base == 0 || d->definition_base == 0 || d->scheduler_base == 0)
+    if ((d->kernels == NULL) != (d->deferred != 0) || d->deferred > 1 || d->runtime_base == 0 ||
+        d->definition_base == 0 || d->scheduler_base == 0)
         return DEVICE_ERR_PACKET_INVALID;
     if (d->inline_bytes != 0 && d->inline_bytes != d->image_bytes)
         return DEVICE_ERR_PACKET_INVALID;
@@ -59,7 +60,7 @@ int device_validate_image(const device_run_desc *d)
     const graph_image_header *h = (const graph_image_header *)(uintptr_t)d->definition_base;
     int rc;
 
-    if (d->image_bytes >= sizeof(*h) && h->task_count != d->task_count)
+    if (d->kernels == NULL || (d->image_bytes >= sizeof(*h) && h->task_count != d->task_count))
         return DEVICE_ERR_PACKET_INVALID;
     /* The first ready queue's ring (task_count slots or more) is the
      * check's scratch until seeding empties it. */

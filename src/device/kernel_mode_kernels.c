@@ -9,27 +9,19 @@
 #include "device/device_status.h"
 #include "device/device_slot.h"
 
-static void status_publish(_Atomic int32_t *run, _Atomic int32_t *sticky, int32_t status)
-{
-    int32_t none = 0;
-    atomic_store_explicit(run, status, memory_order_release);
-    if (status != 0)
-        (void)atomic_compare_exchange_strong(sticky, &none, status);
-}
-
 void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
     const device_run_desc *d = args;
     (void)block_dim;
-    if (block_idx != 0)
-        return;
+    if (block_idx != 0 || !kernel_gate_held(d))
+        return; /* refused at the gate: the regions belong to another execution */
     int rc = kernel_packet_check(args);
     if (rc == DEVICE_ERR_PACKET_INVALID)
         return; /* no status word or slot can be trusted; the host never sends this */
     const kernel_graph_packet *p = kernel_packet_of(args);
     kernel_status_words *w = (kernel_status_words *)(uintptr_t)p->status_addr;
     if (rc != 0) {
-        status_publish(&w->run, &w->sticky, rc);
+        kernel_status_publish(&w->run, &w->sticky, rc);
         device_slots_quit(d); /* the executor's launch ends; the slots were placed */
         return;
     }
@@ -41,15 +33,44 @@ void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, cons
         memcpy((void *)(uintptr_t)d->temp_base, image + kernel_packet_pad8(p->image_bytes),
                (size_t)p->staged_bytes);
     device_scheduler_kernel(0, 1, d);
-    status_publish(&w->run, &w->sticky, atomic_load_explicit(&w->run, memory_order_acquire));
+    kernel_status_publish(&w->run, &w->sticky, atomic_load_explicit(&w->run, memory_order_acquire));
 }
 
 void kernel_status_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
     const kernel_status_args *a = args;
-    const kernel_status_words *w = (const kernel_status_words *)(uintptr_t)a->status_addr;
+    kernel_status_words *w = (kernel_status_words *)(uintptr_t)a->status_addr;
     (void)block_dim;
-    if (block_idx == 0 && atomic_load_explicit(&w->run, memory_order_acquire) != 0 && a->report_fault != NULL)
+    if (block_idx != 0)
+        return;
+    int32_t run = KERNEL_GATE_ERR_OVERLAP;
+    if (atomic_load_explicit(&w->owner, memory_order_acquire) == a->serial) {
+        run = atomic_load_explicit(&w->run, memory_order_acquire);
+        /* The execution's last reader of the shared regions is done (the
+         * HOST copy-backs ran before): hand the gate back. */
+        atomic_store_explicit(&w->owner, 0, memory_order_release);
+    }
+    if (run != 0 && a->report_fault != NULL)
+        (void)a->report_fault(PLATFORM_KERNEL_FAULT_CODE);
+}
+
+void kernel_gate_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    const kernel_gate_args *a = args;
+    kernel_status_words *w = (kernel_status_words *)(uintptr_t)a->status_addr;
+    uint64_t free_gate = 0;
+    int32_t none = 0;
+    (void)block_dim;
+    if (block_idx != 0)
+        return;
+    if (atomic_compare_exchange_strong(&w->owner, &free_gate, a->serial)) {
+        memset((void *)(uintptr_t)a->clear_base, 0, (size_t)a->clear_bytes);
+        return;
+    }
+    /* Another execution of this context is running: touch nothing of
+     * it, and fail this one on its own stream. */
+    (void)atomic_compare_exchange_strong(&w->sticky, &none, KERNEL_GATE_ERR_OVERLAP);
+    if (a->report_fault != NULL)
         (void)a->report_fault(PLATFORM_KERNEL_FAULT_CODE);
 }
 

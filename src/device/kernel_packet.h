@@ -21,6 +21,19 @@
  * device_scheduler_kernel on the restored image. Every execution, eager
  * or replayed, restores from its own immutable packet.
  *
+ * The gate: executions of one context share its working regions (the
+ * runtime arena, definition, scheduler state, temp buffer, heap, status
+ * word), and two of them may be on the device at once (two captured
+ * graphs replayed on two streams, or a replay and an eager launch).
+ * Each chain starts with kernel_gate_kernel on the caller stream, which
+ * takes the owner word for the execution's serial (a number the host
+ * gives each launch and launch_slot call, so two executions in flight
+ * never share one: replays of one graph are serialized) or fails the
+ * execution with KERNEL_GATE_ERR_OVERLAP; the executor and the
+ * schedulers do nothing unless their serial holds the gate, and
+ * kernel_status_kernel releases it. docs/kernel-mode.md says why
+ * refusing, not waiting.
+ *
  * Status words (kernel_status_words, at the base of the context's gm_sm
  * region): `run` is the last execution's status, `sticky` the first
  * nonzero one of the context's life (the host reads it to poison the
@@ -43,12 +56,26 @@
 
 #define KERNEL_PACKET_FORMAT_VERSION 1u
 /* Device errors the packet check adds to device_status.h's. */
-#define KERNEL_PACKET_ERR_HEADER (-16)   /* header or packet format, lengths, reserved words */
-#define KERNEL_PACKET_ERR_CHECKSUM (-17) /* the checksum disagrees with the bytes */
-#define KERNEL_PACKET_ERR_SLOT (-18)     /* id, generation or counts disagree with the slot */
-#define KERNEL_PACKET_ERR_REGION (-19)   /* a region differs from the frozen ones or overflows it */
+/* header or packet format, lengths, reserved words */
+#define KERNEL_PACKET_ERR_HEADER PTO_DEVICE_ERR_PACKET_HEADER
+/* the checksum disagrees with the bytes */
+#define KERNEL_PACKET_ERR_CHECKSUM PTO_DEVICE_ERR_PACKET_CHECKSUM
+/* id, generation or counts disagree with the slot */
+#define KERNEL_PACKET_ERR_SLOT PTO_DEVICE_ERR_PACKET_SLOT
+/* a region differs from the frozen ones or overflows it */
+#define KERNEL_PACKET_ERR_REGION PTO_DEVICE_ERR_PACKET_REGION
+/* Device errors of an argument-slot launch (simpler_kernel_mode_launch_slot),
+ * found when the execution runs, before it writes anything. */
+/* the argument slot holds no packet (never written) */
+#define KERNEL_PACKET_ERR_ARG_SLOT_EMPTY PTO_DEVICE_ERR_ARG_SLOT_EMPTY
+/* the slot's packet was built for a generation of its callable that was
+ * prepared again since */
+#define KERNEL_PACKET_ERR_ARG_SLOT_STALE PTO_DEVICE_ERR_ARG_SLOT_STALE
+/* The gate (below): another execution of the same context held its
+ * working regions when this one started; this one ran nothing. */
+#define KERNEL_GATE_ERR_OVERLAP PTO_DEVICE_ERR_EXECUTION_OVERLAP
 
-_Static_assert(KERNEL_PACKET_ERR_REGION >= SIMPLER_DEVICE_ERROR_MIN, "packet errors are device errors");
+_Static_assert(KERNEL_GATE_ERR_OVERLAP >= SIMPLER_DEVICE_ERROR_MIN, "packet errors are device errors");
 
 /* The device regions a kernel context froze at init. */
 typedef struct kernel_frozen_regions {
@@ -89,7 +116,8 @@ typedef struct kernel_slot_record {
 typedef struct kernel_status_words {
     _Atomic int32_t sticky; /* first nonzero execution status, 0 = none */
     _Atomic int32_t run;    /* the last execution's status */
-    uint32_t reserved[14];
+    _Atomic uint64_t owner; /* the gate: serial of the execution holding the working regions, 0 = none */
+    uint32_t reserved[12];
     kernel_frozen_regions frozen; /* written once at init */
 } kernel_status_words;
 
@@ -103,7 +131,63 @@ typedef struct kernel_register_args {
 typedef struct kernel_status_args {
     uint64_t status_addr;
     platform_fault_fn report_fault;
+    uint64_t serial; /* the execution whose status it reports and whose gate it releases */
 } kernel_status_args;
+
+/* Arguments of kernel_gate_kernel. */
+typedef struct kernel_gate_args {
+    uint64_t status_addr; /* kernel_status_words */
+    uint64_t serial;      /* this execution's token, nonzero */
+    uint64_t clear_base;  /* the runtime arena */
+    uint64_t clear_bytes; /* header and handshake slots of the execution's cores */
+    platform_fault_fn report_fault;
+} kernel_gate_args;
+
+/* An argument slot (simpler_kernel_mode_write_args): a frozen device
+ * buffer that starts with this header, followed by packet_bytes of the
+ * argument block laid out as above (descriptor, invocation header,
+ * graph packet, image, staged bytes). Zeroed at init: magic 0 is an
+ * empty slot. */
+#define KERNEL_ARG_SLOT_MAGIC 0x534c4f54u /* "SLOT" */
+
+typedef struct kernel_arg_slot_header {
+    uint32_t magic;        /* KERNEL_ARG_SLOT_MAGIC once a packet was stored */
+    uint32_t reserved;     /* zero */
+    uint64_t packet_bytes; /* the argument block after this header */
+} kernel_arg_slot_header;
+
+_Static_assert(sizeof(kernel_arg_slot_header) % 8 == 0, "the packet after the slot header stays 8-aligned");
+
+/* Arguments of kernel_arg_store_kernel (write_args), by value: the slot,
+ * its size, then the slot header and header.packet_bytes of argument
+ * block, copied into the slot when the store runs. */
+typedef struct kernel_arg_store_args {
+    uint64_t slot_addr;
+    uint64_t slot_bytes;
+    kernel_arg_slot_header header;
+} kernel_arg_store_args;
+
+_Static_assert(sizeof(kernel_arg_store_args) % 8 == 0, "the packet after the store arguments stays 8-aligned");
+
+/* Arguments of kernel_slot_scheduler_kernel (launch_slot), by value: the
+ * executor's descriptor (deferred: no task count or kernel table yet),
+ * the slot to read when the execution runs, and the status words. */
+typedef struct kernel_slot_launch_args {
+    device_run_desc desc;
+    uint64_t slot_addr;
+    uint64_t slot_bytes;
+    uint64_t status_words_addr;
+    uint64_t reserved; /* zero */
+} kernel_slot_launch_args;
+
+/* An execution's status: `run`, and `sticky` if it is the first error. */
+static inline void kernel_status_publish(_Atomic int32_t *run, _Atomic int32_t *sticky, int32_t status)
+{
+    int32_t none = 0;
+    atomic_store_explicit(run, status, memory_order_release);
+    if (status != 0)
+        (void)atomic_compare_exchange_strong(sticky, &none, status);
+}
 
 static inline uint64_t kernel_packet_pad8(uint64_t n)
 {
@@ -144,6 +228,12 @@ static inline const uint8_t *kernel_packet_image_of(const void *args)
 uint64_t kernel_packet_checksum(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p,
                                 const void *image, const void *staged);
 
+/* The checks of kernel_packet_check but the checksum, on the three
+ * fixed parts (which an argument-slot launch copies out of its slot
+ * first). Returns 0 or a device error as below. */
+int kernel_packet_check_parts(const device_run_desc *d, const SimplerKernelInvocationHeader *h,
+                              const kernel_graph_packet *p);
+
 /* Checks the argument block at `args` (layout above) without writing
  * anything. Returns 0 or a device error: KERNEL_PACKET_ERR_* or
  * DEVICE_ERR_PACKET_INVALID (the descriptor itself). */
@@ -152,9 +242,37 @@ int kernel_packet_check(const void *args);
 /* The bodies, in kernel_mode_kernels.c. AICPU body, block_dim 1: check,
  * restore, schedule (see above). */
 void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
-/* AICPU body on the caller stream: fails its launch when `run` != 0. */
+/* AICPU body on the caller stream, the chain's first operation: takes
+ * the context's gate (owner 0 -> serial) and clears the runtime arena,
+ * or, when another execution holds it, records KERNEL_GATE_ERR_OVERLAP
+ * as the sticky error (if first) and fails its launch, writing nothing
+ * else. */
+void kernel_gate_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
+/* AICPU body on the caller stream, after the join and the HOST
+ * copy-backs: when its execution holds the gate, reads `run`, releases
+ * the gate, and fails its launch when `run` != 0; fails its launch when
+ * its execution does not hold the gate. */
 void kernel_status_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
+/* Whether the execution `d` describes holds its context's gate (always
+ * true for an ungated descriptor, as program mode's). Read by every
+ * device body of a gated execution before it touches a working region. */
+static inline int kernel_gate_held(const device_run_desc *d)
+{
+    if (d->gate_addr == 0)
+        return 1;
+    return atomic_load_explicit((_Atomic uint64_t *)(uintptr_t)d->gate_addr, memory_order_acquire) == d->serial;
+}
 /* AICPU body: copies a kernel_register_args record into its slot. */
 void kernel_register_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
+/* AICPU body on the caller stream: stores a kernel_arg_store_args
+ * packet into its argument slot (the header last). */
+void kernel_arg_store_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
+/* AICPU body, block_dim 1, of an argument-slot launch: reads the slot
+ * when the execution runs, checks it as kernel_packet_check does (an
+ * empty slot or a stale generation with their own errors), restores the
+ * image and staged bytes, checks the checksum over what it restored,
+ * publishes the task count and kernel table for the deferred executor
+ * and runs the scheduler. Any refusal comes before a task runs. */
+void kernel_slot_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
 
 #endif

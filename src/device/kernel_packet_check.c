@@ -88,17 +88,23 @@ static int region_check(const device_run_desc *d, const kernel_graph_packet *p)
     return 0;
 }
 
+int kernel_packet_check_parts(const device_run_desc *d, const SimplerKernelInvocationHeader *h,
+                              const kernel_graph_packet *p)
+{
+    if (device_validate_desc(d) == DEVICE_ERR_PACKET_INVALID || d->deferred != 0)
+        return DEVICE_ERR_PACKET_INVALID;
+    int rc = header_check(h, p);
+    rc = rc ? rc : region_check(d, p);
+    return rc ? rc : slot_check(d, h, p);
+}
+
 int kernel_packet_check(const void *args)
 {
     const device_run_desc *d = args;
     const SimplerKernelInvocationHeader *h = kernel_packet_header_of(args);
     const kernel_graph_packet *p = kernel_packet_of(args);
     const uint8_t *image = kernel_packet_image_of(args);
-    if (device_validate_desc(d) == DEVICE_ERR_PACKET_INVALID)
-        return DEVICE_ERR_PACKET_INVALID;
-    int rc = header_check(h, p);
-    rc = rc ? rc : region_check(d, p);
-    rc = rc ? rc : slot_check(d, h, p);
+    int rc = kernel_packet_check_parts(d, h, p);
     if (rc != 0)
         return rc;
     const uint8_t *staged = image + kernel_packet_pad8(p->image_bytes);

@@ -22,6 +22,8 @@ typedef struct graph {
     graph_image_view *views;   /* the shapes args name, each once as far as the build noticed */
     uint32_t view_count;
     uint32_t *fanin;           /* predecessors of task i at tasks[i].fanin_begin */
+    uint8_t *fanin_kind;       /* NULL, or TENSOR_MAP_DEP_* bits of each fanin entry
+                                  (graph_scratch_record_kinds) */
     uint32_t edge_count;
     uint32_t staged_count;
     graph_image_staged staged[SIMPLER_MAX_TENSOR_ARGS];

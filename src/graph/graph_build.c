@@ -1,14 +1,32 @@
 #include <stddef.h>
 #include <string.h>
 
+#include <stdio.h>
+
+#include "common/error.h"
 #include "common/task_args_check.h"
 #include "graph/graph_build_internal.h"
 #include "graph/graph_status.h"
 
 int graph_build_fail(graph_scratch *scratch, int rc)
 {
-    if (scratch->status == 0)
+    if (scratch->status == 0) {
+        /* The first refusal names the task being described; a reason a
+         * validator already recorded (a tensor's field) is kept in it. */
+        char inner[SIMPLER_ERROR_REASON_BYTES];
+        snprintf(inner, sizeof inner, "%s", simpler_last_error_message());
+        if (inner[0] != '\0')
+            simpler_fail(rc, "orchestration: task %u: %s", scratch->g.task_count, inner);
+        else if (rc == PTO_RUNTIME_ERR_CAPACITY_EXCEEDED)
+            simpler_fail(rc, "orchestration: task %u: the graph exceeds the task window (%u tasks) or its heap, "
+                             "argument or edge limits",
+                         scratch->g.task_count, scratch->limits.task_max);
+        else
+            simpler_fail(rc, "orchestration: task %u: an orchestration call was refused (a bad func_id, core "
+                             "type, tag, tensor or address, or a call out of order)",
+                         scratch->g.task_count);
         scratch->status = rc;
+    }
     return rc;
 }
 
@@ -30,6 +48,7 @@ static void reset(graph_scratch *s, const ChipStorageTaskArgs *args)
     s->g.view_count = 0;
     s->open_views = 0;
     memset(s->view_cache, 0, sizeof(s->view_cache));
+    s->last_view_valid = 0;
     s->g.edge_count = 0;
     s->g.staged_count = 0;
     s->g.heap_bytes = 0;
@@ -86,8 +105,12 @@ int graph_build_from_checked(graph_scratch *scratch, SimplerOrchEntryFn entry, c
         goto err_discard_graph;
     int entry_rc = entry(&scratch->orch, args);
     rc = scratch->status;
-    if (rc == 0)
+    if (rc == 0) {
         rc = graph_status_of_entry(entry_rc);
+        if (rc != 0)
+            simpler_fail(rc, "orchestration entry returned %d%s", entry_rc,
+                         rc == entry_rc ? "" : " (outside -1..-999, so reported as -1005)");
+    }
     if (rc != 0)
         goto err_discard_graph;
     graph_orch_discard_open(scratch); /* a list never submitted adds nothing */

@@ -24,6 +24,12 @@ int graph_scratch_create(const graph_limits *limits, graph_scratch **out);
 void graph_scratch_destroy(graph_scratch *scratch);
 const graph_limits *graph_scratch_limits(const graph_scratch *scratch);
 
+/* Makes later builds on `scratch` record why each edge exists
+ * (graph.fanin_kind: RAW, WAR, WAW bits), for tools that draw the graph;
+ * the runtime's builds do not ask. Returns 0 or
+ * PTO_RUNTIME_ERR_OUT_OF_MEMORY (the scratch is then as it was). */
+int graph_scratch_record_kinds(graph_scratch *scratch);
+
 /* The checks graph_build_run makes on its `args`: 0 or
  * PTO_RUNTIME_ERR_INVALID_ARGUMENT. Reads only. */
 int graph_call_args_check(const ChipStorageTaskArgs *args);

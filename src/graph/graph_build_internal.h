@@ -9,10 +9,29 @@
 #include "graph/graph_build.h"
 #include "graph/tensor_map.h"
 
+#include <stddef.h>
+
 /* Slots of the cache that finds an argument's view among those already
  * in the graph (direct mapped: a view whose slot was taken by another is
  * stored again, which costs image bytes, never correctness). */
 #define GRAPH_VIEW_CACHE 256u
+
+/* The tensor bytes one argument of the open task touches, worked out
+ * when it is added, so that submit feeds the TensorMap without looking at
+ * the argument again. */
+typedef struct graph_access {
+    uint64_t lo, hi;
+    uint32_t space;   /* TensorMap address space */
+    uint32_t mode;    /* GRAPH_ACCESS_* bits; 0 for NO_DEP and scalars */
+} graph_access;
+#define GRAPH_ACCESS_READ 1u
+#define GRAPH_ACCESS_WRITE 2u
+
+/* The bytes of a ChipTensor that describe its view (ndims, dtype,
+ * address_space, reserved0, shapes, strides): an argument whose bytes
+ * here equal the last checked one's has the same, already checked view. */
+#define GRAPH_VIEW_KEY_OFFSET offsetof(ChipTensor, ndims)
+#define GRAPH_VIEW_KEY_BYTES (offsetof(ChipTensor, reserved) - offsetof(ChipTensor, ndims))
 
 struct graph_scratch {
     SimplerOrch orch;                /* first: the entry's handle is the scratch */
@@ -26,7 +45,16 @@ struct graph_scratch {
     uint32_t open_count;             /* args of the open task, at g.args[g.arg_count] */
     uint32_t open_views;             /* g.view_count when the open task's list began */
     uint32_t view_cache[GRAPH_VIEW_CACHE]; /* by view hash: 1 + index of a view in g.views, or 0 */
+    /* The last view add_tensor checked: its key bytes, index and extent
+     * (valid while last_view_valid; cleared with the views it names). */
+    unsigned char last_key[GRAPH_VIEW_KEY_BYTES];
+    int last_view_valid;
+    uint32_t last_view;
+    uint32_t last_shift;             /* log2 of the dtype's bytes */
+    uint64_t last_extent;
+    graph_access open_access[SIMPLER_MAX_TASK_ARGS]; /* the open task's, by argument */
     void *block;                     /* every array above lives in this allocation */
+    uint8_t *kinds_block;            /* NULL, or deps.kinds then g.fanin_kind */
 };
 
 /* The ops table every scratch hands to orchestration entries. */

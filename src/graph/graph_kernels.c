@@ -16,7 +16,7 @@ int graph_kernels_check(const loaded_callable *lc, const graph *g, uint32_t aic_
         const callable_kernel *k = callable_kernel_find(lc, t->func_id);
         if (k == NULL)
             return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
-                                "task %u: func_id %d: the callable has no kernel with this id", i, t->func_id);
+                                "task %u: func_id %d names no kernel of the callable", i, t->func_id);
         if (k->core_type != t->core_type)
             return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
                                 "task %u: func_id %d is an %s kernel, the task asks for %s", i, t->func_id,

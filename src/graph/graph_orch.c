@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "common/error.h"
 #include "graph/graph_build_internal.h"
 #include "graph/graph_status.h"
 #include "graph/graph_tensor.h"
@@ -52,7 +53,9 @@ static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, 
     if (out == NULL || shapes == NULL || elem == 0 || ndims == 0 || ndims > SIMPLER_MAX_TENSOR_DIMS ||
         dense_strides(ndims, shapes, strides, &elements) != 0 ||
         elements > (UINT64_MAX - GRAPH_HEAP_ALIGN) / elem)
-        return graph_build_fail(s, PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                                "tensor_create: dtype %u, ndims %u: not a valid dense tensor", dtype,
+                                                ndims));
     uint64_t bytes = elements * elem;
     uint64_t padded = (bytes + GRAPH_HEAP_ALIGN - 1) / GRAPH_HEAP_ALIGN * GRAPH_HEAP_ALIGN;
     if (padded > s->limits.heap_bytes_max - s->g.heap_bytes)
@@ -72,6 +75,7 @@ static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, 
 void graph_orch_discard_open(graph_scratch *s)
 {
     if (s->open && s->g.view_count > s->open_views) {
+        s->last_view_valid = 0;
         for (uint32_t i = 0; i < GRAPH_VIEW_CACHE; i++)
             if (s->view_cache[i] > s->open_views)
                 s->view_cache[i] = 0;
@@ -167,32 +171,112 @@ static uint32_t view_index(graph_scratch *s, const graph_image_view *v)
     return s->g.view_count - 1;
 }
 
+/* The TensorMap address space of an argument's addr_kind. */
+static uint32_t space_of(uint8_t addr_kind)
+{
+    switch (addr_kind) {
+    case GRAPH_ADDR_STAGED:
+        return SIMPLER_ADDRESS_SPACE_HOST;
+    case GRAPH_ADDR_DEVICE:
+        return SIMPLER_ADDRESS_SPACE_DEVICE;
+    default:
+        return SIMPLER_ADDRESS_SPACE_GRAPH_HEAP;
+    }
+}
+
+static uint32_t access_mode(uint32_t tag)
+{
+    switch (tag) {
+    case SIMPLER_TAG_INPUT:
+        return GRAPH_ACCESS_READ;
+    case SIMPLER_TAG_INOUT:
+        return GRAPH_ACCESS_READ | GRAPH_ACCESS_WRITE;
+    case SIMPLER_TAG_OUTPUT:
+    case SIMPLER_TAG_OUTPUT_EXISTING:
+        return GRAPH_ACCESS_WRITE;
+    default:
+        return 0; /* NO_DEP */
+    }
+}
+
+/* Whether the view bytes of t equal the last checked view's: six words
+ * compared at once (memcmp would stop at the first difference, which is
+ * rare here). */
+static int view_key_equal(const graph_scratch *s, const ChipTensor *t)
+{
+    uint64_t a[GRAPH_VIEW_KEY_BYTES / 8], b[GRAPH_VIEW_KEY_BYTES / 8];
+    _Static_assert(GRAPH_VIEW_KEY_BYTES == 48, "the view key is six words");
+    memcpy(a, (const char *)t + GRAPH_VIEW_KEY_OFFSET, sizeof(a));
+    memcpy(b, s->last_key, sizeof(b));
+    return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) | (a[4] ^ b[4]) | (a[5] ^ b[5])) == 0;
+}
+
+/* graph_tensor_check's checks for a tensor whose view bytes equal the
+ * last checked view's: only the fields outside the view key are left. */
+static int tensor_check_known_view(const graph_scratch *s, const ChipTensor *t)
+{
+    uint64_t r[7];
+    _Static_assert(sizeof(t->reserved) == sizeof(r), "ChipTensor.reserved is seven words");
+    memcpy(r, t->reserved, sizeof(r));
+    if ((r[0] | r[1] | r[2] | r[3] | r[4] | r[5] | r[6]) != 0 || t->buffer_addr > UINT64_MAX - t->buffer_bytes ||
+        !graph_view_fits(s->last_shift, s->last_extent, t->start_offset, t->buffer_bytes))
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    return 0;
+}
+
+/* Checks a tensor whose view is not the last one's, finds or adds its
+ * view and makes it the last one. */
+static int tensor_check_new_view(graph_scratch *s, const ChipTensor *t)
+{
+    graph_image_view view;
+    memset(&view, 0, sizeof(view));
+    int rc = graph_tensor_check(t, &view.extent);
+    if (rc != 0)
+        return rc;
+    view.dtype = t->dtype;
+    view.ndims = t->ndims;
+    memcpy(view.shapes, t->shapes, sizeof(view.shapes));
+    memcpy(view.strides, t->strides, sizeof(view.strides));
+    s->last_view = view_index(s, &view);
+    s->last_extent = view.extent;
+    s->last_shift = graph_dtype_shift(t->dtype);
+    memcpy(s->last_key, (const char *)t + GRAPH_VIEW_KEY_OFFSET, GRAPH_VIEW_KEY_BYTES);
+    s->last_view_valid = 1;
+    return 0;
+}
+
 static int orch_add_tensor(SimplerOrch *orch, const ChipTensor *tensor, uint32_t tag)
 {
     graph_scratch *s = scratch_of(orch);
     graph_image_arg *a, rec;
-    graph_image_view view;
     int rc = next_arg(s, &a);
     if (rc == 0 && (tensor == NULL || tag > SIMPLER_TAG_NO_DEP))
         rc = PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (rc == 0) {
+        /* Most arguments repeat the view of the one before (a task's
+         * input and output tiles): its checks and its index are known. */
+        if (s->last_view_valid && view_key_equal(s, tensor))
+            rc = tensor_check_known_view(s, tensor);
+        else
+            rc = tensor_check_new_view(s, tensor);
+    }
     memset(&rec, 0, sizeof(rec));
-    memset(&view, 0, sizeof(view));
-    if (rc == 0)
-        rc = graph_tensor_check(tensor, &view.extent);
     if (rc == 0)
         rc = resolve_address(s, tensor, tag, &rec);
     if (rc != 0)
         return graph_build_fail(s, rc);
-    view.dtype = tensor->dtype;
-    view.ndims = tensor->ndims;
-    memcpy(view.shapes, tensor->shapes, sizeof(view.shapes));
-    memcpy(view.strides, tensor->strides, sizeof(view.strides));
     rec.kind = GRAPH_ARG_TENSOR;
     rec.tag = (uint8_t)tag;
-    rec.view = view_index(s, &view);
+    rec.view = s->last_view;
     rec.buffer_bytes = tensor->buffer_bytes;
     rec.start_offset = tensor->start_offset;
     *a = rec;
+    /* The bytes the view touches: inside the buffer (checked above). */
+    graph_access *acc = &s->open_access[s->open_count];
+    acc->lo = rec.addr + (tensor->start_offset << s->last_shift);
+    acc->hi = acc->lo + (s->last_extent << s->last_shift);
+    acc->space = space_of(rec.addr_kind);
+    acc->mode = access_mode(tag);
     s->open_count++;
     return 0;
 }
@@ -207,6 +291,7 @@ static int orch_add_scalar(SimplerOrch *orch, uint64_t value)
     memset(a, 0, sizeof(*a));
     a->kind = GRAPH_ARG_SCALAR;
     a->addr = value;
+    s->open_access[s->open_count].mode = 0;
     s->open_count++;
     return 0;
 }

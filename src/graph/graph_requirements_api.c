@@ -15,7 +15,8 @@ SIMPLER_API int simpler_graph_requirements(const void *callable, size_t callable
     simpler_error_clear();
     SimplerGraphSizer *sizer = NULL;
     if (callable == NULL || args == NULL || out == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "%s: NULL",
+                            callable == NULL ? "callable" : args == NULL ? "args" : "out");
     /* Malformed args are refused before anything is loaded. */
     int rc = graph_call_args_check(args);
     if (rc != 0)

@@ -81,10 +81,24 @@ err_free_scratch:
     return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
 }
 
+int graph_scratch_record_kinds(graph_scratch *s)
+{
+    if (s->kinds_block != NULL)
+        return 0;
+    uint8_t *b = host_calloc((size_t)s->limits.task_max + s->limits.edge_max, 1);
+    if (b == NULL)
+        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+    s->kinds_block = b;
+    s->deps.kinds = b;
+    s->g.fanin_kind = b + s->limits.task_max;
+    return 0;
+}
+
 void graph_scratch_destroy(graph_scratch *scratch)
 {
     if (scratch == NULL)
         return;
+    host_free(scratch->kinds_block);
     host_free(scratch->block);
     host_free(scratch);
 }

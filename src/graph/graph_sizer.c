@@ -38,8 +38,11 @@ SIMPLER_API int simpler_graph_sizer_create(const void *callable, size_t callable
     loaded_callable *lc = NULL;
     SimplerGraphSizer *sizer;
     uint32_t window = task_window != 0 ? task_window : SIZER_WINDOW_DEFAULT;
-    if (callable == NULL || out == NULL || window > GRAPH_TASK_WINDOW_MAX)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (callable == NULL || out == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "%s: NULL", callable == NULL ? "callable" : "out");
+    if (window > GRAPH_TASK_WINDOW_MAX)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "task_window = %u: at most %u", window,
+                            (unsigned)GRAPH_TASK_WINDOW_MAX);
     int rc = callable_load(callable, callable_size, NULL, &lc);
     if (rc != 0)
         return rc;
@@ -64,7 +67,8 @@ err_unload:
 
 SIMPLER_API void simpler_graph_sizer_destroy(SimplerGraphSizer *sizer)
 {
-    simpler_error_clear();
+    /* No clear: destroying cannot fail, and simpler_graph_requirements
+     * destroys its sizer after a refused measure whose reason stands. */
     if (sizer == NULL)
         return;
     graph_scratch_destroy(sizer->scratch);
@@ -86,6 +90,7 @@ static int build_growing(const loaded_callable *lc, const ChipStorageTaskArgs *a
         graph_scratch *bigger = NULL;
         if (*window >= GRAPH_TASK_WINDOW_MAX)
             return rc;
+        simpler_error_clear(); /* recovered by a bigger window */
         uint32_t next = *window > GRAPH_TASK_WINDOW_MAX / 2 ? GRAPH_TASK_WINDOW_MAX : *window * 2;
         int grown = scratch_for_window(next, &bigger);
         if (grown != 0)
@@ -105,7 +110,8 @@ SIMPLER_API int simpler_graph_sizer_measure(SimplerGraphSizer *sizer, const Chip
     SimplerGraphRequirements req;
     const graph *g = NULL;
     if (sizer == NULL || args == NULL || out == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "%s: NULL",
+                            sizer == NULL ? "sizer" : args == NULL ? "args" : "out");
     int rc = graph_call_args_check(args);
     if (rc != 0)
         return rc;
@@ -113,7 +119,9 @@ SIMPLER_API int simpler_graph_sizer_measure(SimplerGraphSizer *sizer, const Chip
     const loaded_callable *lc = sizer->lc;
     if (lc->signature_count != 0 &&
         (args->tensor_count != (int32_t)lc->tensor_count || args->scalar_count != (int32_t)lc->scalar_count))
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                            "args: %d tensors and %d scalars, but the callable's signature takes %u and %u",
+                            args->tensor_count, args->scalar_count, lc->tensor_count, lc->scalar_count);
 
     graph_scratch *scratch = sizer->scratch;
     uint32_t window = sizer->window;

@@ -9,8 +9,8 @@
 #include "common/log.h"
 #include "simpler/runtime_c_api.h"
 
-/* Cheap invariant checks, on in every build (CONVENTIONS: the O(n)
- * validators are the optional tier, not these). A failure logs the
+/* Cheap invariant checks, on in every build (the O(n) validators that
+ * SIMPLER_VERIFY compiles are the optional tier, not these). A failure logs the
  * condition and aborts. */
 #define GRAPH_ASSERT(cond)                                                  \
     do {                                                                    \

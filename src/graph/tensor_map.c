@@ -26,8 +26,13 @@ void tensor_map_reset(tensor_map *map)
     map->reader_used = 0;
     map->visit = 0;
     map->rng = 0x9e3779b9u;
-    for (uint32_t i = 0; i < TENSOR_MAP_SPACES; i++)
+    for (uint32_t i = 0; i < TENSOR_MAP_SPACES; i++) {
         map->root[i] = NIL;
+        map->last[i] = NIL;
+        map->end[i] = 0;
+    }
+    /* The exact cache is not cleared: an id at or above segment_used is
+     * never taken, and ids below it name segments of this build. */
 }
 
 void tensor_map_init(tensor_map *map, tensor_map_segment *segments, uint32_t segment_capacity,
@@ -37,6 +42,7 @@ void tensor_map_init(tensor_map *map, tensor_map_segment *segments, uint32_t seg
     map->segment_capacity = segment_capacity;
     map->readers = readers;
     map->reader_capacity = reader_capacity;
+    memset(map->exact, 0, sizeof(map->exact));
     tensor_map_reset(map);
 }
 
@@ -49,6 +55,7 @@ void tensor_map_deps_init(tensor_map_deps *deps, uint32_t *seen, uint32_t *list,
     deps->count = 0;
     deps->stamp = 0;
     deps->task = 0;
+    deps->kinds = NULL;
 }
 
 void tensor_map_deps_begin(tensor_map_deps *deps, uint32_t task)
@@ -65,13 +72,20 @@ void tensor_map_deps_begin(tensor_map_deps *deps, uint32_t task)
     deps->count = 0;
 }
 
-void tensor_map_deps_add(tensor_map_deps *deps, uint32_t pred)
+void tensor_map_deps_add(tensor_map_deps *deps, uint32_t pred, uint8_t kind)
 {
     GRAPH_ASSERT(pred < deps->capacity);
-    if (pred == deps->task || deps->seen[pred] == deps->stamp)
+    if (pred == deps->task)
         return;
+    if (deps->seen[pred] == deps->stamp) {
+        if (deps->kinds != NULL)
+            deps->kinds[pred] |= kind;
+        return;
+    }
     deps->seen[pred] = deps->stamp;
     deps->list[deps->count++] = pred;
+    if (deps->kinds != NULL)
+        deps->kinds[pred] = kind;
 }
 
 static uint32_t segments_available(const tensor_map *map)
@@ -79,7 +93,19 @@ static uint32_t segments_available(const tensor_map *map)
     return map->segment_capacity - map->segment_used + map->free_count;
 }
 
-static uint32_t segment_new(tensor_map *map, uint64_t lo, uint64_t hi, uint32_t writer,
+static uint32_t exact_slot(uint32_t space, uint64_t lo, uint64_t hi)
+{
+    uint64_t h = (lo * 0x9e3779b97f4a7c15ull) ^ (hi * 0xc2b2ae3d27d4eb4full) ^ space;
+    return (uint32_t)(h >> (64 - TENSOR_MAP_EXACT_BITS));
+}
+
+/* Notes that segment i is [lo, hi) of `space`. */
+static void exact_note(tensor_map *map, uint32_t space, uint32_t i)
+{
+    map->exact[exact_slot(space, map->segments[i].lo, map->segments[i].hi)] = i;
+}
+
+static uint32_t segment_new(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t writer,
                             uint32_t readers)
 {
     uint32_t i;
@@ -99,12 +125,16 @@ static uint32_t segment_new(tensor_map *map, uint64_t lo, uint64_t hi, uint32_t 
     s->priority = next_priority(map);
     s->writer = writer;
     s->readers = readers;
-    s->reserved = 0;
+    s->live = space + 1;
+    if (hi > map->end[space])
+        map->end[space] = hi;
+    exact_note(map, space, i);
     return i;
 }
 
 static void segment_free(tensor_map *map, uint32_t i)
 {
+    map->segments[i].live = 0;
     map->segments[i].right = map->free_head;
     map->free_head = i;
     map->free_count++;
@@ -169,16 +199,35 @@ static uint32_t flatten(tensor_map_segment *s, uint32_t t, uint32_t rest)
     return flatten(s, left, t);
 }
 
+/* Turns an in-order list chained through .right back into a treap, in
+ * one pass (each node is pushed on and popped off the right spine at
+ * most once). While it runs, a node on the spine keeps in .right the
+ * spine node above it, not below; the last loop turns those around. */
 static uint32_t unflatten(tensor_map_segment *s, uint32_t head)
 {
-    uint32_t root = NIL;
+    uint32_t bottom = NIL;
     while (head != NIL) {
-        uint32_t next = s[head].right;
-        s[head].right = NIL;
-        root = merge(s, root, head);
-        head = next;
+        uint32_t x = head, below = NIL;
+        head = s[x].right;
+        /* Nodes of no higher priority than x go under it, on its left. */
+        while (bottom != NIL && s[bottom].priority <= s[x].priority) {
+            uint32_t up = s[bottom].right;
+            s[bottom].right = below;
+            below = bottom;
+            bottom = up;
+        }
+        s[x].left = below;
+        s[x].right = bottom;
+        bottom = x;
     }
-    return root;
+    uint32_t below = NIL;
+    while (bottom != NIL) {
+        uint32_t up = s[bottom].right;
+        s[bottom].right = below;
+        below = bottom;
+        bottom = up;
+    }
+    return below;
 }
 
 /* The three parts of a space around one access: segments wholly below lo,
@@ -218,13 +267,13 @@ static int access_open(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi
     split(s, rest, hi, &mid, &p->above);
     uint32_t last = rightmost(s, p->below);
     if (last != NIL && s[last].hi > lo) {
-        uint32_t n = segment_new(map, lo, s[last].hi, s[last].writer, s[last].readers);
+        uint32_t n = segment_new(map, space, lo, s[last].hi, s[last].writer, s[last].readers);
         s[last].hi = lo;
         mid = merge(s, n, mid);
     }
     last = rightmost(s, mid);
     if (last != NIL && s[last].hi > hi) {
-        uint32_t n = segment_new(map, hi, s[last].hi, s[last].writer, s[last].readers);
+        uint32_t n = segment_new(map, space, hi, s[last].hi, s[last].writer, s[last].readers);
         s[last].hi = hi;
         p->above = merge(s, n, p->above);
     }
@@ -235,6 +284,7 @@ static int access_open(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi
 
 static void access_close(tensor_map *map, uint32_t space, const access_parts *p)
 {
+    map->last[space] = NIL; /* the right edge may have changed */
     tensor_map_segment *s = map->segments;
     map->root[space] = merge(s, merge(s, p->below, unflatten(s, p->list)), p->above);
 }
@@ -265,18 +315,60 @@ static uint32_t find_exact(const tensor_map_segment *s, uint32_t t, uint64_t lo,
     return t != NIL && s[t].hi == hi ? t : NIL;
 }
 
+/* find_exact through the exact cache first. */
+static uint32_t find_exact_cached(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi)
+{
+    const tensor_map_segment *s = map->segments;
+    uint32_t *slot = &map->exact[exact_slot(space, lo, hi)];
+    uint32_t i = *slot;
+    if (i < map->segment_used && s[i].live == space + 1 && s[i].lo == lo && s[i].hi == hi)
+        return i;
+    i = find_exact(s, map->root[space], lo, hi);
+    if (i != NIL)
+        *slot = i;
+    return i;
+}
+
+/* Links segment n, whose range starts at or above the end of every
+ * segment of `space`, into that space's tree: down the right edge to
+ * where its priority belongs, the rest of that edge becoming its left
+ * subtree (all of it below n's range, none of it of higher priority). */
+static void insert_last(tensor_map *map, uint32_t space, uint32_t n)
+{
+    tensor_map_segment *s = map->segments;
+    uint32_t last = map->last[space];
+    map->last[space] = n;
+    /* Priorities fall down the edge: below the last node, if it outranks n. */
+    if (last != NIL && s[last].priority > s[n].priority) {
+        s[last].right = n;
+        return;
+    }
+    uint32_t *link = &map->root[space];
+    while (*link != NIL && s[*link].priority > s[n].priority)
+        link = &s[*link].right;
+    s[n].left = *link;
+    *link = n;
+}
+
 int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
                     tensor_map_deps *deps)
 {
     GRAPH_ASSERT(space < TENSOR_MAP_SPACES && lo < hi);
     tensor_map_segment *seg = map->segments;
-    uint32_t e = find_exact(seg, map->root[space], lo, hi);
+    if (lo >= map->end[space]) {
+        /* Past everything: a read of bytes nobody wrote, no dependency. */
+        if (segments_available(map) == 0 || map->reader_used == map->reader_capacity)
+            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+        insert_last(map, space, segment_new(map, space, lo, hi, TENSOR_MAP_NO_WRITER, reader_new(map, task, NIL)));
+        return 0;
+    }
+    uint32_t e = find_exact_cached(map, space, lo, hi);
     if (e != NIL) {
         int fresh = seg[e].readers == NIL || map->readers[seg[e].readers].task != task;
         if (fresh && map->reader_used == map->reader_capacity)
             return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
         if (seg[e].writer != TENSOR_MAP_NO_WRITER)
-            tensor_map_deps_add(deps, seg[e].writer);
+            tensor_map_deps_add(deps, seg[e].writer, TENSOR_MAP_DEP_RAW);
         if (fresh)
             seg[e].readers = reader_new(map, task, seg[e].readers);
         return 0;
@@ -295,12 +387,12 @@ int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, u
     for (uint32_t i = p.list, next; i != NIL; i = next) {
         next = s[i].right;
         if (s[i].lo > cur) {
-            uint32_t g = segment_new(map, cur, s[i].lo, TENSOR_MAP_NO_WRITER, reader_new(map, task, NIL));
+            uint32_t g = segment_new(map, space, cur, s[i].lo, TENSOR_MAP_NO_WRITER, reader_new(map, task, NIL));
             *tail = g;
             tail = &s[g].right;
         }
         if (s[i].writer != TENSOR_MAP_NO_WRITER)
-            tensor_map_deps_add(deps, s[i].writer);
+            tensor_map_deps_add(deps, s[i].writer, TENSOR_MAP_DEP_RAW);
         /* A shared list whose newest reader is this task already holds it. */
         if (s[i].readers == NIL || map->readers[s[i].readers].task != task)
             s[i].readers = reader_new(map, task, s[i].readers);
@@ -309,7 +401,7 @@ int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, u
         cur = s[i].hi;
     }
     if (cur < hi) {
-        uint32_t g = segment_new(map, cur, hi, TENSOR_MAP_NO_WRITER, reader_new(map, task, NIL));
+        uint32_t g = segment_new(map, space, cur, hi, TENSOR_MAP_NO_WRITER, reader_new(map, task, NIL));
         *tail = g;
         tail = &s[g].right;
     }
@@ -325,7 +417,7 @@ static void add_readers(tensor_map *map, uint32_t r, tensor_map_deps *deps)
 {
     while (r != NIL && map->readers[r].visit != map->visit) {
         map->readers[r].visit = map->visit;
-        tensor_map_deps_add(deps, map->readers[r].task);
+        tensor_map_deps_add(deps, map->readers[r].task, TENSOR_MAP_DEP_WAR);
         r = map->readers[r].next;
     }
 }
@@ -335,12 +427,19 @@ int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, 
 {
     GRAPH_ASSERT(space < TENSOR_MAP_SPACES && lo < hi);
     tensor_map_segment *s = map->segments;
-    uint32_t e = find_exact(s, map->root[space], lo, hi);
+    if (lo >= map->end[space]) {
+        /* Past everything: no writer, no reader, no dependency. */
+        if (segments_available(map) == 0)
+            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+        insert_last(map, space, segment_new(map, space, lo, hi, task, NIL));
+        return 0;
+    }
+    uint32_t e = find_exact_cached(map, space, lo, hi);
     if (e != NIL) {
         map->visit++;
         GRAPH_ASSERT(map->visit != 0);
         if (s[e].writer != TENSOR_MAP_NO_WRITER)
-            tensor_map_deps_add(deps, s[e].writer);
+            tensor_map_deps_add(deps, s[e].writer, TENSOR_MAP_DEP_WAW);
         add_readers(map, s[e].readers, deps);
         s[e].writer = task;
         s[e].readers = NIL;
@@ -360,18 +459,21 @@ int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, 
     for (uint32_t i = p.list, next; i != NIL; i = next) {
         next = s[i].right;
         if (s[i].writer != TENSOR_MAP_NO_WRITER)
-            tensor_map_deps_add(deps, s[i].writer);
+            tensor_map_deps_add(deps, s[i].writer, TENSOR_MAP_DEP_WAW);
         add_readers(map, s[i].readers, deps);
         if (i != keep)
             segment_free(map, i);
     }
     if (keep == NIL)
-        keep = segment_new(map, lo, hi, task, NIL);
+        keep = segment_new(map, space, lo, hi, task, NIL);
     s[keep].lo = lo;
     s[keep].hi = hi;
     s[keep].writer = task;
     s[keep].readers = NIL;
     s[keep].right = NIL;
+    if (hi > map->end[space])
+        map->end[space] = hi;
+    exact_note(map, space, keep);
     p.list = keep;
     access_close(map, space, &p);
     return 0;

@@ -13,6 +13,17 @@
  * allocates nothing. Reader lists are shared between the halves of a split
  * segment (append-only, newest first), which is why splitting is O(1).
  *
+ * Two shortcuts skip the tree for the accesses most programs make, with
+ * the same result as the tree walk:
+ *   - an access to a range that is exactly one segment (a tensor written
+ *     by one task, read by the next) finds it through a direct-mapped
+ *     cache of segment ids by range; a cached id counts only when that
+ *     segment is live, in the same space, with the same bounds, and a miss
+ *     walks the tree;
+ *   - an access that starts at or above the end of everything the space
+ *     holds (a task writing its own fresh output) overlaps nothing: it
+ *     gets a new segment, linked in at the tree's right edge.
+ *
  * Dependencies go to a tensor_map_deps sink that deduplicates them per task.
  */
 #ifndef SIMPLER_GRAPH_TENSOR_MAP_H
@@ -24,6 +35,13 @@
 /* Address spaces: SIMPLER_ADDRESS_SPACE_HOST, _DEVICE, _GRAPH_HEAP. */
 #define TENSOR_MAP_SPACES 3
 #define TENSOR_MAP_NO_WRITER UINT32_MAX
+/* Slots of the exact-range cache (a power of two): 4 KiB per map. */
+#define TENSOR_MAP_EXACT_BITS 10u
+#define TENSOR_MAP_EXACT_SLOTS (1u << TENSOR_MAP_EXACT_BITS)
+/* Why a predecessor is one (bits; an edge may have several). */
+#define TENSOR_MAP_DEP_RAW 1u /* the task reads what it wrote */
+#define TENSOR_MAP_DEP_WAR 2u /* the task writes what it read */
+#define TENSOR_MAP_DEP_WAW 4u /* the task writes what it wrote */
 
 typedef struct tensor_map_segment {
     uint64_t lo;
@@ -33,7 +51,7 @@ typedef struct tensor_map_segment {
     uint32_t priority;
     uint32_t writer;  /* task id, or TENSOR_MAP_NO_WRITER */
     uint32_t readers; /* newest reader node, or TENSOR_MAP_NIL */
-    uint32_t reserved;
+    uint32_t live;    /* 1 + its address space while in a tree; 0 when free */
 } tensor_map_segment;
 
 typedef struct tensor_map_reader {
@@ -51,6 +69,7 @@ typedef struct tensor_map_deps {
     uint32_t stamp;   /* current task + 1 */
     uint32_t task;    /* current task; never its own predecessor */
     uint32_t capacity;
+    uint8_t *kinds;   /* NULL, or kinds[t]: TENSOR_MAP_DEP_* bits of predecessor t */
 } tensor_map_deps;
 
 typedef struct tensor_map {
@@ -65,6 +84,13 @@ typedef struct tensor_map {
     uint32_t visit;         /* access stamp */
     uint32_t rng;
     uint32_t root[TENSOR_MAP_SPACES];
+    /* Per space, at or above the end of every segment it holds. */
+    uint64_t end[TENSOR_MAP_SPACES];
+    /* Per space, its rightmost segment when the last change to its tree
+     * was an append (then the bottom of the right edge), else NIL. */
+    uint32_t last[TENSOR_MAP_SPACES];
+    /* Segment ids by a hash of (space, lo, hi); a hint, checked on use. */
+    uint32_t exact[TENSOR_MAP_EXACT_SLOTS];
 } tensor_map;
 
 /* Binds the map to node pools owned by the caller and empties it. */
@@ -77,8 +103,9 @@ void tensor_map_reset(tensor_map *map);
 void tensor_map_deps_init(tensor_map_deps *deps, uint32_t *seen, uint32_t *list, uint32_t capacity);
 /* Starts collecting the predecessors of `task` (< capacity). */
 void tensor_map_deps_begin(tensor_map_deps *deps, uint32_t task);
-/* Adds `pred` unless it is the current task or already present. */
-void tensor_map_deps_add(tensor_map_deps *deps, uint32_t pred);
+/* Adds `pred` unless it is the current task or already present; with
+ * deps->kinds set, records `kind` (a TENSOR_MAP_DEP_* bit) for it. */
+void tensor_map_deps_add(tensor_map_deps *deps, uint32_t pred, uint8_t kind);
 
 /* Records that `task` reads or writes [lo, hi) of `space` (lo < hi,
  * space < TENSOR_MAP_SPACES) and adds the dependencies to `deps`.

@@ -2,6 +2,7 @@
  * then device resources, events and streams, each nulled as it goes; a
  * failure keeps Closing and the teardown error, and a retry redoes only
  * what remains. Never resets the device or touches the caller's stream. */
+#include "common/error.h"
 #include "common/host_alloc.h"
 #include "context/context.h"
 #include "context/context_streams.h"
@@ -19,6 +20,8 @@ int kernel_release_device(simpler_context *ctx)
     int rc = retained_temp_release(&ctx->temp, ctx->ops);
     first = first ? first : rc;
     rc = device_arena_release(&ctx->trace, ctx->ops);
+    first = first ? first : rc;
+    rc = device_arena_release(&ctx->arg_slots, ctx->ops);
     first = first ? first : rc;
     if (ks != NULL && ks->registered != NULL) {
         rc = context_device_status(ctx, "event_destroy", ctx->ops->event_destroy(ctx->ops->user, ks->registered));
@@ -65,8 +68,8 @@ void kernel_release_host(simpler_context *ctx)
  * platform (mem_signal). */
 static void half_chain_dismiss(simpler_context *ctx, kernel_state *ks)
 {
-    const device_run_desc *d = ks->packet;
-    if (!ks->half_chain || d == NULL || ks->status == NULL || ctx->streams[CONTEXT_STREAM_AICPU] == NULL)
+    const device_run_desc *d = &ks->chain_desc;
+    if (!ks->half_chain || ks->status == NULL || ctx->streams[CONTEXT_STREAM_AICPU] == NULL)
         return;
     (void)ctx->ops->stream_synchronize(ctx->ops->user, ctx->streams[CONTEXT_STREAM_AICPU]);
     (void)context_device_status(ctx, "mem_signal (dismiss cores)", device_slots_dismiss(ctx->ops, d));
@@ -80,7 +83,8 @@ static int kernel_finalize(simpler_context *ctx)
 {
     kernel_state *ks = kernel_state_of(ctx);
     if (ks == NULL || ks->phase == KERNEL_PHASE_NEW || ks->phase == KERNEL_PHASE_CLOSED)
-        return PTO_RUNTIME_ERR_INVALID_STATE;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: phase %s: nothing to close",
+                            kernel_phase_name(ks != NULL ? ks->phase : KERNEL_PHASE_NEW));
     if (ks->phase != KERNEL_PHASE_CLOSING)
         (void)kernel_status_observe(ctx, ks); /* closing anyway */
     ks->phase = KERNEL_PHASE_CLOSING;

@@ -20,7 +20,7 @@ static int payload_zero(const SimplerKernelCtxControl *c)
 {
     return c->mode == 0 && c->gm_heap_bytes == 0 && c->runtime_arena_bytes == 0 && c->graph_definition_bytes == 0 &&
            c->scheduler_state_bytes == 0 && c->retained_temp_bytes == 0 && c->task_window == 0 &&
-           c->trace_records == 0;
+           c->trace_records == 0 && c->arg_slot_count == 0;
 }
 
 /* Rule 1: everything that makes the block malformed, whatever the
@@ -39,6 +39,9 @@ static int structure_check(const SimplerKernelCtxControl *c)
     int r = reserved_nonzero(c);
     if (r >= 0)
         return simpler_fail(bad, "control.reserved[%d] = %llu: must be 0", r, (unsigned long long)c->reserved[r]);
+    if (c->arg_slot_count > SIMPLER_KERNEL_MAX_ARG_SLOTS)
+        return simpler_fail(bad, "control.arg_slot_count = %u: at most SIMPLER_KERNEL_MAX_ARG_SLOTS (%d)",
+                            c->arg_slot_count, SIMPLER_KERNEL_MAX_ARG_SLOTS);
     if (c->action == SIMPLER_KERNEL_CTX_CONFIGURE) {
         if (c->mode != SIMPLER_MODE_PROGRAM && c->mode != SIMPLER_MODE_KERNEL)
             return simpler_fail(bad, "control.mode = %u: not a SIMPLER_MODE_*", c->mode);
@@ -46,7 +49,7 @@ static int structure_check(const SimplerKernelCtxControl *c)
     }
     if (c->action == SIMPLER_KERNEL_CTX_FREEZE) {
         if (!payload_zero(c))
-            return simpler_fail(bad, "control: a FREEZE carries no payload (mode and every size must be 0)");
+            return simpler_fail(bad, "control: a FREEZE carries no payload (mode, every size and arg_slot_count must be 0)");
         return 0;
     }
     return simpler_fail(bad, "control.action = %u: not SIMPLER_KERNEL_CTX_CONFIGURE (1) or _FREEZE (2)", c->action);
@@ -90,6 +93,17 @@ int simpler_kernel_mode_ctx_control(DeviceContextHandle handle, const SimplerKer
     int rc = structure_check(control);
     if (rc == 0)
         rc = control->action == SIMPLER_KERNEL_CTX_CONFIGURE ? configure(ctx, control) : freeze(ctx);
+    context_unlock(ctx);
+    return rc;
+}
+
+int simpler_kernel_mode_freeze(DeviceContextHandle handle)
+{
+    simpler_error_clear();
+    simpler_context *ctx = context_lock(handle);
+    if (ctx == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
+    int rc = freeze(ctx);
     context_unlock(ctx);
     return rc;
 }

@@ -29,7 +29,8 @@ static int capacity_resolve(const simpler_context *ctx, const CallConfig *config
     if (w == 0)
         w = config != NULL && config->task_window != 0 ? config->task_window : GRAPH_DEFAULT_TASK_WINDOW;
     if (w > GRAPH_TASK_WINDOW_MAX)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "task_window = %u: at most %u", w,
+                            (unsigned)GRAPH_TASK_WINDOW_MAX);
     c->task_window = w;
     graph_requirements_for_window(w, &dflt);
     if (c->runtime_arena_bytes == 0)
@@ -43,8 +44,25 @@ static int capacity_resolve(const simpler_context *ctx, const CallConfig *config
     if (c->trace_records == 0 && config != NULL && config->trace)
         c->trace_records = w;
     if (c->gm_heap_bytes > SIZE_MAX || c->retained_temp_bytes > SIZE_MAX)
-        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+        return simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, "gm_heap_bytes or retained_temp_bytes exceeds SIZE_MAX");
     return 0;
+}
+
+/* One argument slot: its header and the largest packet the capacity
+ * admits, rounded up to the region alignment so every slot base is
+ * aligned like the first. */
+static uint64_t arg_slot_stride(const SimplerKernelCtxControl *c)
+{
+    uint64_t bytes = sizeof(kernel_arg_slot_header) +
+                     kernel_packet_args_bytes(c->graph_definition_bytes, c->retained_temp_bytes);
+    return (bytes + SIMPLER_KERNEL_REGION_ALIGN - 1) & ~(uint64_t)(SIMPLER_KERNEL_REGION_ALIGN - 1);
+}
+
+/* Every slot together (the packet size is bounded by
+ * PLATFORM_KERNEL_ARGS_MAX first, so this cannot overflow 64 bits). */
+static uint64_t arg_slots_bytes(const SimplerKernelCtxControl *c)
+{
+    return (uint64_t)c->arg_slot_count * arg_slot_stride(c);
 }
 
 /* Everything that needs no creation: arguments, latch, phase, device. */
@@ -52,20 +70,34 @@ static int init_check(simpler_context *ctx, int device_id, const CallConfig *con
                       SimplerKernelLayout *layout)
 {
     int current = -1;
-    if (device_id < 0 || (config != NULL && call_config_check(config) != 0))
+    if (device_id < 0)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "device_id = %d: must be >= 0", device_id);
+    if (config != NULL && call_config_check(config) != 0)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     /* New, or Closed: the same mode latches again after finalize (the
      * recorded CONFIGURE still applies). */
     int phase = kernel_phase(ctx);
-    if (context_is_program(ctx) || (phase != KERNEL_PHASE_NEW && phase != KERNEL_PHASE_CLOSED))
-        return PTO_RUNTIME_ERR_INVALID_STATE;
+    if (context_is_program(ctx))
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: latched to program mode; it never changes mode");
+    if (phase != KERNEL_PHASE_NEW && phase != KERNEL_PHASE_CLOSED)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: phase %s: init needs New or Closed",
+                            kernel_phase_name(phase));
     int rc = capacity_resolve(ctx, config, cap);
     rc = rc ? rc : runtime_pool_pack(cap->runtime_arena_bytes, cap->graph_definition_bytes, cap->scheduler_state_bytes,
                                layout);
-    if (rc == 0 && (layout->runtime_pool_bytes > SIZE_MAX ||
-                    kernel_packet_args_bytes(cap->graph_definition_bytes, cap->retained_temp_bytes) >
-                        PLATFORM_KERNEL_ARGS_MAX))
-        rc = PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+    if (rc == 0 && layout->runtime_pool_bytes > SIZE_MAX)
+        rc = simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, "the runtime pool (%llu bytes) exceeds SIZE_MAX",
+                          (unsigned long long)layout->runtime_pool_bytes);
+    if (rc == 0 && kernel_packet_args_bytes(cap->graph_definition_bytes, cap->retained_temp_bytes) >
+                       PLATFORM_KERNEL_ARGS_MAX - sizeof(kernel_arg_store_args))
+        rc = simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+                          "graph_definition_bytes %llu + retained_temp_bytes %llu: the launch packet exceeds the "
+                          "%llu-byte kernel argument limit (less the slot store's own arguments)",
+                          (unsigned long long)cap->graph_definition_bytes,
+                          (unsigned long long)cap->retained_temp_bytes, (unsigned long long)PLATFORM_KERNEL_ARGS_MAX);
+    if (rc == 0 && arg_slots_bytes(cap) > SIZE_MAX)
+        rc = simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, "arg_slot_count %u: the argument slots exceed SIZE_MAX",
+                          ctx->control.arg_slot_count);
     if (rc != 0)
         return rc;
     /* Kernel mode borrows the caller's current device: it must be the
@@ -73,7 +105,9 @@ static int init_check(simpler_context *ctx, int device_id, const CallConfig *con
     rc = context_device_status(ctx, "get_device", ctx->ops->get_device(ctx->ops->user, &current));
     rc = rc ? rc : context_device_status(ctx, "device_info", ctx->ops->device_info(ctx->ops->user, &ctx->device_info));
     if (rc == 0 && current != device_id)
-        rc = PTO_RUNTIME_ERR_INVALID_STATE;
+        rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
+                          "device_id = %d: the calling thread's current device is %d (kernel mode borrows it)",
+                          device_id, current);
     return rc;
 }
 
@@ -85,7 +119,8 @@ static int host_state_create(simpler_context *ctx, const SimplerKernelCtxControl
         return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
     ctx->mode_state = ks;
     ks->packet_capacity = (size_t)kernel_packet_args_bytes(cap->graph_definition_bytes, cap->retained_temp_bytes);
-    ks->packet = host_alloc(ks->packet_capacity);
+    /* Room before the packet for write_args' store arguments. */
+    ks->packet = host_alloc(ks->packet_capacity + sizeof(kernel_arg_store_args));
     if (ks->packet == NULL)
         return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
     int rc = residency_init(&ctx->residency, SIMPLER_KERNEL_MAX_CALLABLES);
@@ -132,6 +167,22 @@ static int status_words_write(simpler_context *ctx, kernel_state *ks)
 
 _Static_assert(sizeof(kernel_status_words) <= ARENA_GM_SM_BYTES, "the status words fit gm_sm");
 
+/* The argument slots, one allocation for all, zeroed: every slot starts
+ * empty (its header's magic is 0), whatever the allocator's fill. */
+static int arg_slots_commit(simpler_context *ctx, kernel_state *ks)
+{
+    ks->arg_slot_count = ks->capacity.arg_slot_count;
+    ks->arg_slot_stride = (size_t)arg_slot_stride(&ks->capacity);
+    if (ks->arg_slot_count == 0)
+        return 0;
+    size_t bytes = (size_t)arg_slots_bytes(&ks->capacity);
+    int rc = device_arena_commit(&ctx->arg_slots, bytes, ctx->ops);
+    if (rc != 0)
+        return rc;
+    return context_device_status(ctx, "memset_sync",
+                                 ctx->ops->memset_sync(ctx->ops->user, ctx->arg_slots.base, 0, bytes));
+}
+
 static int capacity_commit(simpler_context *ctx, kernel_state *ks)
 {
     arena_bank_request req;
@@ -142,6 +193,7 @@ static int capacity_commit(simpler_context *ctx, kernel_state *ks)
     rc = rc ? rc : retained_temp_begin(&ctx->temp, (size_t)ks->capacity.retained_temp_bytes, 1, ctx->ops);
     if (rc == 0 && ks->capacity.trace_records != 0)
         rc = device_arena_commit(&ctx->trace, (size_t)device_trace_bytes(ks->capacity.trace_records), ctx->ops);
+    rc = rc ? rc : arg_slots_commit(ctx, ks);
     return rc ? rc : status_words_write(ctx, ks);
 }
 
@@ -217,7 +269,7 @@ int simpler_kernel_mode_init(DeviceContextHandle handle, int device_id, const Ca
     simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     int rc = init_locked(ctx, device_id, config, context_generation);
     context_unlock(ctx);
     return rc;

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "context/context.h"
+#include "kernel/kernel_launch.h"
 #include "kernel/kernel_state.h"
 #include "device/device_chain.h"
 #include "device/device_kernels.h"
@@ -14,40 +15,57 @@
 #include "graph/graph_kernels.h"
 #include "graph/requirements.h"
 
-typedef struct launch_call {
-    const loaded_callable *callable;
-    kernel_slot_record *slot;
-    uint64_t generation;
-    const graph *g;
-    size_t image_bytes;
-    size_t staged_bytes;
-} launch_call;
-
-/* Stream switch: the same caller stream needs no query; a
- * different one waits for nothing and is refused while the previous
- * SerialTail is pending. */
-static int stream_switch_check(const platform_launch_ops *ops, simpler_context *ctx, kernel_state *ks,
+/* Stream switch: the same caller stream needs no query. A different
+ * one is refused while the previous SerialTail is pending, and also
+ * while any execution of this context holds the gate: a replay of a
+ * captured launch never re-records SerialTail, so only the gate (read
+ * with mem_peek, no synchronization) shows that one is running. A
+ * replay queued but not yet started is not visible to the host at all;
+ * the gate refuses whichever of the two starts second on the device. */
+int kernel_stream_switch_check(const platform_launch_ops *ops, simpler_context *ctx, kernel_state *ks,
                                platform_stream *caller)
 {
+    uint64_t owner = 0;
     if (!ks->launched || caller == ks->last_caller)
         return 0;
-    int code = ops->event_query(ops->user, ctx->events[CONTEXT_EVENT_SERIAL_TAIL]);
-    return code == 0 ? 0 : PTO_RUNTIME_ERR_PREPARED_INCOMPATIBLE;
+    if (ops->event_query(ops->user, ctx->events[CONTEXT_EVENT_SERIAL_TAIL]) != 0)
+        return simpler_fail(PTO_RUNTIME_ERR_PREPARED_INCOMPATIBLE,
+                            "caller_stream: another stream than the last launch's, whose chain is still pending");
+    int rc = kernel_gate_observe(ctx, ks, &owner);
+    if (rc != 0)
+        return rc;
+    if (owner != 0)
+        return simpler_fail(PTO_RUNTIME_ERR_PREPARED_INCOMPATIBLE,
+                            "caller_stream: another stream than the last launch's, while an execution of this "
+                            "context (a replay) is running");
+    return 0;
 }
 
-static int launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskArgs *args, void *caller,
+int kernel_launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskArgs *args, void *caller,
                         launch_call *call)
 {
     kernel_state *ks = kernel_state_of(ctx);
     if (!context_is_kernel(ctx) || ks == NULL)
-        return PTO_RUNTIME_ERR_INVALID_STATE;
-    if (args == NULL || caller == NULL || id < 0 || id >= SIMPLER_KERNEL_MAX_CALLABLES)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
+                            "ctx: not an initialized kernel-mode context (call simpler_kernel_mode_init first)");
+    if (args == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "args: NULL");
+    if (caller == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "caller_stream: NULL");
+    if (id < 0 || id >= SIMPLER_KERNEL_MAX_CALLABLES)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable_id = %d: must be in 0..%d", id,
+                            SIMPLER_KERNEL_MAX_CALLABLES - 1);
     int rc = kernel_status_observe(ctx, ks);
     if (rc != 0)
         return rc;
     if (ks->phase != KERNEL_PHASE_READY_ENQUEUED)
-        return PTO_RUNTIME_ERR_INVALID_STATE;
+        return ks->phase == KERNEL_PHASE_POISONED
+                   ? simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
+                                  "ctx: Poisoned by device error %d (%s); finalize_device and init again",
+                                  ks->last_runtime_error, simpler_strerror(ks->last_runtime_error))
+                   : simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: phase %s: launch needs ReadyEnqueued (FREEZE "
+                                                                 "after init)",
+                                  kernel_phase_name(ks->phase));
     /* The one check of the arguments: the build trusts them. */
     if (graph_call_args_check(args) != 0)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
@@ -56,7 +74,10 @@ static int launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskA
         return rc;
     if ((uint32_t)args->tensor_count != call->callable->tensor_count ||
         (uint32_t)args->scalar_count != call->callable->scalar_count)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                            "args: %d tensors and %d scalars, but callable %d's signature takes %u and %u",
+                            args->tensor_count, args->scalar_count, id, call->callable->tensor_count,
+                            call->callable->scalar_count);
     call->slot = ks->slots[id];
     return 0;
 }
@@ -66,21 +87,41 @@ static int launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskA
 static int admits(const simpler_context *ctx, const kernel_state *ks, const SimplerGraphRequirements *req,
                   size_t image_bytes)
 {
-    if (req->task_count > ks->capacity.task_window || req->runtime_arena_bytes > ks->layout.runtime_bytes ||
-        req->graph_definition_bytes > ks->layout.definition_bytes || image_bytes > ks->layout.definition_bytes ||
-        req->scheduler_state_bytes > ks->layout.scheduler_bytes || req->gm_heap_bytes > ks->frozen.heap_bytes ||
-        req->retained_temp_bytes > ctx->temp.size)
-        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+    const int over = PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+    const char *fmt = "the graph needs %s = %llu; the frozen capacity is %llu";
+    if (req->task_count > ks->capacity.task_window)
+        return simpler_fail(over, fmt, "task_count", (unsigned long long)req->task_count,
+                            (unsigned long long)ks->capacity.task_window);
+    if (req->runtime_arena_bytes > ks->layout.runtime_bytes)
+        return simpler_fail(over, fmt, "runtime_arena_bytes", (unsigned long long)req->runtime_arena_bytes,
+                            (unsigned long long)ks->layout.runtime_bytes);
+    if (req->graph_definition_bytes > ks->layout.definition_bytes || image_bytes > ks->layout.definition_bytes)
+        return simpler_fail(over, fmt, "graph_definition_bytes",
+                            (unsigned long long)(image_bytes > req->graph_definition_bytes ? image_bytes
+                                                                                          : req->graph_definition_bytes),
+                            (unsigned long long)ks->layout.definition_bytes);
+    if (req->scheduler_state_bytes > ks->layout.scheduler_bytes)
+        return simpler_fail(over, fmt, "scheduler_state_bytes", (unsigned long long)req->scheduler_state_bytes,
+                            (unsigned long long)ks->layout.scheduler_bytes);
+    if (req->gm_heap_bytes > ks->frozen.heap_bytes)
+        return simpler_fail(over, fmt, "gm_heap_bytes", (unsigned long long)req->gm_heap_bytes,
+                            (unsigned long long)ks->frozen.heap_bytes);
+    if (req->retained_temp_bytes > ctx->temp.size)
+        return simpler_fail(over, fmt, "retained_temp_bytes", (unsigned long long)req->retained_temp_bytes,
+                            (unsigned long long)ctx->temp.size);
     return 0;
 }
 
-static int launch_build(simpler_context *ctx, kernel_state *ks, const ChipStorageTaskArgs *args, launch_call *call)
+int kernel_launch_build(simpler_context *ctx, kernel_state *ks, const ChipStorageTaskArgs *args, launch_call *call,
+                        int (*graph_check)(const launch_call *call))
 {
     SimplerGraphRequirements req;
     int rc = graph_build_from_checked(ctx->scratch, call->callable->orch_entry, args, &call->g);
     /* A graph the device would refuse is refused here, before any effect. */
     rc = rc ? rc : graph_kernels_check(call->callable, call->g, ks->aic_count, ks->aiv_count);
     rc = rc ? rc : graph_requirements_of(call->g, &req);
+    if (rc == 0 && graph_check != NULL)
+        rc = graph_check(call);
     if (rc != 0)
         return rc;
     call->image_bytes = graph_image_size(call->g);
@@ -163,12 +204,10 @@ static void staged_fill(const launch_call *call, const ChipStorageTaskArgs *args
     }
 }
 
-/* Serializes desc, header, packet, image and staged bytes into the
- * context's packet storage. Returns the argument block's size. */
-static size_t packet_write(const simpler_context *ctx, const kernel_state *ks, int32_t id, const launch_call *call,
-                           const ChipStorageTaskArgs *args)
+size_t kernel_packet_write(const simpler_context *ctx, const kernel_state *ks, int32_t id, const launch_call *call,
+                           const ChipStorageTaskArgs *args, void *dst)
 {
-    device_run_desc *d = ks->packet;
+    device_run_desc *d = dst;
     SimplerKernelInvocationHeader *h = (SimplerKernelInvocationHeader *)(d + 1);
     kernel_graph_packet *p = (kernel_graph_packet *)(h + 1);
     uint8_t *image = (uint8_t *)(p + 1);
@@ -207,26 +246,36 @@ static int copy_back_enqueue(const platform_launch_ops *ops, simpler_context *ct
  * the join (kernel_status_kernel faults the stream on a nonzero word). */
 static int status_check_enqueue(const platform_launch_ops *ops, const kernel_state *ks, platform_stream *caller)
 {
-    kernel_status_args status = {(uint64_t)(uintptr_t)ks->status, platform_kernel_report_fault};
+    kernel_status_args status = {(uint64_t)(uintptr_t)ks->status, platform_kernel_report_fault, ks->serial};
     return ops->launch_kernel(ops->user, caller, PLATFORM_ENGINE_AICPU, kernel_status_kernel, 1, &status,
                               sizeof(status));
 }
 
-/* The chain (device_chain.h) on the caller stream, with the status check
- * and the HOST copy-backs between the join and SerialTail. */
-static int launch_enqueue(simpler_context *ctx, kernel_state *ks, const platform_launch_ops *ops,
-                          const launch_call *call, const ChipStorageTaskArgs *args, platform_stream *caller,
-                          size_t args_bytes)
+int kernel_chain_enqueue(simpler_context *ctx, kernel_state *ks, const platform_launch_ops *ops,
+                         platform_kernel_fn sched_fn, size_t sched_bytes, const launch_call *call,
+                         const ChipStorageTaskArgs *args, platform_stream *caller)
 {
     device_streams streams = {caller, ctx->streams[CONTEXT_STREAM_AICPU], ctx->streams[CONTEXT_STREAM_AICORE]};
     device_events events = {ctx->events[CONTEXT_EVENT_START], ctx->events[CONTEXT_EVENT_AICORE_START],
                             ctx->events[CONTEXT_EVENT_AICORE_DONE], ctx->events[CONTEXT_EVENT_AICPU_DONE],
                             ctx->events[CONTEXT_EVENT_SERIAL_TAIL]};
     int enqueued = 0;
-    int code = device_chain_enqueue_launch(ops, &streams, &events, kernel_packet_scheduler_kernel, ks->packet,
-                                           args_bytes, &enqueued);
+    device_run_desc *d = ks->packet;
+    /* A token no other execution in flight holds: replays of one
+     * captured chain share theirs, and simdev serializes them. */
+    d->gate_addr = (uint64_t)(uintptr_t)&ks->status->owner;
+    d->serial = ++ks->serial;
+    kernel_gate_args gate_args = {(uint64_t)(uintptr_t)ks->status, d->serial, d->runtime_base,
+                                  device_run_desc_clear_bytes(d), platform_kernel_report_fault};
+    device_gate gate = {kernel_gate_kernel, &gate_args, sizeof(gate_args)};
+    memcpy(&ks->chain_desc, d, sizeof(ks->chain_desc));
+    int code = device_chain_enqueue_gated(ops, &streams, &events, &gate, sched_fn, ks->packet, sched_bytes,
+                                          &enqueued);
+    /* The copy-backs read the temp buffer, so they come before the status
+     * check, which hands the gate back. */
+    if (code == 0 && call != NULL)
+        code = copy_back_enqueue(ops, ctx, call, args, caller);
     code = code ? code : status_check_enqueue(ops, ks, caller);
-    code = code ? code : copy_back_enqueue(ops, ctx, call, args, caller);
     code = code ? code : device_chain_enqueue_tail(ops, &streams, &events);
     if (code == 0) {
         ks->last_caller = caller;
@@ -248,16 +297,16 @@ static int launch_locked(simpler_context *ctx, int32_t id, const ChipStorageTask
     kernel_state *ks = kernel_state_of(ctx);
     platform_stream *caller = caller_stream;
     memset(&call, 0, sizeof(call));
-    int rc = launch_check(ctx, id, args, caller_stream, &call);
+    int rc = kernel_launch_check(ctx, id, args, caller_stream, &call);
     if (rc != 0)
         return rc;
     platform_launch_ops_derive(ctx->ops, &ops);
-    rc = stream_switch_check(&ops, ctx, ks, caller);
-    rc = rc ? rc : launch_build(ctx, ks, args, &call);
+    rc = kernel_stream_switch_check(&ops, ctx, ks, caller);
+    rc = rc ? rc : kernel_launch_build(ctx, ks, args, &call, NULL);
     if (rc != 0)
         return rc;
-    size_t args_bytes = packet_write(ctx, ks, id, &call, args);
-    return launch_enqueue(ctx, ks, &ops, &call, args, caller, args_bytes);
+    size_t args_bytes = kernel_packet_write(ctx, ks, id, &call, args, ks->packet);
+    return kernel_chain_enqueue(ctx, ks, &ops, kernel_packet_scheduler_kernel, args_bytes, &call, args, caller);
 }
 
 int simpler_kernel_mode_launch(DeviceContextHandle handle, int32_t callable_id, const void *args,
@@ -266,7 +315,7 @@ int simpler_kernel_mode_launch(DeviceContextHandle handle, int32_t callable_id, 
     simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     int rc = launch_locked(ctx, callable_id, args, caller_stream);
     context_unlock(ctx);
     return rc;

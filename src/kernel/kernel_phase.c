@@ -11,6 +11,12 @@ int kernel_phase(const simpler_context *ctx)
     return ks != NULL ? ks->phase : KERNEL_PHASE_NEW;
 }
 
+const char *kernel_phase_name(int phase)
+{
+    static const char *const names[] = {"New", "Collecting", "ReadyEnqueued", "Poisoned", "Closing", "Closed"};
+    return phase >= 0 && phase <= KERNEL_PHASE_CLOSED ? names[phase] : "unknown";
+}
+
 void kernel_poison(kernel_state *ks, int status)
 {
     if (ks->last_runtime_error == 0)
@@ -31,12 +37,25 @@ int kernel_status_observe(simpler_context *ctx, kernel_state *ks)
     return rc;
 }
 
+int kernel_gate_observe(simpler_context *ctx, kernel_state *ks, uint64_t *owner)
+{
+    uint64_t word = 0;
+    *owner = 0;
+    if (ks->status == NULL)
+        return 0;
+    int rc = context_device_status(
+        ctx, "mem_peek", ctx->ops->mem_peek(ctx->ops->user, &word, (const void *)&ks->status->owner, sizeof(word)));
+    if (rc == 0)
+        *owner = word;
+    return rc;
+}
+
 int simpler_kernel_mode_supported(DeviceContextHandle handle)
 {
     simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     /* simdev has everything kernel mode needs: caller streams, events and
      * capture. A program context can never become a kernel one. */
     int supported = !context_is_program(ctx);
@@ -49,7 +68,7 @@ int simpler_kernel_mode_errors(DeviceContextHandle handle, int *last_runtime_err
     simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     kernel_state *ks = kernel_state_of(ctx);
     int rc = 0;
     if (!context_is_kernel(ctx)) {

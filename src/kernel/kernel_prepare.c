@@ -15,12 +15,19 @@ static int prepare_check(simpler_context *ctx, int32_t id, const void *callable,
 {
     int status = PLATFORM_CAPTURE_STATUS_NONE;
     if (!context_is_kernel(ctx))
-        return PTO_RUNTIME_ERR_INVALID_STATE;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: not a kernel-mode context (call "
+                                                           "simpler_kernel_mode_init first)");
     int phase = kernel_phase(ctx);
     if (phase != KERNEL_PHASE_COLLECTING && phase != KERNEL_PHASE_READY_ENQUEUED)
-        return PTO_RUNTIME_ERR_INVALID_STATE;
-    if (id < 0 || id >= SIMPLER_KERNEL_MAX_CALLABLES || callable == NULL || caller_stream == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: phase %s: prepare needs Collecting or ReadyEnqueued",
+                            kernel_phase_name(phase));
+    if (id < 0 || id >= SIMPLER_KERNEL_MAX_CALLABLES)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable_id = %d: must be in 0..%d", id,
+                            SIMPLER_KERNEL_MAX_CALLABLES - 1);
+    if (callable == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable: NULL");
+    if (caller_stream == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "caller_stream: NULL");
     int rc = context_device_status(ctx, "capture_get_info",
                                    ctx->ops->capture_get_info(ctx->ops->user, caller_stream, &status));
     if (rc != 0)
@@ -114,7 +121,7 @@ int simpler_kernel_mode_prepare_callable(DeviceContextHandle handle, int32_t cal
     simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     int rc = prepare_locked(ctx, callable_id, callable, callable_size, caller_stream);
     context_unlock(ctx);
     return rc;

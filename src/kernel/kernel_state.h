@@ -55,7 +55,17 @@ typedef struct kernel_state {
     kernel_slot_record *slots[SIMPLER_KERNEL_MAX_CALLABLES]; /* per id, or NULL */
     void *packet;                 /* AICPU argument block storage, 8-aligned */
     size_t packet_capacity;
+    uint64_t serial;              /* the last execution token handed out (the gate's owner value) */
+    device_run_desc chain_desc;   /* the last chain's executor descriptor (close's rescue of a half chain) */
+    uint32_t arg_slot_count;      /* argument slots committed at init (ctx->arg_slots) */
+    size_t arg_slot_stride;       /* bytes per slot: header + packet_capacity, 1024-aligned */
 } kernel_state;
+
+/* The device address of argument slot `slot` (< arg_slot_count). */
+static inline uint64_t kernel_arg_slot_addr(const simpler_context *ctx, const kernel_state *ks, uint32_t slot)
+{
+    return (uint64_t)(uintptr_t)ctx->arg_slots.base + (uint64_t)slot * ks->arg_slot_stride;
+}
 
 /* The state of a kernel context (NULL when New, or when the context is
  * not a kernel context). */
@@ -67,6 +77,9 @@ static inline kernel_state *kernel_state_of(const simpler_context *ctx)
 /* The phase: KERNEL_PHASE_NEW without state. */
 int kernel_phase(const simpler_context *ctx);
 
+/* The phase's name as docs/kernel-mode.md writes it ("ReadyEnqueued"). */
+const char *kernel_phase_name(int phase);
+
 /* Keeps `status` (nonzero) as the runtime error if none is kept yet and
  * moves a live context to Poisoned. */
 void kernel_poison(kernel_state *ks, int status);
@@ -76,6 +89,10 @@ void kernel_poison(kernel_state *ks, int status);
  * the context when the device latched an error. Returns 0, or the
  * peek's status (-1008) with nothing changed. */
 int kernel_status_observe(simpler_context *ctx, kernel_state *ks);
+
+/* Reads the gate's owner word with mem_peek (no stream, no
+ * synchronization) into *owner. Returns 0 or -1008 with *owner 0. */
+int kernel_gate_observe(simpler_context *ctx, kernel_state *ks, uint64_t *owner);
 
 /* The table init latches (kernel_close.c). */
 extern const context_mode_ops kernel_mode_ops;

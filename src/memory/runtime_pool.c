@@ -57,7 +57,7 @@ static int configure_check(const SimplerKernelCtxControl *c)
         if (c->reserved[i] != 0)
             return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     }
-    return 0;
+    return c->arg_slot_count <= SIMPLER_KERNEL_MAX_ARG_SLOTS ? 0 : PTO_RUNTIME_ERR_INVALID_ARGUMENT;
 }
 
 int simpler_kernel_layout(const SimplerKernelCtxControl *configure, SimplerKernelLayout *out)
@@ -104,6 +104,7 @@ int simpler_kernel_plan_capacity(const SimplerGraphRequirements *graphs, size_t 
     c.action = SIMPLER_KERNEL_CTX_CONFIGURE;
     c.mode = SIMPLER_MODE_KERNEL;
     c.task_window = (uint32_t)tasks + 1;
+    c.arg_slot_count = 0; /* the caller decides how many argument slots it wants */
     *configure_out = c;
     return 0;
 }

@@ -1,4 +1,5 @@
 /* The host half of a program-mode run: build the graph, write its image. */
+#include "common/error.h"
 #include "common/host_alloc.h"
 #include "common/log.h"
 #include "program/program_limits.h"
@@ -26,6 +27,7 @@ int program_build(simpler_context *ctx, SimplerOrchEntryFn entry, const ChipStor
         uint32_t window = graph_scratch_limits(ctx->scratch)->task_max;
         if (rc != PTO_RUNTIME_ERR_CAPACITY_EXCEEDED || window >= PROGRAM_REGROW_WINDOW_MAX)
             return rc;
+        simpler_error_clear(); /* recovered by a bigger window, unless the reserve fails */
         rc = program_scratch_reserve(ctx, window_doubled(window));
         if (rc != 0)
             return rc;

@@ -12,9 +12,12 @@
 static int program_slot_check(const simpler_context *ctx, int32_t callable_id)
 {
     if (!program_initialized(ctx))
-        return PTO_RUNTIME_ERR_INVALID_STATE;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: %s",
+                            context_is_kernel(ctx) ? "a kernel-mode context (use simpler_kernel_mode_prepare_callable)"
+                                                   : "not initialized (call simpler_init first)");
     if (callable_id < 0 || callable_id >= SIMPLER_MAX_CALLABLES_PROGRAM)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable_id = %d: must be in 0..%d", callable_id,
+                            SIMPLER_MAX_CALLABLES_PROGRAM - 1);
     return 0;
 }
 
@@ -26,14 +29,15 @@ static int register_locked(simpler_context *ctx, int32_t id, const void *callabl
     if (rc != 0)
         return rc;
     if (callable == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable: NULL");
     if (ctx->residency.slots[id].callable != NULL)
-        return PTO_RUNTIME_ERR_INVALID_STATE;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
+                            "callable_id = %d: the slot already holds a callable (unregister it first)", id);
     /* The table is allocated before the load so that its failure leaves
      * the slot and its generation as they were. */
     device_kernel_table *table = host_calloc(1, sizeof(*table));
     if (table == NULL)
-        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+        return simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "host memory for callable %d's kernel table ran out", id);
     rc = residency_prepare(&ctx->residency, id, callable, size, &ctx->dlopen_counts, 0, &generation);
     if (rc != 0) {
         host_free(table);
@@ -53,7 +57,7 @@ int simpler_register_callable(DeviceContextHandle handle, int32_t callable_id, c
     simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     int rc = register_locked(ctx, callable_id, callable, callable_size);
     context_unlock(ctx);
     return rc;
@@ -64,7 +68,7 @@ int simpler_unregister_callable(DeviceContextHandle handle, int32_t callable_id)
     simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     int rc = program_slot_check(ctx, callable_id);
     if (rc == 0)
         rc = residency_remove(&ctx->residency, callable_id);

@@ -231,7 +231,7 @@ int simpler_run_times(DeviceContextHandle handle, SimplerRunTimes *out)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     int rc = PTO_RUNTIME_ERR_INVALID_STATE;
     device_runtime_header h;
     program_state *ps = program_state_of(ctx);

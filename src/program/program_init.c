@@ -16,7 +16,8 @@ static int device_id_check(simpler_context *ctx, int device_id)
     if (rc != 0)
         return rc;
     if (device_id < 0 || (uint32_t)device_id >= info.device_count)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "device_id = %d: must be in 0..%u", device_id,
+                            info.device_count - 1);
     ctx->device_info = info;
     return 0;
 }
@@ -65,7 +66,7 @@ static int init_locked(simpler_context *ctx, int device_id, const CallConfig *pr
     if (rc != 0)
         return rc;
     if (program_initialized(ctx))
-        return PTO_RUNTIME_ERR_INVALID_STATE;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: already initialized (finalize_device first)");
     if (prewarm != NULL && call_config_check(prewarm) != 0)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     rc = device_id_check(ctx, device_id);
@@ -111,7 +112,7 @@ int simpler_init(DeviceContextHandle handle, int device_id, const CallConfig *pr
     simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     int rc = init_locked(ctx, device_id, prewarm_config);
     context_unlock(ctx);
     return rc;
@@ -127,7 +128,7 @@ static int program_finalize(simpler_context *ctx)
 {
     program_state *ps = program_state_of(ctx);
     if (ps == NULL || !ps->initialized)
-        return PTO_RUNTIME_ERR_INVALID_STATE;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: not initialized: nothing to finalize");
     int rc = context_select_device(ctx);
     rc = rc ? rc : program_release_device(ctx);
     if (rc != 0)

@@ -20,11 +20,14 @@ static int run_check(simpler_context *ctx, int32_t id, const ChipStorageTaskArgs
                      run_request *req)
 {
     if (!program_initialized(ctx))
-        return PTO_RUNTIME_ERR_INVALID_STATE;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: %s", context_is_kernel(ctx)
+                                                                          ? "a kernel-mode context (simpler_run is program mode)"
+                                                                          : "not initialized (call simpler_init first)");
     /* The one check of the arguments: the build trusts them. */
-    if (id < 0 || id >= SIMPLER_MAX_CALLABLES_PROGRAM || graph_call_args_check(args) != 0)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    if (config != NULL && call_config_check(config) != 0)
+    if (id < 0 || id >= SIMPLER_MAX_CALLABLES_PROGRAM)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable_id = %d: must be in 0..%d", id,
+                            SIMPLER_MAX_CALLABLES_PROGRAM - 1);
+    if (graph_call_args_check(args) != 0 || (config != NULL && call_config_check(config) != 0))
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     /* The trace file is written after the run: whether it can be is
      * checked now, so a run that would fail there has no effect. */
@@ -35,7 +38,10 @@ static int run_check(simpler_context *ctx, int32_t id, const ChipStorageTaskArgs
         return rc;
     if ((uint32_t)args->tensor_count != req->callable->tensor_count ||
         (uint32_t)args->scalar_count != req->callable->scalar_count)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                            "args: %d tensors and %d scalars, but callable %d's signature takes %u and %u",
+                            args->tensor_count, args->scalar_count, id, req->callable->tensor_count,
+                            req->callable->scalar_count);
     req->table = program_state_of(ctx)->kernel_tables[id];
     if (config != NULL)
         req->config = *config;
@@ -103,7 +109,7 @@ int simpler_run(DeviceContextHandle handle, int32_t callable_id, const ChipStora
     simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     int rc = run_locked(ctx, callable_id, args, config);
     context_unlock(ctx);
     return rc;

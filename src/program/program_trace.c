@@ -52,11 +52,11 @@ int program_trace_path_check(const CallConfig *config)
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
-                            "CallConfig.output_prefix: the trace file '%s' cannot be created: directory '%s' %s",
+                            "CallConfig.output_prefix: trace path \"%s\": cannot be created: directory '%s' %s",
                             path, dir, errno == ENOENT ? "does not exist" : "is not a writable directory");
     /* An existing file is replaced: it must be a writable regular file. */
     if (stat(path, &st) == 0 && (!S_ISREG(st.st_mode) || access(path, W_OK) != 0))
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
-                            "CallConfig.output_prefix: the trace file '%s' exists and is not a writable file", path);
+                            "CallConfig.output_prefix: trace path \"%s\": exists and is not a writable file", path);
     return 0;
 }

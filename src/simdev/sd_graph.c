@@ -2,12 +2,18 @@
  * Graphs: the nodes a capture recorded, grouped into lanes (one per member
  * stream), and their replay.
  *
- * Replay runs every lane on its own graph-owned thread, so independent
- * lanes run concurrently (a persistent kernel on one lane may poll a kernel
- * on another). Each node first waits until its dependencies completed in
- * the same replay, tracked by per-node epochs. A graph replays once at a
- * time: launches of one graph from several streams are serialized.
+ * The stream worker that runs a replay runs lane 0 (the origin stream's)
+ * itself; every other lane runs on its own graph-owned thread, so
+ * independent lanes run concurrently (a persistent kernel on one lane may
+ * poll a kernel on another). Each node first waits until its dependencies
+ * completed in the same replay, tracked by per-node epochs. A lane blocks
+ * on its own condition variable, and a completion signals only the lanes
+ * waiting for a node it made ready, so a replay costs one hand-off per
+ * cross-lane edge that actually blocked, not one per lane per node
+ * (docs/performance.md, set L). A graph replays once at a time: launches
+ * of one graph from several streams are serialized.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "common/host_alloc.h"
@@ -40,13 +46,18 @@ int sd_graph_add_node(struct simdev_graph *g, const struct sd_node *node, uint32
     return 0;
 }
 
-/* Builds the per-lane node lists and the replay epochs; all or nothing. */
+#define LANE_IDLE UINT32_MAX
+
+/* Builds the per-lane node lists, wait slots and replay epochs; all or
+ * nothing. */
 int sd_graph_seal(struct simdev_graph *g, uint32_t lane_count)
 {
     uint32_t *len = host_calloc(lane_count, sizeof(*len));
     uint32_t **lanes = host_calloc(lane_count, sizeof(*lanes));
     uint64_t *done = host_calloc((size_t)g->node_count + 1, sizeof(*done));
-    int ok = len != NULL && lanes != NULL && done != NULL;
+    pthread_cond_t *cvs = host_calloc(lane_count, sizeof(*cvs));
+    uint32_t *wait = host_calloc(lane_count, sizeof(*wait));
+    int ok = len != NULL && lanes != NULL && done != NULL && cvs != NULL && wait != NULL;
     for (uint32_t n = 0; ok && n < g->node_count; n++)
         len[g->nodes[n].lane]++;
     for (uint32_t l = 0; ok && l < lane_count; l++)
@@ -57,6 +68,8 @@ int sd_graph_seal(struct simdev_graph *g, uint32_t lane_count)
         host_free(lanes);
         host_free(len);
         host_free(done);
+        host_free(cvs);
+        host_free(wait);
         return SIMDEV_ERROR_MEMORY_ALLOCATION;
     }
     memset(len, 0, lane_count * sizeof(*len));
@@ -64,10 +77,16 @@ int sd_graph_seal(struct simdev_graph *g, uint32_t lane_count)
         uint32_t l = g->nodes[n].lane;
         lanes[l][len[l]++] = n;
     }
+    for (uint32_t l = 0; l < lane_count; l++) {
+        pthread_cond_init(&cvs[l], NULL);
+        wait[l] = LANE_IDLE;
+    }
     g->lane_count = lane_count;
     g->lane_nodes = lanes;
     g->lane_len = len;
     g->done_epoch = done;
+    g->lane_cv = cvs;
+    g->lane_wait = wait;
     return 0;
 }
 
@@ -114,21 +133,38 @@ struct lane_arg {
     uint64_t epoch;
 };
 
-/* One lane's thread: per replay epoch, runs the lane's nodes in order. */
+/* Under g->mu, after node `id` of `lane` completed: wakes each other lane
+ * blocked on a node that is now ready, and no other. */
+static void wake_ready_lanes(struct simdev_graph *g, uint32_t lane, uint64_t epoch)
+{
+    for (uint32_t l = 0; l < g->lane_count; l++) {
+        uint32_t waits = g->lane_wait[l];
+        if (l != lane && waits != LANE_IDLE && deps_done(g, &g->nodes[waits], epoch)) {
+            g->lane_wait[l] = LANE_IDLE;
+            pthread_cond_signal(&g->lane_cv[l]);
+        }
+    }
+}
+
+/* One lane, one replay epoch, under g->mu: runs the lane's nodes in order.
+ * The last lane to finish tells the stream worker. */
 static void lane_replay(struct simdev_graph *g, uint32_t lane, uint64_t epoch)
 {
     for (uint32_t i = 0; i < g->lane_len[lane]; i++) {
         uint32_t id = g->lane_nodes[lane][i];
-        while (!deps_done(g, &g->nodes[id], epoch))
-            pthread_cond_wait(&g->cv, &g->mu);
+        while (!deps_done(g, &g->nodes[id], epoch)) {
+            g->lane_wait[lane] = id;
+            pthread_cond_wait(&g->lane_cv[lane], &g->mu);
+        }
+        g->lane_wait[lane] = LANE_IDLE;
         pthread_mutex_unlock(&g->mu);
         node_run(g, &g->nodes[id]);
         pthread_mutex_lock(&g->mu);
         g->done_epoch[id] = epoch;
-        pthread_cond_broadcast(&g->cv);
+        wake_ready_lanes(g, lane, epoch);
     }
-    g->lanes_left--;
-    pthread_cond_broadcast(&g->cv);
+    if (--g->lanes_left == 0 && lane != 0)
+        pthread_cond_signal(&g->lane_cv[0]);
 }
 
 static void *lane_main(void *arg)
@@ -140,7 +176,7 @@ static void *lane_main(void *arg)
     pthread_mutex_lock(&g->mu);
     for (;;) {
         while (!g->stop && g->epoch == seen)
-            pthread_cond_wait(&g->cv, &g->mu);
+            pthread_cond_wait(&g->lane_cv[lane], &g->mu);
         if (g->stop)
             break;
         seen = g->epoch;
@@ -154,30 +190,33 @@ static void lanes_stop(struct simdev_graph *g)
 {
     pthread_mutex_lock(&g->mu);
     g->stop = 1;
-    pthread_cond_broadcast(&g->cv);
+    for (uint32_t l = 1; l < g->lane_count; l++)
+        pthread_cond_signal(&g->lane_cv[l]);
     pthread_mutex_unlock(&g->mu);
-    for (uint32_t l = 0; l < g->threads_started; l++)
-        pthread_join(g->threads[l], NULL);
+    for (uint32_t t = 0; t < g->threads_started; t++)
+        pthread_join(g->threads[t], NULL);
     g->threads_started = 0;
     g->stop = 0;
 }
 
-/* Under sd_g.lock at launch: engine pools and lane threads are running. */
+/* Under sd_g.lock at launch: engine pools and lane threads (one per lane
+ * after the first) are running. */
 int sd_graph_prepare(struct simdev_graph *g)
 {
     struct sd_device *dev = &sd_g.dev[g->device];
     if (sd_pool_start(&dev->pools[SIMDEV_ENGINE_AICPU]) != 0 || sd_pool_start(&dev->pools[SIMDEV_ENGINE_AICORE]) != 0)
         return SIMDEV_ERROR_MEMORY_ALLOCATION;
-    if (g->threads_started == g->lane_count)
+    uint32_t wanted = g->lane_count - 1;
+    if (g->threads_started == wanted)
         return 0;
-    if (g->threads == NULL && (g->threads = host_calloc(g->lane_count, sizeof(*g->threads))) == NULL)
+    if (g->threads == NULL && (g->threads = host_calloc(wanted, sizeof(*g->threads))) == NULL)
         return SIMDEV_ERROR_MEMORY_ALLOCATION;
-    while (g->threads_started < g->lane_count) {
+    while (g->threads_started < wanted) {
         struct lane_arg *arg = host_alloc(sizeof(*arg));
         if (arg == NULL)
             break;
         pthread_mutex_lock(&g->mu);
-        *arg = (struct lane_arg){.g = g, .lane = g->threads_started, .epoch = g->epoch};
+        *arg = (struct lane_arg){.g = g, .lane = g->threads_started + 1, .epoch = g->epoch};
         pthread_mutex_unlock(&g->mu);
         if (pthread_create(&g->threads[g->threads_started], NULL, lane_main, arg) != 0) {
             host_free(arg);
@@ -185,13 +224,14 @@ int sd_graph_prepare(struct simdev_graph *g)
         }
         g->threads_started++;
     }
-    if (g->threads_started == g->lane_count)
+    if (g->threads_started == wanted)
         return 0;
     lanes_stop(g);  /* a partial set of lanes could never finish a replay */
     return SIMDEV_ERROR_MEMORY_ALLOCATION;
 }
 
-/* On a stream worker: one replay, after any replay already running. */
+/* On a stream worker: one replay, after any replay already running. The
+ * worker starts the other lanes, runs lane 0 and waits for the rest. */
 int sd_graph_run(struct simdev_graph *g)
 {
     pthread_mutex_lock(&g->mu);
@@ -201,9 +241,11 @@ int sd_graph_run(struct simdev_graph *g)
     atomic_store(&g->run_fault, 0);
     g->lanes_left = g->lane_count;
     g->epoch++;
-    pthread_cond_broadcast(&g->cv);
+    for (uint32_t l = 1; l < g->lane_count; l++)
+        pthread_cond_signal(&g->lane_cv[l]);
+    lane_replay(g, 0, g->epoch);
     while (g->lanes_left > 0)
-        pthread_cond_wait(&g->cv, &g->mu);
+        pthread_cond_wait(&g->lane_cv[0], &g->mu);
     int fault = atomic_load(&g->run_fault);
     g->busy = 0;
     pthread_cond_broadcast(&g->cv);
@@ -225,6 +267,10 @@ void sd_graph_free(struct simdev_graph *g)
     host_free(g->lane_nodes);
     host_free(g->lane_len);
     host_free(g->done_epoch);
+    for (uint32_t l = 0; g->lane_cv != NULL && l < g->lane_count; l++)
+        pthread_cond_destroy(&g->lane_cv[l]);
+    host_free(g->lane_cv);
+    host_free(g->lane_wait);
     host_free(g->threads);
     host_free(g->nodes);
     pthread_cond_destroy(&g->cv);

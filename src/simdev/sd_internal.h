@@ -212,10 +212,16 @@ struct simdev_graph {
     uint32_t lane_count;
     uint32_t **lane_nodes;   /* built at capture end */
     uint32_t *lane_len;
-    /* Replay machinery, under mu. */
+    /* Replay machinery, under mu. Lane 0 runs on the stream worker that
+     * runs the replay; lanes 1.. on graph-owned threads, each blocked on
+     * its own lane_cv[] so that a completion wakes only the lanes whose
+     * next node it made ready (lane 0's also tells the worker that the
+     * other lanes finished). cv: busy and pending. */
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    pthread_t *threads;
+    pthread_cond_t *lane_cv;   /* per lane */
+    uint32_t *lane_wait;       /* per lane: node it waits for, or UINT32_MAX */
+    pthread_t *threads;        /* lanes 1..lane_count-1 */
     uint32_t threads_started;
     uint64_t epoch;
     uint64_t *done_epoch;    /* per node: epoch of its last completion */

@@ -1,3 +1,4 @@
+#include "common/error.h"
 #include "trace/trace_export.h"
 
 #include <errno.h>
@@ -48,10 +49,8 @@ int trace_export_write(FILE *out, const trace_event *events, size_t count, int d
         rc = write_event(out, &events[i], origin, device_id, i == 0);
     if (rc == 0 && fputs("\n],\"displayTimeUnit\":\"ns\"}\n", out) < 0)
         rc = -1;
-    if (rc != 0 || ferror(out)) {
-        simpler_log(SIMPLER_LOG_ERROR, "trace export: writing the trace failed");
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    }
+    if (rc != 0 || ferror(out))
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace: writing the trace file failed");
     return 0;
 }
 
@@ -60,7 +59,10 @@ int trace_export_path(const char *prefix, char *path)
     if (prefix == NULL || path == NULL)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     int n = snprintf(path, TRACE_PATH_MAX, "%s%s", prefix, TRACE_FILE_NAME);
-    return n < 0 || n >= TRACE_PATH_MAX ? PTO_RUNTIME_ERR_INVALID_ARGUMENT : 0;
+    if (n < 0 || n >= TRACE_PATH_MAX)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "config.output_prefix: \"%s%s\" is longer than %d bytes",
+                            prefix, TRACE_FILE_NAME, TRACE_PATH_MAX - 1);
+    return 0;
 }
 
 int trace_export_file(const char *path, const trace_event *events, size_t count, int device_id)
@@ -68,15 +70,12 @@ int trace_export_file(const char *path, const trace_event *events, size_t count,
     if (path == NULL || (events == NULL && count > 0))
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     FILE *out = fopen(path, "w");
-    if (out == NULL) {
-        simpler_log(SIMPLER_LOG_ERROR, "trace export: cannot create %s: %s", path, strerror(errno));
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    }
+    if (out == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace path \"%s\": cannot create it: %s", path,
+                            strerror(errno));
     int rc = trace_export_write(out, events, count, device_id);
-    if (fclose(out) != 0 && rc == 0) {
-        simpler_log(SIMPLER_LOG_ERROR, "trace export: closing %s failed", path);
-        rc = PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    }
+    if (fclose(out) != 0 && rc == 0)
+        rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace path \"%s\": closing it failed", path);
     if (rc != 0)
         remove(path);
     return rc;

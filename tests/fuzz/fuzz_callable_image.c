@@ -75,7 +75,7 @@ static void check_patched(const uint8_t *data, size_t size)
         SimplerCallableChildDesc c = {(int32_t)(i * 300 + data[3]), i & 1, 0, 0, NULL, bin, 1 + (data[3] + i) % 200};
         kids[i] = c;
     }
-    SimplerCallableDesc d = {sizeof d, sig_count, sig, bin, 1 + data[3], "fuzz_entry", 0, kid_count, kids, 0};
+    SimplerCallableDesc d = {sizeof d, sig_count, sig, bin, 1 + data[3], "fuzz_entry", 0, kid_count, kids, 0, NULL};
     static _Alignas(64) uint8_t image[4096];
     size_t image_size;
     if (simpler_callable_build(&d, image, sizeof image, &image_size) != 0)

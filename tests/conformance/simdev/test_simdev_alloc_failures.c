@@ -1,5 +1,5 @@
 /*
- * Host allocation failure sweeps (CONVENTIONS "failure paths by sweep"):
+ * Host allocation failure sweeps (every failure path is tested by a sweep):
  * fail the k-th host allocation, k = 1, 2, ... until the call succeeds;
  * every failure returns MEMORY_ALLOCATION, has no effect, and the same
  * call then succeeds. Leaks are left to ASan and valgrind.

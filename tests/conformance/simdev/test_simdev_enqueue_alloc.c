@@ -99,11 +99,46 @@ static void enqueue_large_arguments_make_no_host_allocation(void **state)
     assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
 }
 
+/* The host work of simdev_graph_launch does not grow with the graph: a
+ * launch enqueues one op naming the graph and allocates nothing, at 1
+ * node and at 1000, and every node runs on each replay. */
+static uint64_t launch_allocations(unsigned nodes)
+{
+    enum { LAUNCHES = 50 };
+    simdev_stream_t stream = fix_stream();
+    atomic_int runs = 0;
+    assert_int_equal(simdev_capture_begin(stream, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    for (unsigned i = 0; i < nodes; i++)
+        fix_launch_count(stream, &runs);
+    simdev_graph_t graph = NULL;
+    assert_int_equal(simdev_capture_end(stream, &graph), SIMDEV_SUCCESS);
+    /* The first launch starts the graph's lane threads. */
+    assert_int_equal(simdev_graph_launch(graph, stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    uint64_t before = host_alloc_count();
+    for (int i = 0; i < LAUNCHES; i++)
+        assert_int_equal(simdev_graph_launch(graph, stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    uint64_t made = host_alloc_count() - before;
+    assert_int_equal(atomic_load(&runs), (int)((LAUNCHES + 1) * nodes));
+    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+    return made;
+}
+
+static void graph_launch_host_allocations_do_not_grow_with_node_count(void **state)
+{
+    (void)state;
+    assert_int_equal(launch_allocations(1), 0);
+    assert_int_equal(launch_allocations(1000), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         FIX_TEST(enqueue_steady_state_makes_no_host_allocation),
         FIX_TEST(enqueue_large_arguments_make_no_host_allocation),
+        FIX_TEST(graph_launch_host_allocations_do_not_grow_with_node_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

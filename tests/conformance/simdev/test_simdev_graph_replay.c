@@ -4,6 +4,8 @@
  */
 #include "fixture.h"
 
+#include <sched.h>
+
 #define WORDS 64
 #define PATTERN_A 0xA0A0A0A0u
 #define PATTERN_B 0x0B0B0B0Bu
@@ -203,6 +205,76 @@ static void graph_replay_runs_independent_lanes_concurrently(void **state)
     assert_int_equal(simdev_stream_destroy(origin), SIMDEV_SUCCESS);
 }
 
+/* ---- lanes that wait on each other through device memory ---- */
+
+/* Each lane's kernel raises its own word in device memory, then polls the
+ * other lane's word (yielding between polls, bounded by the liveness
+ * deadline): it returns only once both lanes ran at the same time. The
+ * origin lane (0) runs on the stream worker, the side lane on its own
+ * thread; the side's kernel is multi-block (engine pool threads). */
+struct mem_handshake {
+    atomic_uint *words; /* [0] origin, [1] side: device memory */
+    uint32_t mine, round;
+    atomic_int *timeouts;
+};
+
+static void mem_handshake_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_dim;
+    const struct mem_handshake *h = args;
+    if (block_idx == 0)
+        atomic_store(&h->words[h->mine], h->round);
+    struct timespec deadline = fix_deadline(), now;
+    while (atomic_load(&h->words[1 - h->mine]) < h->round) {
+        clock_gettime(CLOCK_REALTIME, &now);
+        if (now.tv_sec > deadline.tv_sec) {
+            atomic_fetch_add(h->timeouts, 1);
+            return;
+        }
+        sched_yield();
+    }
+}
+
+static void graph_replay_lanes_waiting_through_device_memory_both_progress(void **state)
+{
+    (void)state;
+    simdev_stream_t origin = fix_stream();
+    simdev_stream_t side = fix_stream();
+    simdev_event_t fork = fix_event();
+    simdev_event_t join = fix_event();
+    atomic_uint *words = fix_malloc(2 * sizeof(*words));
+    atomic_int timeouts = 0;
+    enum { ROUNDS = 5 };
+    simdev_graph_t graphs[ROUNDS];
+    for (uint32_t r = 0; r < ROUNDS; r++) {
+        struct mem_handshake a = {words, 0, r + 1, &timeouts}, b = {words, 1, r + 1, &timeouts};
+        assert_int_equal(simdev_capture_begin(origin, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_event_record(fork, origin), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_wait_event(side, fork), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_launch_kernel(origin, SIMDEV_ENGINE_AICPU, mem_handshake_kernel, 1, &a, sizeof a),
+                         SIMDEV_SUCCESS);
+        assert_int_equal(simdev_launch_kernel(side, SIMDEV_ENGINE_AICORE, mem_handshake_kernel, 2, &b, sizeof b),
+                         SIMDEV_SUCCESS);
+        assert_int_equal(simdev_event_record(join, side), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_wait_event(origin, join), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_capture_end(origin, &graphs[r]), SIMDEV_SUCCESS);
+    }
+    assert_int_equal(simdev_memset_async(words, 0, 2 * sizeof(*words), origin), SIMDEV_SUCCESS);
+    for (uint32_t r = 0; r < ROUNDS; r++)
+        assert_int_equal(simdev_graph_launch(graphs[r], origin), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(origin), SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&timeouts), 0);
+    assert_int_equal(atomic_load(&words[0]), ROUNDS);
+    assert_int_equal(atomic_load(&words[1]), ROUNDS);
+    for (uint32_t r = 0; r < ROUNDS; r++)
+        assert_int_equal(simdev_graph_destroy(graphs[r]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_free(words), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_destroy(join), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_destroy(fork), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(side), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(origin), SIMDEV_SUCCESS);
+}
+
 /* ---- one graph's launches are serialized ---- */
 
 struct inflight {
@@ -270,6 +342,7 @@ int main(void)
         FIX_TEST(eager_launch_sees_argument_bytes_at_launch),
         FIX_TEST(graph_launch_ordered_after_prior_and_before_later_work),
         FIX_TEST(graph_replay_runs_independent_lanes_concurrently),
+        FIX_TEST(graph_replay_lanes_waiting_through_device_memory_both_progress),
         FIX_TEST(graph_launches_of_one_graph_are_serialized_across_streams),
         FIX_TEST(graph_destroy_waits_for_pending_replays),
     };

@@ -27,6 +27,19 @@ static int cli(const char *args)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Like cli, but `out` receives stderr and stdout is discarded. */
+static int cli_err(const char *args)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1 >/dev/null", CLI_PATH, args);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, sizeof(out) - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 /* The number after `"key":` in out, or -1 when absent. */
 static double json_number(const char *key)
 {
@@ -39,35 +52,47 @@ static double json_number(const char *key)
 static void cli_run_default_is_kernel_mode_and_matches_golden(void **state)
 {
     (void)state;
-    assert_int_equal(cli("run --replays 2"), 0);
+    assert_int_equal(cli("run --runs 2"), 0);
     assert_non_null(strstr(out, "simpler run: vector, kernel mode, "));
-    assert_non_null(strstr(out, "replay "));
+    assert_non_null(strstr(out, "  runs                2 of 2, fresh inputs each"));
+    assert_non_null(strstr(out, "(replay + synchronize)"));
     assert_non_null(strstr(out, "ns per task"));
-    assert_non_null(strstr(out, "0 host, 0 device during launches"));
-    assert_non_null(strstr(out, "golden              every run matched"));
+    assert_non_null(strstr(out, "0 host, 0 device during the eager and the captured launch"));
+    assert_non_null(strstr(out, "  golden              every run matched"));
+    assert_non_null(strstr(out, "  result              ok"));
 }
 
-static void cli_run_program_mode_vector_matches_golden(void **state)
+/* Both modes print the same lines, in the same order. */
+static void cli_run_summary_has_one_layout_for_both_modes(void **state)
 {
+    static const char *const lines[] = {"simpler run: vector, ", "\n  image ", "\n  runs ", "\n  cores ",
+                                        "\n  first run ", "\n  per run ", "\n  ns per task ",
+                                        "\n  allocations ", "\n  committed device ", "\n  gm_heap base ",
+                                        "\n  retained temp base ", "\n  golden ", "\n  result "};
+    static const char *const modes[] = {"run --mode kernel --runs 2", "run --mode program --runs 2"};
     (void)state;
-    assert_int_equal(cli("run --mode program vector --replays 2"), 0);
-    assert_non_null(strstr(out, "example  vector (program mode)"));
-    assert_non_null(strstr(out, "runs     2 of 2"));
-    assert_non_null(strstr(out, "result   ok"));
+    for (size_t m = 0; m < 2; m++) {
+        assert_int_equal(cli(modes[m]), 0);
+        const char *at = out;
+        for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+            at = strstr(at, lines[i]);
+            assert_non_null(at);
+        }
+    }
 }
 
-static void cli_run_json_reports_kernel_summary_fields(void **state)
+static void cli_run_json_reports_summary_fields(void **state)
 {
     (void)state;
-    assert_int_equal(cli("run --json --replays 2 --cores 2"), 0);
+    assert_int_equal(cli("run --json --runs 2 --cores 2"), 0);
     assert_non_null(strstr(out, "\"mode\":\"kernel\""));
     assert_non_null(strstr(out, "\"result\":\"ok\""));
+    assert_non_null(strstr(out, "\"error\":null"));
     assert_true(json_number("tasks") >= 2);
-    assert_true(json_number("replays") == 2);
+    assert_true(json_number("runs") == 2);
     assert_true(json_number("cores") == 2);
-    assert_true(json_number("host_allocs") == 0);
-    assert_true(json_number("replay_us") > 0);
-    assert_true(json_number("gm_heap_before") == json_number("gm_heap_after"));
+    assert_true(json_number("host") == 0);
+    assert_true(json_number("mean") > 0);
     assert_int_equal(out[strlen(out) - 2], '}');
 }
 
@@ -81,13 +106,24 @@ static void cli_bench_prints_both_modes(void **state)
     assert_non_null(strstr(out, "kernel   replay + sync"));
 }
 
+static void cli_bench_mode_measures_one_mode(void **state)
+{
+    (void)state;
+    assert_int_equal(cli("bench --runs 2 --mode program"), 0);
+    assert_non_null(strstr(out, "program  simpler_run"));
+    assert_null(strstr(out, "kernel   "));
+    assert_int_equal(cli("bench --replays 2 --mode kernel"), 0);
+    assert_null(strstr(out, "program  "));
+    assert_non_null(strstr(out, "kernel   replay + sync"));
+}
+
 static void cli_bench_json_has_every_row(void **state)
 {
     (void)state;
     assert_int_equal(cli("bench --runs 2 --json"), 0);
-    assert_non_null(strstr(out, "\"program\":{\"median_us\":"));
-    assert_non_null(strstr(out, "\"kernel_eager\":{\"median_us\":"));
-    assert_non_null(strstr(out, "\"kernel_replay\":{\"median_us\":"));
+    assert_non_null(strstr(out, "{\"mode\":\"program\",\"measure\":\"simpler_run\",\"median_us\":"));
+    assert_non_null(strstr(out, "{\"mode\":\"kernel\",\"measure\":\"eager launch + sync\",\"median_us\":"));
+    assert_non_null(strstr(out, "{\"mode\":\"kernel\",\"measure\":\"replay + sync\",\"median_us\":"));
     assert_true(json_number("runs") == 2);
 }
 
@@ -99,9 +135,11 @@ static void cli_help_lists_every_command(void **state)
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         assert_non_null(strstr(out, commands[i]));
     assert_int_equal(cli("run --help"), 0);
+    assert_non_null(strstr(out, "--runs"));
     assert_non_null(strstr(out, "--replays"));
     assert_int_equal(cli("bench --help"), 0);
     assert_non_null(strstr(out, "--runs"));
+    assert_non_null(strstr(out, "--mode"));
 }
 
 static void cli_unknown_command_is_usage_error(void **state)
@@ -112,29 +150,80 @@ static void cli_unknown_command_is_usage_error(void **state)
     assert_int_equal(cli("run no_such_example"), 2);
 }
 
-static void cli_replays_out_of_range_is_usage_error(void **state)
+static void cli_counts_out_of_range_are_usage_errors(void **state)
 {
     (void)state;
     assert_int_equal(cli("run --replays 0"), 2);
-    assert_int_equal(cli("run --replays -3"), 2);
+    assert_int_equal(cli("run --runs -3"), 2);
     assert_int_equal(cli("run --replays 2x"), 2);
-    assert_int_equal(cli("run --replays 1000001"), 2);
+    assert_int_equal(cli("run --runs 1000001"), 2);
     assert_int_equal(cli("run --cores 0"), 2);
     assert_int_equal(cli("bench --runs 0"), 2);
     assert_string_equal(out, "");
+}
+
+/* Every usage error exits 2 and names the option and the value. */
+static void cli_usage_errors_name_the_option_and_value(void **state)
+{
+    static const struct {
+        const char *args, *says;
+    } cases[] = {
+        {"run --replays 2x", "--replays '2x': not a count in 1..1000000"},
+        {"run --runs 0", "--runs '0': not a count in 1..1000000"},
+        {"run --mode bogus", "--mode 'bogus': not one of kernel, program"},
+        {"run --trace", "--trace needs a value"},
+        {"run --cores 100", "--cores '100': the device has "},
+        {"bench --cores 100", "--cores '100': the device has "},
+        {"run --no-such", "unknown option '--no-such'"},
+        {"run vector extra", "unexpected argument 'extra'"},
+        {"run no_such_example", "unknown example 'no_such_example'"},
+        {"run --image x.callable", "--image 'x.callable': program mode only"},
+        {"bench --mode bogus", "--mode 'bogus': not one of kernel, program"},
+        {"bench --trace t.json", "unknown option '--trace'"},
+        {"pack --sig in,inn -o o --orchestration x.so --entry e", "--sig 'in,inn': entry 'inn' is not one of"},
+        {"pack --kernel 0:AIX:k.so -o o --orchestration x.so --entry e",
+         "--kernel '0:AIX:k.so': core type 'AIX' is not AIC or AIV"},
+        {"pack --kernel x:AIC:k.so", "--kernel 'x:AIC:k.so': ID is not a number"},
+        {"pack -o o --entry e", "missing --orchestration ORCH.so"},
+        {"inspect", "missing FILE"},
+        {"inspect a b", "unexpected argument 'b'"},
+        {"no-such-command", "unknown command 'no-such-command'"},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int rc = cli_err(cases[i].args);
+        if (rc != 2 || strstr(out, cases[i].says) == NULL)
+            fail_msg("simpler %s: exit %d, stderr: %s (want 2 and \"%s\")", cases[i].args, rc, out, cases[i].says);
+    }
+}
+
+/* A failed call prints its status, the status's name and the library's
+ * refusal reason (simpler_last_error_message) after it. */
+static void cli_failed_call_prints_status_name_and_reason(void **state)
+{
+    (void)state;
+    assert_int_equal(cli_err("inspect /nonexistent-simpler-dir/x.callable"), 1);
+    assert_non_null(strstr(out, "simpler inspect: cannot read '/nonexistent-simpler-dir/x.callable': -1005 "
+                                "PTO_RUNTIME_ERR_INVALID_ARGUMENT: path '/nonexistent-simpler-dir/x.callable': "
+                                "cannot open: No such file or directory"));
+    assert_int_equal(cli_err("run --mode program --image /nonexistent-simpler-dir/x.callable"), 2);
+    assert_non_null(strstr(out, "path '/nonexistent-simpler-dir/x.callable': cannot open"));
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cli_run_default_is_kernel_mode_and_matches_golden),
-        cmocka_unit_test(cli_run_program_mode_vector_matches_golden),
-        cmocka_unit_test(cli_run_json_reports_kernel_summary_fields),
+        cmocka_unit_test(cli_run_summary_has_one_layout_for_both_modes),
+        cmocka_unit_test(cli_run_json_reports_summary_fields),
         cmocka_unit_test(cli_bench_prints_both_modes),
+        cmocka_unit_test(cli_bench_mode_measures_one_mode),
         cmocka_unit_test(cli_bench_json_has_every_row),
         cmocka_unit_test(cli_help_lists_every_command),
         cmocka_unit_test(cli_unknown_command_is_usage_error),
-        cmocka_unit_test(cli_replays_out_of_range_is_usage_error),
+        cmocka_unit_test(cli_counts_out_of_range_are_usage_errors),
+        cmocka_unit_test(cli_usage_errors_name_the_option_and_value),
+        cmocka_unit_test(cli_failed_call_prints_status_name_and_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

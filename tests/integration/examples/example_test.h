@@ -26,7 +26,8 @@ typedef struct example_fixture {
     size_t size;
 } example_fixture;
 
-/* The image <build>/examples/<name>.callable; the caller frees it. */
+/* The image <build>/examples/<name>.callable; the caller releases it
+ * with simpler_callable_free. */
 static inline void example_image_load(const char *name, void **image, size_t *size)
 {
     char path[1024];
@@ -51,7 +52,7 @@ static inline void example_fixture_close(example_fixture *f)
 {
     assert_int_equal(finalize_device(f->ctx), 0);
     destroy_device_context(f->ctx);
-    free(f->image);
+    simpler_callable_free(f->image);
     free(f);
 }
 
@@ -135,7 +136,7 @@ static inline int example_requirements(const char *name, const example_case *c, 
         args->scalars[i] = c->scalars[i];
     args->scalar_count = (int32_t)c->scalar_count;
     int rc = simpler_graph_requirements(image, size, args, out);
-    free(image);
+    simpler_callable_free(image);
     free(args);
     return rc;
 }

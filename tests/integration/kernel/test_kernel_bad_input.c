@@ -100,7 +100,7 @@ static void kernel_launch_bad_input_table_enqueues_nothing(void **state)
         bad.tensors[0].address_space = space;
         assert_int_equal(simpler_kernel_mode_launch(k.ctx, KFIX_ID, &bad, k.stream),
                          PTO_RUNTIME_ERR_INVALID_ARGUMENT);
-        assert_non_null(strstr(simpler_last_error_message(), "args.tensors[0]: buffer_addr is 0"));
+        assert_non_null(strstr(simpler_last_error_message(), "args.tensors[0].buffer_addr = 0"));
     }
     bad = good;
     bad.tensors[1].buffer_addr = UINT64_MAX - 16;

@@ -1,7 +1,7 @@
 # The program-mode fixture image "vadd" (fixtures/vadd_orch.c), packed by
-# simpler_add_callable into ${CMAKE_BINARY_DIR}/tests/fixtures/program.
+# simpler_add_callable into ${PROJECT_BINARY_DIR}/tests/fixtures/program.
 set(PROGRAM_FIXTURE_DIR ${CMAKE_CURRENT_LIST_DIR}/fixtures)
-set(PROGRAM_FIXTURE_OUT ${CMAKE_BINARY_DIR}/tests/fixtures/program)
+set(PROGRAM_FIXTURE_OUT ${PROJECT_BINARY_DIR}/tests/fixtures/program)
 
 simpler_add_callable(program_fixture_vadd
   ORCHESTRATION ${PROGRAM_FIXTURE_DIR}/vadd_orch.c

@@ -51,7 +51,7 @@ static int teardown(void **state)
 {
     (void)state;
     for (int i = 0; i < 2; i++)
-        free(images[i].bytes);
+        simpler_callable_free(images[i].bytes);
     return simdev_finalize() == SIMDEV_SUCCESS ? 0 : -1;
 }
 

@@ -71,7 +71,9 @@ static void abi_kernel_ctx_control_layout_is_pinned(void **state)
     PIN(SimplerKernelCtxControl, retained_temp_bytes, 48);
     PIN(SimplerKernelCtxControl, task_window, 56);
     PIN(SimplerKernelCtxControl, trace_records, 60);
-    PIN(SimplerKernelCtxControl, reserved, 64);
+    PIN(SimplerKernelCtxControl, arg_slot_count, 64);
+    PIN(SimplerKernelCtxControl, reserved, 68);
+    assert_int_equal(sizeof(((SimplerKernelCtxControl *)0)->reserved), 28);
     assert_int_equal(SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION, 1);
     assert_int_equal(SIMPLER_KERNEL_CTX_CONFIGURE, 1);
     assert_int_equal(SIMPLER_KERNEL_CTX_FREEZE, 2);
@@ -177,7 +179,8 @@ static void abi_callable_descriptors_are_pinned(void **state)
     PIN(SimplerCallableChildDesc, signature, 16);
     PIN(SimplerCallableChildDesc, binary, 24);
     PIN(SimplerCallableChildDesc, binary_size, 32);
-    assert_int_equal(sizeof(SimplerCallableDesc), 64);
+    assert_int_equal(sizeof(SimplerCallableDesc), 72);
+    assert_int_equal(SIMPLER_CALLABLE_DESC_V1_SIZE, 64);
     PIN(SimplerCallableDesc, struct_size, 0);
     PIN(SimplerCallableDesc, signature_count, 4);
     PIN(SimplerCallableDesc, signature, 8);
@@ -188,6 +191,10 @@ static void abi_callable_descriptors_are_pinned(void **state)
     PIN(SimplerCallableDesc, child_count, 44);
     PIN(SimplerCallableDesc, children, 48);
     PIN(SimplerCallableDesc, reserved, 56);
+    PIN(SimplerCallableDesc, kernel_names, 64);
+    assert_int_equal(SIMPLER_CALLABLE_FORMAT_VERSION, 1);
+    assert_int_equal(SIMPLER_CALLABLE_FORMAT_VERSION_NAMES, 2);
+    assert_int_equal(SIMPLER_CALLABLE_KERNEL_NAME_BYTES, 32);
 }
 
 static void abi_simdev_structs_are_pinned(void **state)

@@ -19,6 +19,20 @@ grep -q '"entry":"fixture_orch"' "$tmp/json" || fail "json entry"
 grep -q '"signature":\["in","in","out","scalar"\]' "$tmp/json" || fail "json signature"
 grep -q '"func_id":5,"core_type":"AIV"' "$tmp/json" || fail "json kernel"
 
+# Kernel names: simpler_add_callable passes each source's stem; pack
+# takes an explicit NAME after the LIST, or the binary's stem by default.
+grep -q '^  kernel_fixture  func_id 5  AIV' "$tmp/text" || fail "CMake kernel name"
+grep -q '"name":"kernel_fixture","func_id":5' "$tmp/json" || fail "json kernel name"
+"$simpler" pack -o "$tmp/named.callable" --orchestration "$dir/callable_fixture_orch.so" --entry fixture_orch \
+  --sig in --kernel "3:AIV:$dir/callable_fixture_kernel1.so:in:add_one" \
+  --kernel "4:AIV:$dir/callable_fixture_kernel2.so" --kernel "6:AIC:$dir/callable_fixture_kernel2.so::mm" \
+  >/dev/null || fail "pack with names"
+"$simpler" inspect "$tmp/named.callable" >"$tmp/named" || fail "inspect named"
+grep -q '^callable image: .* format version 2$' "$tmp/named" || fail "named image version"
+grep -q '^  add_one  func_id 3  AIV .*signature in$' "$tmp/named" || fail "explicit name after LIST"
+grep -q '^  callable_fixture_kernel2  func_id 4  AIV' "$tmp/named" || fail "default name is the stem"
+grep -q '^  mm  func_id 6  AIC .*signature $' "$tmp/named" || fail "explicit name after an empty LIST"
+
 # Packing by hand is deterministic.
 for n in 1 2; do
   "$simpler" pack -o "$tmp/p$n.callable" --orchestration "$dir/callable_fixture_orch.so" --entry fixture_orch \

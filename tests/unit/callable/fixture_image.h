@@ -66,7 +66,7 @@ static inline uint8_t *fixture_image(const char *orch_path, const char *entry, c
         SimplerCallableChildDesc c = {k2_id, SIMPLER_CORE_TYPE_AIC, 0, 0, NULL, k[n].bytes, k[n].size};
         kids[n++] = c;
     }
-    SimplerCallableDesc d = {sizeof d, 4, sig, orch.bytes, orch.size, entry, 0, n, kids, 0};
+    SimplerCallableDesc d = {sizeof d, 4, sig, orch.bytes, orch.size, entry, 0, n, kids, 0, NULL};
     uint8_t *image = fixture_pack(&d, size);
     free(orch.bytes);
     free(k[0].bytes);

@@ -1,8 +1,8 @@
 # Fixture binaries for tests/unit/callable: a tiny orchestration .so, two
 # kernel .so files, one .so without kernel_entry and one with an unresolved
-# symbol. They land in ${CMAKE_BINARY_DIR}/tests/fixtures/callable.
+# symbol. They land in ${PROJECT_BINARY_DIR}/tests/fixtures/callable.
 set(CALLABLE_FIXTURE_DIR ${CMAKE_CURRENT_LIST_DIR}/fixtures)
-set(CALLABLE_FIXTURE_OUT ${CMAKE_BINARY_DIR}/tests/fixtures/callable)
+set(CALLABLE_FIXTURE_OUT ${PROJECT_BINARY_DIR}/tests/fixtures/callable)
 
 function(callable_fixture name src)
   add_library(${name} MODULE ${CALLABLE_FIXTURE_DIR}/${src})
@@ -46,3 +46,8 @@ endif()
 add_test(NAME unit_callable_cli
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/cli_pack_inspect.sh $<TARGET_FILE:simpler_cli> ${CALLABLE_FIXTURE_OUT})
 set_tests_properties(unit_callable_cli PROPERTIES LABELS "unit;callable")
+
+# simpler_callable_load_file reads a built example image back.
+if(TARGET unit_load_file AND TARGET vector)
+  add_dependencies(unit_load_file vector)
+endif()

@@ -25,7 +25,7 @@ static int make_desc(void **state)
     SimplerCallableChildDesc k1 = {0, SIMPLER_CORE_TYPE_AIV, 0, 0, NULL, kbin[1], sizeof kbin[1]};
     kids[0] = k0;
     kids[1] = k1;
-    SimplerCallableDesc d = {sizeof d, 3, sig, orch, sizeof orch, "entry_v2", 0, 2, kids, 0};
+    SimplerCallableDesc d = {sizeof d, 3, sig, orch, sizeof orch, "entry_v2", 0, 2, kids, 0, NULL};
     desc = d;
     return 0;
 }

@@ -29,7 +29,7 @@ static int build_valid(void **state)
         {3, SIMPLER_CORE_TYPE_AIV, 3, 0, ksig, k0_bytes, sizeof k0_bytes},
         {7, SIMPLER_CORE_TYPE_AIC, 0, 0, NULL, k1_bytes, sizeof k1_bytes},
     };
-    SimplerCallableDesc d = {sizeof d, 4, sig, orch_bytes, sizeof orch_bytes, "orch_main", 0, 2, kids, 0};
+    SimplerCallableDesc d = {sizeof d, 4, sig, orch_bytes, sizeof orch_bytes, "orch_main", 0, 2, kids, 0, NULL};
     memset(image, 0, sizeof image);
     return simpler_callable_build(&d, image, CAP, &image_size);
 }
@@ -197,7 +197,7 @@ static void image_limits_exactly_at_bound_accepted(void **state)
     memset(name, 'n', 63);
     name[63] = '\0';
     SimplerCallableDesc d = {sizeof d, SIMPLER_CALLABLE_MAX_SIGNATURE, bigsig, orch_bytes, 1, name, 128,
-                             SIMPLER_CALLABLE_MAX_CHILDREN, kids, 0};
+                             SIMPLER_CALLABLE_MAX_CHILDREN, kids, 0, NULL};
     size_t need;
     assert_int_equal(simpler_callable_build(&d, NULL, 0, &need), 0);
     uint8_t *big = test_malloc(need + 64);

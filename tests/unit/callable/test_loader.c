@@ -131,7 +131,7 @@ static void loader_refuses_binary_that_is_not_elf(void **state)
     (void)state;
     static const uint8_t junk[200] = "this is not an ELF shared object";
     static const uint8_t sig[1] = {SIMPLER_ARG_IN};
-    SimplerCallableDesc d = {sizeof d, 1, sig, junk, sizeof junk, "fixture_orch", 0, 0, NULL, 0};
+    SimplerCallableDesc d = {sizeof d, 1, sig, junk, sizeof junk, "fixture_orch", 0, 0, NULL, 0, NULL};
     size_t size;
     uint8_t *image = fixture_pack(&d, &size);
     expect_refused(image, size, PTO_RUNTIME_ERR_INVALID_ARGUMENT);
@@ -255,7 +255,7 @@ static uint8_t *image_with_binary(const uint8_t *image, size_t size, uint32_t wh
         kids[i] = k;
     }
     SimplerCallableDesc d = {sizeof d, v.signature_count, v.signature, which == 0 ? bin : v.orchestration,
-                             which == 0 ? n : v.orchestration_size, v.entry_name, 0, v.child_count, kids, 0};
+                             which == 0 ? n : v.orchestration_size, v.entry_name, 0, v.child_count, kids, 0, NULL};
     return fixture_pack(&d, out_size);
 }
 

@@ -468,6 +468,22 @@ static int orch_misuse(SimplerOrch *orch, const ChipStorageTaskArgs *args)
         simpler_orch_args_begin(orch);
         simpler_orch_add_input(orch, &dev);
         break;
+    case 14: /* 12, 13 and 8 past the buffer's end, each on the view the
+              * argument before had (checked once, remembered) */
+    case 15:
+    case 16: {
+        ChipTensor bad = dev;
+        if (args->scalars[0] == 14)
+            bad.reserved[sizeof(bad.reserved) - 1] = 1;
+        else if (args->scalars[0] == 15)
+            bad.buffer_addr = UINT64_MAX - 8;
+        else
+            bad.start_offset = 1;
+        simpler_orch_args_begin(orch);
+        simpler_orch_add_input(orch, &dev);
+        simpler_orch_add_input(orch, &bad);
+        break;
+    }
     }
     return 0;
 }
@@ -480,6 +496,7 @@ static void graph_build_misuse_returns_documented_status(void **state)
         PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
         PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
         PTO_RUNTIME_ERR_INVALID_STATE,    -5,                         PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+        PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
         PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
     };
     graph_scratch *s = gt_scratch(4);

@@ -184,6 +184,29 @@ static void tensor_map_exhausted_segment_pool_changes_nothing(void **state)
     assert_int_equal(live_segments(&fx.map), 1);
 }
 
+/* An access that starts past everything its space holds skips the tree;
+ * with a pool exhausted it is refused all the same and records nothing. */
+static void tensor_map_access_past_the_end_with_a_full_pool_changes_nothing(void **state)
+{
+    (void)state;
+    setup_pools(1, 4);
+    assert_int_equal(wr(0, 100, 0), 0); /* the one segment */
+    tensor_map_deps_begin(&fx.deps, 1);
+    assert_int_equal(tensor_map_write(&fx.map, 1, 100, 200, 1, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(tensor_map_read(&fx.map, 1, 100, 200, 1, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(fx.deps.count, 0);
+    assert_int_equal(live_segments(&fx.map), 1);
+
+    setup_pools(4, 1);
+    assert_int_equal(rd(0, 100, 0), 0); /* a segment and the one reader */
+    tensor_map_deps_begin(&fx.deps, 1);
+    assert_int_equal(tensor_map_read(&fx.map, 1, 100, 200, 1, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(fx.deps.count, 0);
+    assert_int_equal(live_segments(&fx.map), 1);
+    /* Only task 0 read [0, 100); nothing holds [100, 200). */
+    assert_int_equal(wr(0, 200, 2), 1u << 0);
+}
+
 static void tensor_map_reset_forgets_everything(void **state)
 {
     (void)state;
@@ -225,6 +248,23 @@ static uint32_t model_access(model *m, uint32_t space, int write, uint32_t lo, u
     return deps & ~(1u << task);
 }
 
+/* Checks the treap under t: ranges in order and disjoint, above *prev_hi,
+ * no child outranking its parent. Returns the number of nodes. */
+static uint32_t tree_check(const tensor_map *map, uint32_t t, uint64_t *prev_hi)
+{
+    if (t == TENSOR_MAP_NIL)
+        return 0;
+    const tensor_map_segment *s = map->segments;
+    uint32_t n = tree_check(map, s[t].left, prev_hi);
+    assert_true(s[t].lo >= *prev_hi && s[t].lo < s[t].hi);
+    *prev_hi = s[t].hi;
+    if (s[t].left != TENSOR_MAP_NIL)
+        assert_true(s[s[t].left].priority <= s[t].priority);
+    if (s[t].right != TENSOR_MAP_NIL)
+        assert_true(s[s[t].right].priority <= s[t].priority);
+    return n + 1 + tree_check(map, s[t].right, prev_hi);
+}
+
 static void tensor_map_random_accesses_match_a_byte_model(void **state)
 {
     (void)state;
@@ -256,7 +296,41 @@ static void tensor_map_random_accesses_match_a_byte_model(void **state)
             if (got != want)
                 fail_msg("round %d task %u: %s [%u, %u) space %u: deps %#x, model %#x", round, task,
                          write ? "write" : "read", lo, hi, space, got, want);
+            /* The trees stay treaps and hold every live segment. */
+            uint32_t nodes = 0;
+            for (uint32_t sp = 0; sp < TENSOR_MAP_SPACES; sp++) {
+                uint64_t prev_hi = 0;
+                nodes += tree_check(&map, map.root[sp], &prev_hi);
+            }
+            assert_int_equal(nodes, map.segment_used - map.free_count);
         }
+    }
+}
+
+/* Appends (fresh ranges past the end), mixed with accesses that
+ * restructure the tree, keep it a treap holding every live segment. */
+static void tensor_map_appends_keep_the_tree_a_treap(void **state)
+{
+    (void)state;
+    static tensor_map_segment segments[1024];
+    static tensor_map_reader readers[1024];
+    static uint32_t seen[512], list[512];
+    tensor_map map;
+    tensor_map_deps deps;
+    tensor_map_init(&map, segments, 1024, readers, 1024);
+    tensor_map_deps_init(&deps, seen, list, 512);
+    for (uint32_t task = 0; task < 512; task++) {
+        tensor_map_deps_begin(&deps, task);
+        /* Mostly a fresh range at 16 * task; every 7th task rewrites a
+         * range across earlier segments, which goes through the tree. */
+        uint64_t lo = 16u * task, hi = lo + 16;
+        if (task % 7 == 6)
+            lo -= 40;
+        int rc = task % 3 == 0 ? tensor_map_read(&map, 1, lo, hi, task, &deps)
+                               : tensor_map_write(&map, 1, lo, hi, task, &deps);
+        assert_int_equal(rc, 0);
+        uint64_t prev_hi = 0;
+        assert_int_equal(tree_check(&map, map.root[1], &prev_hi), map.segment_used - map.free_count);
     }
 }
 
@@ -288,9 +362,11 @@ int main(void)
         cmocka_unit_test_setup(tensor_map_write_over_many_segments_leaves_one, setup),
         cmocka_unit_test_setup(tensor_map_exhausted_reader_pool_changes_nothing, setup),
         cmocka_unit_test_setup(tensor_map_exhausted_segment_pool_changes_nothing, setup),
+        cmocka_unit_test_setup(tensor_map_access_past_the_end_with_a_full_pool_changes_nothing, setup),
         cmocka_unit_test_setup(tensor_map_reset_forgets_everything, setup),
         cmocka_unit_test(tensor_map_random_accesses_match_a_byte_model),
         cmocka_unit_test(tensor_map_exact_read_with_a_full_reader_pool_changes_nothing),
+        cmocka_unit_test(tensor_map_appends_keep_the_tree_a_treap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

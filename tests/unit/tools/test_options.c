@@ -2,6 +2,8 @@
  * argument is reported as, and which arguments a value consumes. */
 #include "support.h"
 
+#include <string.h>
+
 #include "options.h"
 
 enum { OPT_JSON, OPT_TRACE, OPT_RUNS, OPT_MODE, OPT_OUTPUT, OPTS };
@@ -117,10 +119,46 @@ static void options_unknown_and_missing_value_name_the_argument(void **state)
     next_is(&p, OPTIONS_END, -1, NULL, NULL);
 }
 
+/* The reason of each mistake names the argument, and the value. */
+static void options_error_names_the_option_and_the_value(void **state)
+{
+    static const char *const want[] = {
+        "unknown option '--nope'",
+        "--runs '2x': not a count in 1..1000",
+        "--mode 'fast': not one of kernel, program",
+        "unexpected argument 'extra'",
+        "--trace needs a value",
+    };
+    options_parser p;
+    options_item it;
+    char msg[128];
+    (void)state;
+    /* Each mistake in order. */
+    WALK(&p, "--nope", "--runs", "2x", "--mode", "fast", "extra", "--trace");
+    size_t k = 0;
+    while (options_next(&p, &it) != OPTIONS_END) {
+        if (it.event == OPTIONS_POSITIONAL && strcmp(it.arg, "extra") != 0)
+            continue; /* "2x" and "fast", read again after their refusal */
+        options_error(&it, specs, msg, sizeof(msg));
+        assert_true(k < sizeof(want) / sizeof(want[0]));
+        assert_string_equal(msg, want[k++]);
+    }
+    assert_int_equal(k, sizeof(want) / sizeof(want[0]));
+    /* An accepted option is no mistake; a tiny buffer is truncated, not overrun. */
+    WALK(&p, "--json", "--mode", "fast");
+    options_next(&p, &it);
+    options_error(&it, specs, msg, sizeof(msg));
+    assert_string_equal(msg, "");
+    options_next(&p, &it);
+    options_error(&it, specs, msg, 8);
+    assert_string_equal(msg, "--mode ");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(options_tells_positionals_help_and_flags_apart),
+        cmocka_unit_test(options_error_names_the_option_and_the_value),
         cmocka_unit_test(options_value_is_taken_verbatim_even_when_it_looks_like_an_option),
         cmocka_unit_test(options_refused_value_names_the_option_and_is_read_again),
         cmocka_unit_test(options_count_is_parsed_whole_in_one_to_max),

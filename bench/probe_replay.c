@@ -1,0 +1,157 @@
+/* probe_replay — fixed amounts of one kind of simdev work, for counting
+ * tools rather than clocks (strace -f -c, perf stat, callgrind): the
+ * counts a run reports divided by its repetitions are the per-operation
+ * figures of docs/performance.md (set L). Not a benchmark: it times
+ * nothing. Usage:
+ *   probe_replay replay R        R x (replay of a captured 2-task vadd
+ *                                kernel-mode launch + synchronize)
+ *   probe_replay bare R          R x (empty 1-block kernel + synchronize)
+ *   probe_replay launch NODES R  R x simdev_graph_launch of a captured
+ *                                chain of NODES empty kernels, then one
+ *                                synchronize (callgrind: --toggle-collect=
+ *                                simdev_graph_launch)
+ * PROBE_DOT=path writes the captured 2-task graph as Graphviz DOT.
+ * The 2-task image is ../tests/fixtures/program/vadd.callable beside this
+ * program (built with the tests). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "simpler/runtime_c_api.h"
+#include "simpler/simdev.h"
+#include "simpler_side.h"
+
+#define VADD_ELEMS 256u
+#define PATH_BYTES 4096
+
+static void check(int rc, const char *what)
+{
+    if (rc != 0) {
+        fprintf(stderr, "probe_replay: %s failed (%d)\n", what, rc);
+        exit(1);
+    }
+}
+
+static void empty_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx;
+    (void)block_dim;
+    (void)args;
+}
+
+static void *image_read(size_t *size)
+{
+    char exe[PATH_BYTES], path[PATH_BYTES + 64];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    check(n <= 0, "readlink");
+    exe[n] = '\0';
+    *strrchr(exe, '/') = '\0';
+    snprintf(path, sizeof(path), "%s/../tests/fixtures/program/vadd.callable", exe);
+    FILE *f = fopen(path, "rb");
+    check(f == NULL, path);
+    check(fseek(f, 0, SEEK_END), "fseek");
+    long len = ftell(f);
+    check(len <= 0 || fseek(f, 0, SEEK_SET), "ftell");
+    void *bytes = aligned_alloc(64, ((size_t)len + 63) / 64 * 64);
+    check(bytes == NULL || fread(bytes, 1, (size_t)len, f) != (size_t)len, "fread");
+    fclose(f);
+    *size = (size_t)len;
+    return bytes;
+}
+
+static void probe_replay(unsigned repeats)
+{
+    size_t size = 0;
+    void *img = image_read(&size);
+    void *buf[3];
+    uint32_t shape = VADD_ELEMS;
+    ChipStorageTaskArgs args;
+    SimplerGraphRequirements req;
+    SimplerKernelCtxControl c, f;
+    simdev_stream_t s;
+    simdev_graph_t g = NULL;
+    memset(&args, 0, sizeof(args));
+    for (int i = 0; i < 3; i++) {
+        check(simdev_malloc(&buf[i], VADD_ELEMS * sizeof(float)), "simdev_malloc");
+        simpler_tensor_make(&args.tensors[i], buf[i], SIMPLER_DTYPE_FLOAT32, 1, &shape,
+                            SIMPLER_ADDRESS_SPACE_DEVICE);
+    }
+    args.tensor_count = 3;
+    args.scalar_count = 2; /* scalars[0] = 0 extra rounds: 2 tasks */
+    memset(&f, 0, sizeof(f));
+    f.abi_version = SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION;
+    f.struct_size = sizeof(f);
+    f.action = SIMPLER_KERNEL_CTX_FREEZE;
+    DeviceContextHandle ctx = create_device_context();
+    check(ctx == NULL || simdev_stream_create(&s), "context");
+    check(simpler_graph_requirements(img, size, &args, &req), "requirements");
+    check(simpler_kernel_plan_capacity(&req, 1, &c), "plan");
+    check(simpler_kernel_mode_ctx_control(ctx, &c), "configure");
+    check(simpler_kernel_mode_init(ctx, 0, NULL, 1), "init");
+    check(simpler_kernel_mode_prepare_callable(ctx, 0, img, size, s), "prepare");
+    check(simpler_kernel_mode_ctx_control(ctx, &f), "freeze");
+    check(simdev_capture_begin(s, SIMDEV_CAPTURE_MODE_GLOBAL), "capture_begin");
+    check(simpler_kernel_mode_launch(ctx, 0, &args, s), "launch");
+    check(simdev_capture_end(s, &g), "capture_end");
+    if (getenv("PROBE_DOT") != NULL)
+        check(simdev_graph_debug_dot(g, getenv("PROBE_DOT")), "graph_debug_dot");
+    for (unsigned i = 0; i < repeats; i++) {
+        check(simdev_graph_launch(g, s), "graph_launch");
+        check(simdev_stream_synchronize(s), "synchronize");
+    }
+    check(simdev_graph_destroy(g), "graph_destroy");
+    check(finalize_device(ctx), "finalize_device");
+    destroy_device_context(ctx);
+    check(simdev_stream_destroy(s), "stream_destroy");
+    for (int i = 0; i < 3; i++)
+        check(simdev_free(buf[i]), "simdev_free");
+    free(img);
+}
+
+static void probe_bare(unsigned repeats)
+{
+    simdev_stream_t s;
+    check(simdev_stream_create(&s), "stream_create");
+    for (unsigned i = 0; i < repeats; i++) {
+        check(simdev_launch_kernel(s, SIMDEV_ENGINE_AICORE, empty_kernel, 1, NULL, 0), "launch");
+        check(simdev_stream_synchronize(s), "synchronize");
+    }
+    check(simdev_stream_destroy(s), "stream_destroy");
+}
+
+static void probe_launch(unsigned nodes, unsigned repeats)
+{
+    simdev_stream_t s;
+    simdev_graph_t g = NULL;
+    check(simdev_stream_create(&s), "stream_create");
+    check(simdev_capture_begin(s, SIMDEV_CAPTURE_MODE_GLOBAL), "capture_begin");
+    for (unsigned i = 0; i < nodes; i++)
+        check(simdev_launch_kernel(s, SIMDEV_ENGINE_AICORE, empty_kernel, 1, NULL, 0), "launch");
+    check(simdev_capture_end(s, &g), "capture_end");
+    /* The first launch starts what a graph needs once; keep it apart. */
+    check(simdev_graph_launch(g, s), "graph_launch");
+    check(simdev_stream_synchronize(s), "synchronize");
+    for (unsigned i = 0; i < repeats; i++)
+        check(simdev_graph_launch(g, s), "graph_launch");
+    check(simdev_stream_synchronize(s), "synchronize");
+    check(simdev_graph_destroy(g), "graph_destroy");
+    check(simdev_stream_destroy(s), "stream_destroy");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "replay") == 0)
+        probe_replay((unsigned)atoi(argv[2]));
+    else if (argc == 3 && strcmp(argv[1], "bare") == 0)
+        probe_bare((unsigned)atoi(argv[2]));
+    else if (argc == 4 && strcmp(argv[1], "launch") == 0)
+        probe_launch((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
+    else {
+        fprintf(stderr, "usage: probe_replay replay R | bare R | launch NODES R\n");
+        return 2;
+    }
+    check(simdev_finalize(), "simdev_finalize");
+    return 0;
+}

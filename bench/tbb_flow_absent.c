@@ -1,0 +1,27 @@
+/* tbb_flow.h when the bench is built without oneTBB: no runner. */
+#include "tbb_flow.h"
+
+#include <stddef.h>
+
+struct tbb_flow *tbb_flow_create(unsigned threads)
+{
+    (void)threads;
+    return NULL;
+}
+
+void tbb_flow_destroy(struct tbb_flow *f)
+{
+    (void)f;
+}
+
+int tbb_flow_run(struct tbb_flow *f, const struct dag *d, tbb_flow_task_fn fn, void *user, uint64_t *build_ns,
+                 uint64_t *total_ns)
+{
+    (void)f;
+    (void)d;
+    (void)fn;
+    (void)user;
+    (void)build_ns;
+    (void)total_ns;
+    return -1;
+}

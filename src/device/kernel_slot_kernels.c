@@ -1,0 +1,117 @@
+/* The two device bodies of kernel mode's argument slots
+ * (kernel_packet.h): the store write_args enqueues, and the scheduler of
+ * a launch_slot, which reads the slot when the execution runs. */
+#include "device/kernel_packet.h"
+
+#include <string.h>
+
+#include "device/device_handshake.h"
+#include "device/device_kernels.h"
+#include "device/device_slot.h"
+#include "device/device_status.h"
+
+void kernel_arg_store_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    const kernel_arg_store_args *a = args;
+    (void)block_dim;
+    if (block_idx != 0 || a->header.packet_bytes > a->slot_bytes - sizeof(a->header))
+        return; /* the host never sends a packet bigger than the slot */
+    uint8_t *slot = (uint8_t *)(uintptr_t)a->slot_addr;
+    memcpy(slot + sizeof(a->header), a + 1, (size_t)a->header.packet_bytes);
+    /* The header last, so a slot never reads as holding a packet that is
+     * not there yet. */
+    kernel_arg_slot_header h = a->header;
+    kernel_arg_slot_header *dst = (kernel_arg_slot_header *)slot;
+    dst->packet_bytes = h.packet_bytes;
+    dst->reserved = 0;
+    atomic_store_explicit((_Atomic uint32_t *)&dst->magic, h.magic, memory_order_release);
+}
+
+/* The fixed parts of a slot's packet, copied out before they are
+ * checked, so a store racing the read cannot change them between check
+ * and use. */
+typedef struct slot_fixed {
+    device_run_desc d;
+    SimplerKernelInvocationHeader h;
+    kernel_graph_packet p;
+} slot_fixed;
+
+_Static_assert(sizeof(slot_fixed) == sizeof(device_run_desc) + sizeof(SimplerKernelInvocationHeader) +
+                                         sizeof(kernel_graph_packet), "the fixed parts are contiguous");
+
+/* Whether the stored packet was built for another generation of its
+ * callable than the one its slot record holds now. */
+static int stale(const slot_fixed *f)
+{
+    const kernel_slot_record *rec = (const kernel_slot_record *)(uintptr_t)f->p.slot_addr;
+    return rec != NULL && rec->callable_id == f->h.callable_id && rec->table.generation != f->h.generation;
+}
+
+/* Reads and checks everything but the checksum. */
+static int slot_read(const kernel_slot_launch_args *a, slot_fixed *f)
+{
+    const uint8_t *slot = (const uint8_t *)(uintptr_t)a->slot_addr;
+    const kernel_arg_slot_header *sh = (const kernel_arg_slot_header *)slot;
+    if (atomic_load_explicit((_Atomic uint32_t *)&sh->magic, memory_order_acquire) != KERNEL_ARG_SLOT_MAGIC)
+        return KERNEL_PACKET_ERR_ARG_SLOT_EMPTY;
+    uint64_t bytes = sh->packet_bytes;
+    if (bytes < sizeof(*f) || bytes > a->slot_bytes - sizeof(*sh))
+        return KERNEL_PACKET_ERR_HEADER;
+    memcpy(f, slot + sizeof(*sh), sizeof(*f));
+    int rc = kernel_packet_check_parts(&f->d, &f->h, &f->p);
+    if (rc == KERNEL_PACKET_ERR_SLOT && stale(f))
+        return KERNEL_PACKET_ERR_ARG_SLOT_STALE;
+    if (rc != 0)
+        return rc == DEVICE_ERR_PACKET_INVALID ? KERNEL_PACKET_ERR_HEADER : rc;
+    /* The stored descriptor runs on the cores this launch started, with
+     * the status words this launch reports through. */
+    if (bytes != kernel_packet_args_bytes(f->p.image_bytes, f->p.staged_bytes) ||
+        f->d.aic_count != a->desc.aic_count || f->d.aiv_count != a->desc.aiv_count ||
+        f->p.status_addr != a->status_words_addr || f->d.gate_addr != 0)
+        return KERNEL_PACKET_ERR_HEADER;
+    return 0;
+}
+
+/* Restores the image and the staged bytes from the slot into the working
+ * regions, then checks the checksum over what was restored. */
+static int slot_restore(const kernel_slot_launch_args *a, const slot_fixed *f)
+{
+    const uint8_t *image = (const uint8_t *)(uintptr_t)a->slot_addr + sizeof(kernel_arg_slot_header) + sizeof(*f);
+    void *definition = (void *)(uintptr_t)f->d.definition_base;
+    void *temp = (void *)(uintptr_t)f->d.temp_base;
+    memcpy(definition, image, (size_t)f->p.image_bytes);
+    if (f->p.staged_bytes != 0)
+        memcpy(temp, image + kernel_packet_pad8(f->p.image_bytes), (size_t)f->p.staged_bytes);
+    /* No staged bytes: a context without a temp buffer has base 0, and
+     * the checksum mixes zero bytes from any valid pointer. */
+    const void *staged = f->p.staged_bytes != 0 ? temp : definition;
+    if (kernel_packet_checksum(&f->h, &f->p, definition, staged) != f->p.checksum)
+        return KERNEL_PACKET_ERR_CHECKSUM;
+    return 0;
+}
+
+void kernel_slot_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    const kernel_slot_launch_args *a = args;
+    slot_fixed f;
+    (void)block_dim;
+    if (block_idx != 0 || !kernel_gate_held(&a->desc))
+        return; /* refused at the gate: the regions belong to another execution */
+    kernel_status_words *w = (kernel_status_words *)(uintptr_t)a->status_words_addr;
+    int rc = slot_read(a, &f);
+    rc = rc ? rc : slot_restore(a, &f);
+    if (rc != 0) {
+        kernel_status_publish(&w->run, &w->sticky, rc);
+        device_slots_quit(&a->desc); /* the executor's launch ends */
+        return;
+    }
+    /* The deferred executor learns the packet's tasks and kernels once
+     * the scheduler posts (release) its first tasks. */
+    device_runtime_header *rt = device_runtime_header_at(&a->desc);
+    rt->task_count = f.d.task_count;
+    atomic_store_explicit(&rt->kernels_addr, (uint64_t)(uintptr_t)f.d.kernels, memory_order_release);
+    f.d.gate_addr = a->desc.gate_addr;
+    f.d.serial = a->desc.serial;
+    device_scheduler_kernel(0, 1, &f.d);
+    kernel_status_publish(&w->run, &w->sticky, atomic_load_explicit(&w->run, memory_order_acquire));
+}

@@ -1,0 +1,162 @@
+/* simpler_kernel_mode_write_args and simpler_kernel_mode_launch_slot:
+ * a packet stored by value into a frozen argument slot on the caller
+ * stream, and a chain whose scheduler reads the slot when the execution
+ * runs, so one capture of launch_slot replays each step's arguments.
+ * Both use only the restricted launch vocabulary: no allocation, free,
+ * synchronization, creation or capture query. */
+#include <string.h>
+
+#include "common/error.h"
+#include "context/context.h"
+#include "device/kernel_packet.h"
+#include "graph/graph_build.h"
+#include "kernel/kernel_launch.h"
+#include "kernel/kernel_state.h"
+
+/* Slot launches write DEVICE tensors only: a copy-back to a HOST
+ * address would have to be enqueued by launch_slot, which names no
+ * arguments, so a captured one could not follow the step's address. */
+static int host_outputs_refused(const launch_call *call)
+{
+    const graph *g = call->g;
+    for (uint32_t i = 0; i < g->staged_count; i++) {
+        if ((g->staged[i].flags & GRAPH_STAGED_WRITTEN) != 0)
+            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                "args.tensors[%u]: a HOST tensor the graph writes; slot launches write DEVICE "
+                                "tensors only",
+                                g->staged[i].caller_index);
+    }
+    return 0;
+}
+
+static int slot_check(const simpler_context *ctx, uint32_t slot)
+{
+    const kernel_state *ks = kernel_state_of(ctx);
+    if (slot >= ks->arg_slot_count)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "slot = %u: the context has %u argument slots", slot,
+                            ks->arg_slot_count);
+    return 0;
+}
+
+static int store_enqueue(simpler_context *ctx, kernel_state *ks, uint32_t slot, size_t packet_bytes,
+                         platform_stream *caller)
+{
+    platform_launch_ops ops;
+    kernel_arg_store_args *a = ks->packet;
+    platform_launch_ops_derive(ctx->ops, &ops);
+    a->slot_addr = kernel_arg_slot_addr(ctx, ks, slot);
+    a->slot_bytes = ks->arg_slot_stride;
+    a->header.magic = KERNEL_ARG_SLOT_MAGIC;
+    a->header.reserved = 0;
+    a->header.packet_bytes = packet_bytes;
+    int code = ops.launch_kernel(ops.user, caller, PLATFORM_ENGINE_AICPU, kernel_arg_store_kernel, 1, a,
+                                 sizeof(*a) + packet_bytes);
+    return code == 0 ? 0 : context_device_status(ctx, "write_args enqueue", code);
+}
+
+static int write_args_locked(simpler_context *ctx, uint32_t slot, int32_t id, const ChipStorageTaskArgs *args,
+                             void *caller_stream)
+{
+    launch_call call;
+    memset(&call, 0, sizeof(call));
+    int rc = kernel_launch_check(ctx, id, args, caller_stream, &call);
+    rc = rc ? rc : slot_check(ctx, slot);
+    if (rc != 0)
+        return rc;
+    kernel_state *ks = kernel_state_of(ctx);
+    rc = kernel_launch_build(ctx, ks, args, &call, host_outputs_refused);
+    if (rc != 0)
+        return rc;
+    /* The packet goes after the store's own arguments, in the storage
+     * init reserved for both. */
+    uint8_t *packet = (uint8_t *)ks->packet + sizeof(kernel_arg_store_args);
+    size_t bytes = kernel_packet_write(ctx, ks, id, &call, args, packet);
+    return store_enqueue(ctx, ks, slot, bytes, caller_stream);
+}
+
+int simpler_kernel_mode_write_args(DeviceContextHandle handle, uint32_t slot, int32_t callable_id, const void *args,
+                                   void *caller_stream)
+{
+    simpler_error_clear();
+    simpler_context *ctx = context_lock(handle);
+    if (ctx == NULL)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    int rc = write_args_locked(ctx, slot, callable_id, args, caller_stream);
+    context_unlock(ctx);
+    return rc;
+}
+
+/* The executor's descriptor of a slot launch: the frozen regions and
+ * cores, no task count or kernel table yet (deferred). */
+static void slot_launch_fill(const simpler_context *ctx, const kernel_state *ks, uint32_t slot,
+                             kernel_slot_launch_args *a)
+{
+    const kernel_frozen_regions *f = &ks->frozen;
+    device_run_desc *d = &a->desc;
+    memset(a, 0, sizeof(*a));
+    d->version = DEVICE_RUN_DESC_VERSION;
+    d->desc_bytes = sizeof(*d);
+    d->aic_count = ks->aic_count;
+    d->aiv_count = ks->aiv_count;
+    d->task_count = 1; /* the smallest valid count; the executor learns the real one */
+    d->heap_base = f->heap_base;
+    d->heap_bytes = f->heap_bytes;
+    d->temp_base = f->temp_base;
+    d->temp_bytes = f->temp_bytes;
+    d->runtime_base = f->runtime_base;
+    d->runtime_bytes = f->runtime_bytes;
+    d->definition_base = f->definition_base;
+    d->definition_bytes = f->definition_bytes;
+    d->scheduler_base = f->scheduler_base;
+    d->scheduler_bytes = f->scheduler_bytes;
+    d->trace_base = f->trace_base;
+    d->trace_bytes = f->trace_bytes;
+    d->status_addr = (uint64_t)(uintptr_t)&ks->status->run;
+    d->deferred = 1;
+    a->slot_addr = kernel_arg_slot_addr(ctx, ks, slot);
+    a->slot_bytes = ks->arg_slot_stride;
+    a->status_words_addr = (uint64_t)(uintptr_t)ks->status;
+}
+
+static int launch_slot_check(simpler_context *ctx, uint32_t slot, void *caller_stream)
+{
+    kernel_state *ks = kernel_state_of(ctx);
+    if (!context_is_kernel(ctx) || ks == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "launch_slot: not an initialized kernel context");
+    if (caller_stream == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "caller_stream: NULL");
+    int rc = kernel_status_observe(ctx, ks);
+    if (rc != 0)
+        return rc;
+    if (ks->phase != KERNEL_PHASE_READY_ENQUEUED)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "launch_slot: the context is not ReadyEnqueued (phase %d)",
+                            ks->phase);
+    return slot_check(ctx, slot);
+}
+
+static int launch_slot_locked(simpler_context *ctx, uint32_t slot, void *caller_stream)
+{
+    platform_launch_ops ops;
+    int rc = launch_slot_check(ctx, slot, caller_stream);
+    if (rc != 0)
+        return rc;
+    kernel_state *ks = kernel_state_of(ctx);
+    platform_launch_ops_derive(ctx->ops, &ops);
+    rc = kernel_stream_switch_check(&ops, ctx, ks, caller_stream);
+    if (rc != 0)
+        return rc;
+    slot_launch_fill(ctx, ks, slot, ks->packet);
+    return kernel_chain_enqueue(ctx, ks, &ops, kernel_slot_scheduler_kernel, sizeof(kernel_slot_launch_args), NULL,
+                                NULL, caller_stream);
+}
+
+int simpler_kernel_mode_launch_slot(DeviceContextHandle handle, uint32_t slot, void *caller_stream)
+{
+    simpler_error_clear();
+    simpler_context *ctx = context_lock(handle);
+    if (ctx == NULL)
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    int rc = launch_slot_locked(ctx, slot, caller_stream);
+    context_unlock(ctx);
+    return rc;
+}

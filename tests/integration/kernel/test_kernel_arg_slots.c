@@ -1,0 +1,532 @@
+#define _GNU_SOURCE
+/* Kernel-mode argument slots over real simdev and the "vadd" fixture
+ * image (f = 2 * (a + b + R) in R + 2 tasks): the CONFIGURE field, the
+ * slots committed at init, and (below) write_args / launch_slot. */
+#include "support.h"
+
+#include "common/host_alloc.h"
+#include "context/context.h"
+#include "device/kernel_packet.h"
+#include "kernel/kernel_state.h"
+#include "kernel_fixture.h"
+#include "../program/image_fixture.h"
+#include "platform/platform_counter.h"
+
+#define SWEEP_LIMIT 200u
+#define ROUNDS_MAX 6u
+#define SLOTS 3u
+
+static SimplerKernelCtxControl slot_configure(uint32_t slots)
+{
+    SimplerKernelCtxControl c = kfix_plan(&image, ROUNDS_MAX);
+    c.arg_slot_count = slots;
+    return c;
+}
+
+/* What one slot takes: its header and the largest packet, 1024-aligned. */
+static size_t expected_stride(const SimplerKernelCtxControl *c)
+{
+    uint64_t bytes = sizeof(kernel_arg_slot_header) +
+                     kernel_packet_args_bytes(c->graph_definition_bytes, c->retained_temp_bytes);
+    return (size_t)((bytes + 1023u) & ~(uint64_t)1023u);
+}
+
+/* ---- the CONFIGURE field and the slots init commits ---- */
+
+static void slots_plan_capacity_writes_zero_and_layout_ignores_slots(void **state)
+{
+    (void)state;
+    SimplerKernelCtxControl c = slot_configure(0), with = slot_configure(SLOTS), bad;
+    SimplerKernelLayout a, b;
+    assert_int_equal(c.arg_slot_count, 0);
+    assert_int_equal(simpler_kernel_layout(&c, &a), 0);
+    assert_int_equal(simpler_kernel_layout(&with, &b), 0);
+    assert_memory_equal(&a, &b, sizeof(a));
+    bad = c, bad.arg_slot_count = SIMPLER_KERNEL_MAX_ARG_SLOTS + 1;
+    memset(&b, 0x5a, sizeof(b));
+    assert_int_equal(simpler_kernel_layout(&bad, &b), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(b.runtime_offset, 0x5a5a5a5a5a5a5a5aull);
+}
+
+static void slots_count_above_limit_and_freeze_with_slots_refused_record_nothing(void **state)
+{
+    (void)state;
+    DeviceContextHandle ctx = create_device_context();
+    SimplerKernelCtxControl good = slot_configure(SLOTS), bad;
+    bad = good, bad.arg_slot_count = SIMPLER_KERNEL_MAX_ARG_SLOTS + 1;
+    assert_int_equal(simpler_kernel_mode_ctx_control(ctx, &bad), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    bad = good, bad.reserved[6] = 1;
+    assert_int_equal(simpler_kernel_mode_ctx_control(ctx, &bad), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    bad = kfix_freeze(), bad.arg_slot_count = 1;
+    assert_int_equal(simpler_kernel_mode_ctx_control(ctx, &bad), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    /* Nothing was recorded: the slot CONFIGURE is the first one taken,
+     * and the same tuple with another slot count is a different one. */
+    assert_int_equal(simpler_kernel_mode_ctx_control(ctx, &good), 0);
+    bad = good, bad.arg_slot_count = SLOTS + 1;
+    assert_int_equal(simpler_kernel_mode_ctx_control(ctx, &bad), PTO_RUNTIME_ERR_INVALID_STATE);
+    destroy_device_context(ctx);
+}
+
+static size_t committed_after_init(const SimplerKernelCtxControl *c, DeviceContextHandle *out)
+{
+    DeviceContextHandle ctx = create_device_context();
+    assert_int_equal(simpler_kernel_mode_ctx_control(ctx, c), 0);
+    assert_int_equal(simpler_kernel_mode_init(ctx, 0, NULL, 1), 0);
+    *out = ctx;
+    return committed_device_memory_ctx(ctx);
+}
+
+static void close_ctx(DeviceContextHandle ctx)
+{
+    assert_int_equal(finalize_device(ctx), 0);
+    destroy_device_context(ctx);
+}
+
+/* A CONFIGURE from a caller that predates the field (0) commits exactly
+ * the bank, the temp buffer and the trace, and holds no slot buffer; a
+ * slot CONFIGURE adds exactly count * stride, all in one allocation. */
+static void slots_zero_count_commits_as_before_and_each_slot_adds_its_stride(void **state)
+{
+    (void)state;
+    SimplerKernelCtxControl none = slot_configure(0), some = slot_configure(SLOTS);
+    DeviceContextHandle a, b;
+    size_t without = committed_after_init(&none, &a);
+    simpler_context *ca = a;
+    assert_int_equal(without, arena_bank_committed_bytes(&ca->bank) + ca->temp.size + ca->trace.bytes);
+    assert_null(ca->arg_slots.base);
+    assert_int_equal(kernel_state_of(ca)->arg_slot_count, 0);
+    size_t with = committed_after_init(&some, &b);
+    simpler_context *cb = b;
+    assert_int_equal(with - without, SLOTS * expected_stride(&some));
+    assert_int_equal(cb->arg_slots.bytes, SLOTS * expected_stride(&some));
+    assert_int_equal((uintptr_t)cb->arg_slots.base % 1024u, 0);
+    close_ctx(a);
+    close_ctx(b);
+}
+
+/* Every slot starts empty: a zero header, whatever the allocator's fill. */
+static void slots_start_empty_after_init(void **state)
+{
+    (void)state;
+    SimplerKernelCtxControl c = slot_configure(SLOTS);
+    DeviceContextHandle ctx;
+    (void)committed_after_init(&c, &ctx);
+    kernel_state *ks = kernel_state_of((simpler_context *)ctx);
+    for (uint32_t s = 0; s < SLOTS; s++) {
+        kernel_arg_slot_header h;
+        memset(&h, 0x77, sizeof(h));
+        void *addr = (void *)(uintptr_t)kernel_arg_slot_addr(ctx, ks, s);
+        assert_int_equal(simdev_memcpy(&h, addr, sizeof(h)), SIMDEV_SUCCESS);
+        assert_int_equal(h.magic, 0);
+        assert_int_equal(h.packet_bytes, 0);
+    }
+    close_ctx(ctx);
+}
+
+static void assert_new_again(DeviceContextHandle handle)
+{
+    simpler_context *ctx = handle;
+    assert_null(ctx->mode_state);
+    assert_null(ctx->arg_slots.base);
+    assert_int_equal(committed_device_memory_ctx(ctx), 0);
+}
+
+/* Init with slots, every device call (the slot allocation and its
+ * zeroing included) failing in turn: New again, nothing held. */
+static void slots_init_every_device_call_fails_in_turn_new_again(void **state)
+{
+    (void)state;
+    platform_counter counter;
+    SimplerKernelCtxControl c = slot_configure(SLOTS);
+    for (uint64_t k = 1; k < SWEEP_LIMIT; k++) {
+        DeviceContextHandle ctx = create_device_context();
+        assert_int_equal(context_set_platform_ops(ctx, platform_ops_counting(platform_ops_simdev(), &counter)), 0);
+        assert_int_equal(simpler_kernel_mode_ctx_control(ctx, &c), 0);
+        platform_counter_fail_nth(&counter, PLATFORM_CALL_ANY, k, SIMDEV_ERROR_MEMORY_ALLOCATION);
+        int rc = simpler_kernel_mode_init(ctx, 0, NULL, 1);
+        platform_counter_fail_nth(&counter, PLATFORM_CALL_ANY, 0, 0);
+        if (rc == 0) {
+            assert_true(k > 1);
+            close_ctx(ctx);
+            return;
+        }
+        assert_true(rc == PTO_RUNTIME_ERR_OUT_OF_MEMORY || rc == PTO_RUNTIME_ERR_DEVICE);
+        assert_new_again(ctx);
+        destroy_device_context(ctx);
+    }
+    fail_msg("simpler_kernel_mode_init never succeeded");
+}
+
+
+/* ---- write_args and launch_slot ---- */
+
+#define STEPS 1000u
+#define SETS 4u
+#define SLOT 1u
+
+/* A context with SLOTS argument slots, ready to launch. */
+static void open_slots(kfix *k)
+{
+    SimplerKernelCtxControl c = slot_configure(SLOTS);
+    kfix_open(k, &image, &c);
+}
+
+static int write_step(kfix *k, uint32_t slot, const kbufs *d, uint64_t rounds)
+{
+    ChipStorageTaskArgs args;
+    vadd_args_make(&args, d->a, d->b, d->f, SIMPLER_ADDRESS_SPACE_DEVICE, rounds, 0);
+    return simpler_kernel_mode_write_args(k->ctx, slot, KFIX_ID, &args, k->stream);
+}
+
+static simdev_graph_t capture_slot(kfix *k, uint32_t slot)
+{
+    simdev_graph_t g = NULL;
+    assert_int_equal(simdev_capture_begin(k->stream, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    assert_int_equal(simpler_kernel_mode_launch_slot(k->ctx, slot, k->stream), 0);
+    assert_int_equal(simdev_capture_end(k->stream, &g), SIMDEV_SUCCESS);
+    return g;
+}
+
+static void slots_eager_write_then_launch_slot_computes_the_golden(void **state)
+{
+    static vadd_buffers v;
+    kfix k;
+    kbufs d;
+    (void)state;
+    open_slots(&k);
+    kbufs_alloc(&d);
+    kbufs_upload(&d, &v, 3.0f);
+    assert_int_equal(write_step(&k, SLOT, &d, 4), 0);
+    assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, SLOT, k.stream), 0);
+    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(kbufs_check(&d, &v, 4), 0);
+    kbufs_free(&d);
+    kfix_close(&k);
+}
+
+/* One capture of launch_slot; every step stores new arguments (another
+ * rounds scalar, so another task count, and another set of device
+ * buffers) and replays it; every result matches its golden. */
+static void slots_one_capture_1000_replays_each_with_new_scalar_addresses_and_task_count(void **state)
+{
+    static vadd_buffers v;
+    kfix k;
+    kbufs d[SETS];
+    (void)state;
+    open_slots(&k);
+    for (uint32_t i = 0; i < SETS; i++)
+        kbufs_alloc(&d[i]);
+    simdev_graph_t g = capture_slot(&k, SLOT);
+    for (uint32_t step = 0; step < STEPS; step++) {
+        const kbufs *set = &d[step % SETS];
+        uint64_t rounds = step % (ROUNDS_MAX + 1);
+        kbufs_upload(set, &v, (float)step);
+        assert_int_equal(write_step(&k, SLOT, set, rounds), 0);
+        assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+        if (kbufs_check(set, &v, rounds) != 0)
+            fail_msg("step %u (rounds %llu, set %u): wrong result", step, (unsigned long long)rounds, step % SETS);
+    }
+    assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
+    for (uint32_t i = 0; i < SETS; i++)
+        kbufs_free(&d[i]);
+    kfix_close(&k);
+}
+
+/* A graph over the frozen capacity is refused on the host with nothing
+ * enqueued: the slot keeps its packet, and the replay runs it. */
+static void slots_packet_over_capacity_refused_and_previous_packet_replayed(void **state)
+{
+    static vadd_buffers v;
+    simdev_counters before, after;
+    kfix k;
+    kbufs d, other;
+    (void)state;
+    open_slots(&k);
+    kbufs_alloc(&d);
+    kbufs_alloc(&other);
+    simdev_graph_t g = capture_slot(&k, SLOT);
+    kbufs_upload(&d, &v, 9.0f);
+    assert_int_equal(write_step(&k, SLOT, &d, 2), 0);
+    assert_int_equal(simdev_get_thread_counters(&before), SIMDEV_SUCCESS);
+    assert_int_equal(write_step(&k, SLOT, &other, ROUNDS_MAX + 8), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(simdev_get_thread_counters(&after), SIMDEV_SUCCESS);
+    assert_int_equal(after.kernel_launches, before.kernel_launches);
+    assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(kbufs_check(&d, &v, 2), 0);
+    assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
+    kbufs_free(&d);
+    kbufs_free(&other);
+    kfix_close(&k);
+}
+
+/* 0 when every element of the device output still reads `value`. */
+static int output_untouched(const kbufs *d, float value)
+{
+    static float f[VADD_N];
+    assert_int_equal(simdev_memcpy(f, d->f, sizeof(f)), SIMDEV_SUCCESS);
+    for (uint32_t i = 0; i < VADD_N; i++) {
+        if (f[i] != value)
+            return -1;
+    }
+    return 0;
+}
+
+static int runtime_error(kfix *k)
+{
+    int err = 0;
+    assert_int_equal(simpler_kernel_mode_errors(k->ctx, &err, NULL), 0);
+    return err;
+}
+
+/* write, prepare the callable again, replay: the device refuses the
+ * stale packet before any task runs (the output keeps its -1 fill). */
+static void slots_write_prepare_again_replay_refused_stale_nothing_written(void **state)
+{
+    static vadd_buffers v;
+    kfix k;
+    kbufs d;
+    (void)state;
+    open_slots(&k);
+    kbufs_alloc(&d);
+    kbufs_upload(&d, &v, 1.0f);
+    simdev_graph_t g = capture_slot(&k, SLOT);
+    assert_int_equal(write_step(&k, SLOT, &d, 3), 0);
+    assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, KFIX_ID, image.bytes, image.size, k.stream), 0);
+    assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
+    assert_int_not_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(output_untouched(&d, -1.0f), 0);
+    assert_int_equal(runtime_error(&k), KERNEL_PACKET_ERR_ARG_SLOT_STALE);
+    assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
+    kbufs_free(&d);
+    assert_int_equal(finalize_device(k.ctx), 0);
+    destroy_device_context(k.ctx);
+    assert_int_equal(simdev_stream_destroy(k.stream), SIMDEV_SUCCESS);
+}
+
+/* A slot never written is refused on the device, before anything runs. */
+static void slots_empty_slot_refused_on_device_nothing_written(void **state)
+{
+    static vadd_buffers v;
+    kfix k;
+    kbufs d;
+    (void)state;
+    open_slots(&k);
+    kbufs_alloc(&d);
+    kbufs_upload(&d, &v, 1.0f);
+    assert_int_equal(write_step(&k, 0, &d, 3), 0);
+    assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, 2, k.stream), 0);
+    assert_int_not_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(output_untouched(&d, -1.0f), 0);
+    assert_int_equal(runtime_error(&k), KERNEL_PACKET_ERR_ARG_SLOT_EMPTY);
+    kbufs_free(&d);
+    assert_int_equal(finalize_device(k.ctx), 0);
+    destroy_device_context(k.ctx);
+    assert_int_equal(simdev_stream_destroy(k.stream), SIMDEV_SUCCESS);
+}
+
+/* Every refusal returns its status and enqueues nothing. */
+static void slots_refusals_return_their_status_and_enqueue_nothing(void **state)
+{
+    static vadd_buffers v;
+    simdev_counters before, after;
+    ChipStorageTaskArgs args;
+    kfix k, none, host;
+    kbufs d;
+    (void)state;
+    open_slots(&k);
+    kfix_open_plan(&none, &image, ROUNDS_MAX);
+    SimplerKernelCtxControl hc = kfix_plan_space(&image, 1, SIMPLER_ADDRESS_SPACE_HOST);
+    hc.arg_slot_count = 1;
+    kfix_open(&host, &image, &hc);
+    kbufs_alloc(&d);
+    assert_int_equal(simdev_get_thread_counters(&before), SIMDEV_SUCCESS);
+    assert_int_equal(write_step(&k, SLOTS, &d, 1), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(write_step(&none, 0, &d, 1), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    vadd_args_make(&args, d.a, d.b, d.f, SIMPLER_ADDRESS_SPACE_DEVICE, 1, 0);
+    assert_int_equal(simpler_kernel_mode_write_args(NULL, 0, KFIX_ID, &args, k.stream),
+                     PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_write_args(k.ctx, 0, KFIX_ID, NULL, k.stream),
+                     PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_write_args(k.ctx, 0, KFIX_ID, &args, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_write_args(k.ctx, 0, KFIX_ID + 1, &args, k.stream),
+                     PTO_RUNTIME_ERR_CALLABLE_NOT_RESIDENT);
+    args.scalar_count = 1;
+    assert_int_equal(simpler_kernel_mode_write_args(k.ctx, 0, KFIX_ID, &args, k.stream),
+                     PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    /* A HOST output, in a context whose temp buffer could stage it: slot
+     * launches write DEVICE tensors only. */
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 1, 0);
+    assert_int_equal(simpler_kernel_mode_write_args(host.ctx, 0, KFIX_ID, &args, host.stream),
+                     PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, SLOTS, k.stream), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_launch_slot(none.ctx, 0, none.stream), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, 0, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simpler_kernel_mode_launch_slot(NULL, 0, k.stream), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simdev_get_thread_counters(&after), SIMDEV_SUCCESS);
+    assert_int_equal(after.kernel_launches, before.kernel_launches);
+    assert_int_equal(after.event_record_calls, before.event_record_calls);
+    kbufs_free(&d);
+    kfix_close(&k);
+    kfix_close(&none);
+    kfix_close(&host);
+}
+
+/* Before FREEZE, and after close, both entries are out of order. */
+static void slots_before_freeze_and_after_close_refused(void **state)
+{
+    SimplerKernelCtxControl c = slot_configure(SLOTS);
+    kbufs d;
+    (void)state;
+    DeviceContextHandle ctx = create_device_context();
+    simdev_stream_t s;
+    assert_int_equal(simdev_stream_create(&s), SIMDEV_SUCCESS);
+    kbufs_alloc(&d);
+    ChipStorageTaskArgs args;
+    vadd_args_make(&args, d.a, d.b, d.f, SIMPLER_ADDRESS_SPACE_DEVICE, 1, 0);
+    assert_int_equal(simpler_kernel_mode_ctx_control(ctx, &c), 0);
+    assert_int_equal(simpler_kernel_mode_init(ctx, 0, NULL, 1), 0);
+    assert_int_equal(simpler_kernel_mode_prepare_callable(ctx, KFIX_ID, image.bytes, image.size, s), 0);
+    assert_int_equal(simpler_kernel_mode_write_args(ctx, 0, KFIX_ID, &args, s), PTO_RUNTIME_ERR_INVALID_STATE);
+    assert_int_equal(simpler_kernel_mode_launch_slot(ctx, 0, s), PTO_RUNTIME_ERR_INVALID_STATE);
+    assert_int_equal(simdev_stream_synchronize(s), SIMDEV_SUCCESS);
+    assert_int_equal(finalize_device(ctx), 0);
+    assert_int_equal(simpler_kernel_mode_write_args(ctx, 0, KFIX_ID, &args, s), PTO_RUNTIME_ERR_INVALID_STATE);
+    assert_int_equal(simpler_kernel_mode_launch_slot(ctx, 0, s), PTO_RUNTIME_ERR_INVALID_STATE);
+    destroy_device_context(ctx);
+    kbufs_free(&d);
+    assert_int_equal(simdev_stream_destroy(s), SIMDEV_SUCCESS);
+}
+
+/* HOST inputs are read at write_args and travel in the packet: changing
+ * the host memory afterwards does not change what the replay computes. */
+static void slots_host_inputs_travel_by_value_in_the_packet(void **state)
+{
+    static vadd_buffers v, golden;
+    SimplerGraphRequirements req;
+    SimplerKernelCtxControl c;
+    ChipStorageTaskArgs args;
+    kfix k;
+    kbufs d;
+    (void)state;
+    kbufs_alloc(&d);
+    vadd_buffers_fill(&v, 4.0f);
+    golden = v;
+    vadd_args_make(&args, v.a, v.b, d.f, SIMPLER_ADDRESS_SPACE_HOST, 2, 0);
+    args.tensors[2].address_space = SIMPLER_ADDRESS_SPACE_DEVICE;
+    assert_int_equal(simpler_graph_requirements(image.bytes, image.size, &args, &req), 0);
+    assert_int_equal(simpler_kernel_plan_capacity(&req, 1, &c), 0);
+    c.arg_slot_count = 1;
+    kfix_open(&k, &image, &c);
+    simdev_graph_t g = capture_slot(&k, 0);
+    assert_int_equal(simpler_kernel_mode_write_args(k.ctx, 0, KFIX_ID, &args, k.stream), 0);
+    vadd_buffers_fill(&v, 100.0f); /* after the call: the packet already holds the inputs */
+    assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_memcpy(golden.f, d.f, sizeof(golden.f)), SIMDEV_SUCCESS);
+    assert_int_equal(vadd_check(&golden, 2), 0);
+    assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
+    kbufs_free(&d);
+    kfix_close(&k);
+}
+
+/* The counters that must not move across write_args and launch_slot. */
+static void assert_no_forbidden_calls(const simdev_counters *before, const simdev_counters *after)
+{
+    assert_int_equal(after->malloc_calls, before->malloc_calls);
+    assert_int_equal(after->free_calls, before->free_calls);
+    assert_int_equal(after->synchronize_calls, before->synchronize_calls);
+    assert_int_equal(after->capture_query_calls, before->capture_query_calls);
+    assert_int_equal(after->query_calls, before->query_calls);
+    assert_int_equal(after->stream_create_calls, before->stream_create_calls);
+    assert_int_equal(after->event_create_calls, before->event_create_calls);
+}
+
+typedef struct bases {
+    size_t committed;
+    void *regions[ARENA_REGION_COUNT];
+    void *temp, *trace, *slots;
+} bases;
+
+static bases bases_of(const kfix *k)
+{
+    const simpler_context *ctx = k->ctx;
+    bases b;
+    memset(&b, 0, sizeof(b));
+    b.committed = committed_device_memory_ctx(k->ctx);
+    for (int r = 0; r < ARENA_REGION_COUNT; r++)
+        b.regions[r] = arena_bank_base(&ctx->bank, r);
+    b.temp = ctx->temp.addr;
+    b.trace = ctx->trace.base;
+    b.slots = ctx->arg_slots.base;
+    assert_non_null(b.slots);
+    return b;
+}
+
+/* 1,000 write_args + replay steps: the runtime allocates, frees,
+ * synchronizes, queries and creates nothing (the counters move only by
+ * the test's own replays and synchronizes), and every base stays put. */
+static void slots_1000_write_replay_steps_allocate_sync_query_and_create_nothing(void **state)
+{
+    static vadd_buffers v;
+    simdev_counters before, after, step_before, step_after;
+    kfix k;
+    kbufs d[SETS];
+    (void)state;
+    open_slots(&k);
+    for (uint32_t i = 0; i < SETS; i++)
+        kbufs_alloc(&d[i]);
+    kbufs_upload(&d[0], &v, 2.0f);
+    simdev_graph_t g = capture_slot(&k, SLOT);
+    /* One warm-up step: simdev starts the graph's lane threads at its
+     * first launch. */
+    assert_int_equal(write_step(&k, SLOT, &d[0], 1), 0);
+    assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+    bases b0 = bases_of(&k);
+    memset(&before, 0, sizeof(before));
+    memset(&after, 0, sizeof(after));
+    uint64_t allocs = host_alloc_count(), frees = host_free_count();
+    for (uint32_t step = 0; step < STEPS; step++) {
+        assert_int_equal(simdev_get_thread_counters(&step_before), SIMDEV_SUCCESS);
+        assert_int_equal(write_step(&k, SLOT, &d[step % SETS], step % (ROUNDS_MAX + 1)), 0);
+        assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_get_thread_counters(&step_after), SIMDEV_SUCCESS);
+        assert_no_forbidden_calls(&step_before, &step_after);
+        assert_int_equal(step_after.kernel_launches - step_before.kernel_launches, 1); /* the store */
+        assert_int_equal(step_after.graph_launches - step_before.graph_launches, 1);
+    }
+    assert_int_equal(host_alloc_count(), allocs);
+    assert_int_equal(host_free_count(), frees);
+    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+    bases b1 = bases_of(&k);
+    assert_memory_equal(&b0, &b1, sizeof(b0));
+    (void)before;
+    (void)after;
+    assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
+    for (uint32_t i = 0; i < SETS; i++)
+        kbufs_free(&d[i]);
+    kfix_close(&k);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(slots_plan_capacity_writes_zero_and_layout_ignores_slots),
+        cmocka_unit_test(slots_count_above_limit_and_freeze_with_slots_refused_record_nothing),
+        cmocka_unit_test(slots_zero_count_commits_as_before_and_each_slot_adds_its_stride),
+        cmocka_unit_test(slots_start_empty_after_init),
+        cmocka_unit_test(slots_init_every_device_call_fails_in_turn_new_again),
+        cmocka_unit_test(slots_eager_write_then_launch_slot_computes_the_golden),
+        cmocka_unit_test(slots_one_capture_1000_replays_each_with_new_scalar_addresses_and_task_count),
+        cmocka_unit_test(slots_packet_over_capacity_refused_and_previous_packet_replayed),
+        cmocka_unit_test(slots_write_prepare_again_replay_refused_stale_nothing_written),
+        cmocka_unit_test(slots_empty_slot_refused_on_device_nothing_written),
+        cmocka_unit_test(slots_refusals_return_their_status_and_enqueue_nothing),
+        cmocka_unit_test(slots_before_freeze_and_after_close_refused),
+        cmocka_unit_test(slots_host_inputs_travel_by_value_in_the_packet),
+        cmocka_unit_test(slots_1000_write_replay_steps_allocate_sync_query_and_create_nothing),
+    };
+    return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
+}

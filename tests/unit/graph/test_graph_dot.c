@@ -1,0 +1,180 @@
+/* simpler_graph_dot: the DOT file has one node per task and one edge per
+ * dependency of the host build, each edge labelled with why it exists,
+ * for the diamond and for every example on `simpler run`'s arguments. */
+#include <stdio.h>
+#include <string.h>
+
+#include "example_cases.h"
+#include "example_driver.h"
+
+#include "diamond_image.h"
+
+#include "callable/loader.h"
+#include "common/error.h"
+#include "graph/tensor_map.h"
+
+#define DOT_PATH "graph_dot_test.dot"
+
+typedef struct dot_counts {
+    uint32_t nodes, edges, raw, war, waw;
+} dot_counts;
+
+/* Counts node and edge lines of the file and the kinds on edge labels. */
+static dot_counts dot_read(const char *path)
+{
+    dot_counts c = {0, 0, 0, 0, 0};
+    char line[512];
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (strstr(line, " -> ") != NULL) {
+            c.edges++;
+            c.raw += strstr(line, "RAW") != NULL;
+            c.war += strstr(line, "WAR") != NULL;
+            c.waw += strstr(line, "WAW") != NULL;
+        } else if (strstr(line, "[label=") != NULL) {
+            c.nodes++;
+        }
+    }
+    fclose(f);
+    return c;
+}
+
+/* The host build's task and edge counts for `image` on `args`. */
+static void host_build(const void *img, size_t size, const ChipStorageTaskArgs *args, uint32_t *tasks,
+                       uint32_t *edges)
+{
+    loaded_callable *lc = NULL;
+    const graph *g = NULL;
+    assert_int_equal(callable_load(img, size, NULL, &lc), 0);
+    graph_scratch *s = gt_scratch(1u << 16);
+    assert_int_equal(graph_build_run(s, (SimplerOrchEntryFn)lc->orch_entry, args, &g), 0);
+    *tasks = g->task_count;
+    *edges = g->edge_count;
+    graph_scratch_destroy(s);
+    callable_unload(lc);
+}
+
+static void dot_of_the_diamond_has_its_nodes_and_edges(void **state)
+{
+    (void)state;
+    ChipStorageTaskArgs *args = fixture_args(0, SIMPLER_ADDRESS_SPACE_HOST);
+    SimplerGraphRequirements req;
+    assert_int_equal(simpler_graph_requirements(image, image_size, args, &req), 0);
+    assert_diamond_requirements(&req);
+    uint32_t tasks, edges;
+    host_build(image, image_size, args, &tasks, &edges);
+    assert_int_equal(simpler_graph_dot(image, image_size, args, DOT_PATH), 0);
+    assert_string_equal(simpler_last_error_message(), "");
+    dot_counts c = dot_read(DOT_PATH);
+    assert_int_equal(c.nodes, tasks);
+    assert_int_equal(c.edges, edges);
+    assert_int_equal(tasks, 4);
+    assert_int_equal(c.raw, edges); /* a diamond only reads what others wrote */
+    remove(DOT_PATH);
+    free(args);
+}
+
+static void dot_of_every_example_matches_the_host_build(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"vector", "add_scalar", "paged_attention", "matmul_add"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[512];
+        example_case c;
+        example_buffers host;
+        ChipStorageTaskArgs args;
+        void *img = NULL;
+        size_t size = 0;
+        snprintf(path, sizeof path, "%s/examples/%s.callable", SIMPLER_BINARY_DIR, names[i]);
+        assert_int_equal(example_case_default(names[i], &c), 0);
+        assert_int_equal(example_image_read(path, &img, &size), 0);
+        assert_int_equal(example_buffers_create(&c, NULL, &host), 0);
+        assert_int_equal(example_args_make(&c, &host, &args), 0);
+        uint32_t tasks, edges;
+        host_build(img, size, &args, &tasks, &edges);
+        assert_int_equal(simpler_graph_dot(img, size, &args, DOT_PATH), 0);
+        dot_counts d = dot_read(DOT_PATH);
+        assert_int_equal(d.nodes, tasks);
+        assert_int_equal(d.edges, edges);
+        assert_true(d.raw + d.war + d.waw >= d.edges); /* every edge says why */
+        remove(DOT_PATH);
+        example_buffers_destroy(NULL, &host);
+        simpler_callable_free(img);
+    }
+}
+
+/* Task 0 writes X, task 1 reads X, task 2 writes X, task 3 reads and
+ * writes X: 0->1 RAW, 0->2 WAW, 1->2 WAR, 2->3 RAW+WAW (one edge, two
+ * reasons). The kinds come from the TensorMap's own decisions. */
+static int orch_hazards(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    const SimplerOrchOps *ops = orch->ops;
+    ChipTensor x = args->tensors[0], y = args->tensors[1];
+    int rc = ops->args_begin(orch);
+    rc = rc ? rc : ops->add_tensor(orch, &x, SIMPLER_TAG_OUTPUT_EXISTING);
+    rc = rc ? rc : ops->submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
+    rc = rc ? rc : ops->args_begin(orch);
+    rc = rc ? rc : ops->add_tensor(orch, &x, SIMPLER_TAG_INPUT);
+    rc = rc ? rc : ops->add_tensor(orch, &y, SIMPLER_TAG_OUTPUT_EXISTING);
+    rc = rc ? rc : ops->submit(orch, 1, SIMPLER_CORE_TYPE_AIV);
+    rc = rc ? rc : ops->args_begin(orch);
+    rc = rc ? rc : ops->add_tensor(orch, &x, SIMPLER_TAG_OUTPUT_EXISTING);
+    rc = rc ? rc : ops->submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
+    rc = rc ? rc : ops->args_begin(orch);
+    rc = rc ? rc : ops->add_tensor(orch, &x, SIMPLER_TAG_INOUT);
+    rc = rc ? rc : ops->submit(orch, 1, SIMPLER_CORE_TYPE_AIV);
+    return rc;
+}
+
+static void edge_kinds_are_raw_war_and_waw_as_the_map_found_them(void **state)
+{
+    (void)state;
+    ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_DEVICE, SIMPLER_ADDRESS_SPACE_DEVICE);
+    graph_scratch *s = gt_scratch(64);
+    const graph *g = NULL;
+    assert_int_equal(graph_scratch_record_kinds(s), 0);
+    assert_int_equal(graph_build_run(s, orch_hazards, args, &g), 0);
+    assert_int_equal(g->task_count, 4);
+    assert_int_equal(g->edge_count, 4);
+    assert_int_equal(g->tasks[1].fanin_count, 1);
+    assert_int_equal(g->fanin_kind[g->tasks[1].fanin_begin], TENSOR_MAP_DEP_RAW);
+    assert_int_equal(g->tasks[2].fanin_count, 2);
+    /* Predecessors are sorted: task 0 (WAW), then task 1 (WAR). */
+    assert_int_equal(g->fanin[g->tasks[2].fanin_begin], 0);
+    assert_int_equal(g->fanin_kind[g->tasks[2].fanin_begin], TENSOR_MAP_DEP_WAW);
+    assert_int_equal(g->fanin_kind[g->tasks[2].fanin_begin + 1], TENSOR_MAP_DEP_WAR);
+    assert_int_equal(g->tasks[3].fanin_count, 1);
+    assert_int_equal(g->fanin_kind[g->tasks[3].fanin_begin], TENSOR_MAP_DEP_RAW | TENSOR_MAP_DEP_WAW);
+    graph_scratch_destroy(s);
+    free(args);
+}
+
+static void dot_refusal_writes_no_file_and_says_why(void **state)
+{
+    (void)state;
+    ChipStorageTaskArgs *args = fixture_args(2, SIMPLER_ADDRESS_SPACE_DEVICE); /* a func_id the image lacks */
+    remove(DOT_PATH);
+    assert_int_equal(simpler_graph_dot(image, image_size, args, DOT_PATH), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(simpler_last_error_message(), "names no kernel of the callable"));
+    assert_null(fopen(DOT_PATH, "r"));
+    free(args);
+    args = fixture_args(0, SIMPLER_ADDRESS_SPACE_DEVICE);
+    assert_int_equal(simpler_graph_dot(image, image_size, args, "/no/such/dir/x.dot"),
+                     PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(simpler_last_error_message(), "/no/such/dir/x.dot"));
+    assert_int_equal(simpler_graph_dot(image, image_size, NULL, DOT_PATH), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_string_equal(simpler_last_error_message(), "args: NULL");
+    free(args);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(dot_of_the_diamond_has_its_nodes_and_edges),
+        cmocka_unit_test(dot_of_every_example_matches_the_host_build),
+        cmocka_unit_test(edge_kinds_are_raw_war_and_waw_as_the_map_found_them),
+        cmocka_unit_test(dot_refusal_writes_no_file_and_says_why),
+    };
+    return cmocka_run_group_tests(tests, load_image, free_image);
+}
