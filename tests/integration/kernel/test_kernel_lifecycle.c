@@ -582,7 +582,12 @@ static void fault_device_error_poisons_and_close_still_works(void **state)
     kbufs_upload(&d, &v, 1.0f);
     /* The host refuses a graph naming a kernel the callable lacks, so the
      * device's own check is reached by taking kernel 3 out of the frozen
-     * kernel table behind the host's back: the device refuses. */
+     * kernel table behind the host's back: the device refuses. The
+     * prepare's registration fills that table on the device, after the
+     * caller stream's earlier work and asynchronously to the host, so the
+     * stream is synchronized first: an edit made before the registration
+     * ran would be overwritten by it. */
+    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
     kernel_state *ks = kernel_state_of((simpler_context *)k.ctx);
     ks->slots[KFIX_ID]->table.entries[3].fn = NULL;
     vadd_args_make(&args, d.a, d.b, d.f, SIMPLER_ADDRESS_SPACE_DEVICE, 1, 0);
