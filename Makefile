@@ -10,7 +10,7 @@ TEST_PKGS := $(BUILD_PKGS) libcmocka-dev valgrind clang binutils pkgconf
 # bench_graph runs oneTBB's flow graph beside simpler (C++).
 BENCH_PKGS := $(TEST_PKGS) g++ libtbb-dev
 
-.PHONY: all build build-tests run check deps-build deps-test deps-bench test valgrind asan tsan fuzz release bench clean
+.PHONY: all build build-tests run check deps-build deps-test deps-bench test valgrind asan tsan fuzz fuzz-build fuzz-long fuzz-seeds release bench clean
 
 all: build
 
@@ -70,11 +70,34 @@ tsan: deps-test
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 	  ctest --test-dir build-tsan -LE 'valgrind|abi' --output-on-failure --no-tests=error -j $(JOBS)
 
-fuzz: deps-test
+# Every libFuzzer target runs from its seed corpus (tests/fuzz/corpus,
+# copied so new units stay in the build tree) for FUZZ_SECONDS each.
+FUZZ_SECONDS ?= 25
+fuzz-build: deps-test
 	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPLER_FUZZ=ON -DBUILD_TESTING=ON >/dev/null
 	cmake --build build-fuzz -j $(JOBS)
-	@for f in build-fuzz/fuzz/fuzz_*; do [ -x "$$f" ] || continue; \
-	  echo "fuzzing $$f"; "$$f" -runs=20000 -max_len=65536 || exit 1; done
+
+define fuzz_each
+	@for f in build-fuzz/fuzz/fuzz_*; do [ -x "$$f" ] || continue; n=$$(basename $$f); \
+	  mkdir -p build-fuzz/corpus/$$n; cp -r tests/fuzz/corpus/$$n/. build-fuzz/corpus/$$n/ 2>/dev/null || true; \
+	  echo "fuzzing $$n ($(1))"; \
+	  "$$f" $(1) -max_len=131072 -print_final_stats=1 build-fuzz/corpus/$$n >build-fuzz/$$n.log 2>&1 \
+	    || { tail -40 build-fuzz/$$n.log; exit 1; }; \
+	  grep -E "DONE" build-fuzz/$$n.log | tail -1; done
+endef
+
+fuzz: fuzz-build
+	$(call fuzz_each,-max_total_time=$(FUZZ_SECONDS))
+
+# 10^6 executions per target, printing the coverage each reached.
+fuzz-long: fuzz-build
+	$(call fuzz_each,-runs=1000000)
+
+# Regenerates the committed seed corpora from a built tree (with the
+# tests: the test fixtures are seeds too).
+fuzz-seeds: build-tests
+	rm -rf tests/fuzz/corpus
+	sh tests/fuzz/make_seeds.sh build tests/fuzz/corpus
 
 # The benchmarks' configuration (no SIMPLER_VERIFY): it must build, and
 # its tests pass (those that need the test-only hooks skip; the install

@@ -304,6 +304,13 @@ static int pack_run(pack_args *a, file_bytes *files)
         free(image);
         return 1;
     }
+    /* What loading needs of the binaries, checked now, not at register. */
+    rc = simpler_callable_verify(image, size);
+    if (rc != 0) {
+        fprintf(stderr, "simpler pack: %s: %s\n", simpler_strerror(rc), simpler_last_error_message());
+        free(image);
+        return 1;
+    }
     rc = file_write(a->output, image, size);
     free(image);
     if (rc != 0) {
@@ -476,6 +483,12 @@ int cmd_inspect(int argc, char **argv)
         cli_status_format(text, sizeof(text), rc, reason);
         fprintf(stderr, "simpler inspect: '%s' is not a valid callable image: %s\n", path, text);
         simpler_callable_free(f.bytes);
+        return 1;
+    }
+    rc = simpler_callable_verify(f.bytes, f.size);
+    if (rc != 0) {
+        fprintf(stderr, "simpler inspect: '%s': %s: %s\n", path, simpler_strerror(rc), simpler_last_error_message());
+        free(f.bytes);
         return 1;
     }
     image_view v;

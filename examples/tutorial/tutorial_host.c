@@ -87,8 +87,10 @@ static uint32_t kernel_mode(const void *image, size_t size)
     uint32_t bad = 0;
     const size_t bytes = N * sizeof(float);
     CHECK(simdev_stream_create(&stream));
-    /* Size every buffer once, from the graph this call builds. */
-    args_make(NULL, NULL, NULL, SIMPLER_ADDRESS_SPACE_DEVICE);
+    /* Size every buffer once, from the graph this call builds. Sizing
+     * reads no tensor, but no tensor may have buffer_addr 0: the host
+     * arrays stand in for the device buffers not allocated yet. */
+    args_make(x, y, out, SIMPLER_ADDRESS_SPACE_DEVICE);
     CHECK(simpler_graph_requirements(image, size, &args, &req));
     CHECK(simpler_kernel_plan_capacity(&req, 1, &configure));
     CHECK(simpler_kernel_mode_ctx_control(ctx, &configure));

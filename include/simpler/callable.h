@@ -150,6 +150,17 @@ SIMPLER_API int simpler_callable_build(const SimplerCallableDesc *desc, void *ou
  * reading only. Returns 0 or -1005. Thread-safe. */
 SIMPLER_API int simpler_callable_check(const void *image, size_t size);
 
+/* simpler_callable_check, then what loading the image needs of its
+ * binaries, without loading any: each binary is an ELF shared object for
+ * this machine (identification, class, type, machine, every header table
+ * and segment inside the binary; the check the loader makes before
+ * dlopen), the orchestration exports its entry function and each kernel
+ * exports kernel_entry. `simpler pack` and `simpler inspect` run it.
+ * Reads only, runs no code of the image. Returns 0, or -1005 with a
+ * reason naming the binary ("child 2 (func_id 7)") and the problem
+ * (simpler_last_error_message). Thread-safe. */
+SIMPLER_API int simpler_callable_verify(const void *image, size_t size);
+
 /* Reads the whole file at `path` (a callable image, as `simpler pack` or
  * simpler_add_callable writes it) into new host memory aligned to
  * SIMPLER_CALLABLE_ALIGN (64) bytes, which the registration and prepare

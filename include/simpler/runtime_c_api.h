@@ -220,9 +220,19 @@ SIMPLER_API int simpler_unregister_callable(DeviceContextHandle ctx, int32_t cal
  * from `args` (borrowed for the call), commits capacity (growing if
  * needed), stages HOST tensors, runs the graph on the context's streams,
  * waits and copies HOST outputs back. `config` may be NULL (defaults).
- * Returns 0; -1005 for invalid args or config; -1006 for an empty id;
- * -1003 before init or in KERNEL mode; -1007 when memory runs out; -1008
- * when a device call fails; -1..-999 for an error latched on the device. */
+ * Everything that can be checked before the run is: the arguments (a
+ * tensor with buffer_addr 0 or a buffer that wraps is malformed), the
+ * trace file's directory when tracing, and the built graph (every task a
+ * kernel of the callable on its core type, with cores of that type), so
+ * such a refusal has no effect: nothing runs, no HOST output is written.
+ * Returns 0; -1005 for invalid args or config, a trace path whose
+ * directory is missing or not writable, or a task naming a kernel the
+ * callable lacks or a kernel of the other core type; -1001 for a task of
+ * a core type the run has no cores of (CallConfig.aicore_count); -1006
+ * for an empty id; -1003 before init or in KERNEL mode; -1007 when memory
+ * runs out; -1008 when a device call fails; -1..-999 for an error latched
+ * on the device. Every refusal records its reason
+ * (simpler_last_error_message). */
 SIMPLER_API int simpler_run(DeviceContextHandle ctx, int32_t callable_id, const ChipStorageTaskArgs *args,
                             const CallConfig *config);
 
@@ -358,8 +368,12 @@ SIMPLER_API int simpler_kernel_mode_prepare_callable(DeviceContextHandle ctx, in
  * for the call (its packet is copied). Performs no allocation, free,
  * synchronization, stream/event creation or capture query, so it may be
  * captured and replayed. Returns 0 (enqueued); -1005 for a NULL ctx, args
- * or stream, an id out of range, malformed args or args whose tensor or
- * scalar count differs from the callable's; -1006 for an empty id; -1003
+ * or stream, an id out of range, malformed args (a tensor with
+ * buffer_addr 0 or a buffer that wraps included), args whose tensor or
+ * scalar count differs from the callable's, or a built graph with a task
+ * naming a kernel the callable lacks or a kernel of the other core type;
+ * -1001 for a task of a core type the context has no cores of; -1006 for
+ * an empty id; -1003
  * for a context not in kernel mode or not ReadyEnqueued, which includes a
  * Poisoned one (a sticky device fault seen at entry poisons it);
  * -1004 when the graph exceeds the frozen capacity; -1..-999 when the

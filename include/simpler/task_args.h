@@ -63,8 +63,12 @@ extern "C" {
 /* A strided view of a buffer. buffer_addr/buffer_bytes describe the whole
  * buffer; the view starts start_offset elements in, with shapes and
  * strides (in elements, > 0) for ndims (1..5) dimensions. Unused dims and
- * every reserved byte must be zero. 128 bytes, 64-aligned, trivially
- * copyable. */
+ * every reserved byte must be zero. buffer_addr is never 0 and the buffer
+ * never wraps the address space: every entry point that takes call
+ * arguments (simpler_run, simpler_kernel_mode_launch,
+ * simpler_graph_requirements, simpler_graph_sizer_measure) refuses such a
+ * tensor with PTO_RUNTIME_ERR_INVALID_ARGUMENT (-1005) before any effect.
+ * 128 bytes, 64-aligned, trivially copyable. */
 typedef struct __attribute__((aligned(64))) ChipTensor {
     uint64_t buffer_addr;
     uint64_t buffer_bytes;

@@ -1,16 +1,19 @@
-/* The callable loader: memfd + dlopen for every binary of an image. */
+/* The callable loader: an ELF check, then memfd + dlopen for every
+ * binary of an image. */
 #define _GNU_SOURCE
 
 #include "callable/loader.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "callable/callable_image.h"
+#include "callable/elf_check.h"
 #include "common/error.h"
 #include "common/host_alloc.h"
 #include "simpler/runtime_c_api.h"
@@ -19,7 +22,6 @@
 typedef struct loaded_binary {
     void *handle;
     void *symbol;
-    int fd;
 } loaded_binary;
 
 static int write_all(int fd, const uint8_t *bytes, size_t size)
@@ -36,53 +38,85 @@ static int write_all(int fd, const uint8_t *bytes, size_t size)
     return 0;
 }
 
-/* `what` names the binary in a refusal's reason ("orchestration",
- * "child 2 (func_id 7)"). */
-static int binary_load(const uint8_t *bytes, size_t size, const char *symbol, const char *what,
-                       loaded_binary *out)
+static int descriptors_exhausted(int err)
 {
-    int rc = PTO_RUNTIME_ERR_OUT_OF_MEMORY;
-    int fd = memfd_create("simpler-callable", MFD_CLOEXEC);
-    if (fd < 0)
-        return simpler_fail(rc, "callable image: %s: no memory file for the binary (%s)", what, strerror(errno));
-    if (write_all(fd, bytes, size) != 0) {
-        simpler_fail(rc, "callable image: %s: writing the binary to its memory file failed", what);
-        goto err_close_fd;
+    return err == EMFILE || err == ENFILE;
+}
+
+/* The dynamic loader finds an already loaded object by its path before
+ * anything else, and the path /proc/self/fd/N of a descriptor closed
+ * after its load stays that object's name. So *fd is moved to a number
+ * whose path names no live object (each step passes one such object, so
+ * this ends). Then one more descriptor is tried, the one dlopen itself
+ * opens, so that running out of descriptors is told apart from a binary
+ * dlopen rejects. Returns 0, or -1 with errno set. */
+static int fd_name_fresh(int *fd, char *path, size_t path_bytes)
+{
+    for (;;) {
+        snprintf(path, path_bytes, "/proc/self/fd/%d", *fd);
+        int spare = fcntl(*fd, F_DUPFD_CLOEXEC, 0);
+        if (spare < 0)
+            return -1;
+        void *live = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+        close(spare);
+        if (live == NULL)
+            return 0;
+        dlclose(live);
+        /* Upwards only, so no number is tried twice. Past the limit
+         * F_DUPFD says EINVAL: that too is running out of descriptors. */
+        int next = fcntl(*fd, F_DUPFD_CLOEXEC, *fd + 1);
+        if (next < 0) {
+            errno = errno == EINVAL ? EMFILE : errno;
+            return -1;
+        }
+        close(*fd);
+        *fd = next;
     }
+}
+
+/* A memory file holding `size` bytes, its descriptor in *fd and a path
+ * dlopen can load it by in `path`. */
+static int memfile_make(const uint8_t *bytes, size_t size, const char *who, int *fd, char *path, size_t path_bytes)
+{
+    *fd = memfd_create("simpler-callable", MFD_CLOEXEC);
+    if (*fd < 0 || write_all(*fd, bytes, size) != 0 || fd_name_fresh(fd, path, path_bytes) != 0) {
+        int err = errno;
+        if (*fd >= 0)
+            close(*fd);
+        *fd = -1;
+        return simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "callable image: %s: no memory file to load it from: %s%s",
+                           who, strerror(err), descriptors_exhausted(err) ? " (file descriptors exhausted)" : "");
+    }
+    return 0;
+}
+
+/* Loads a checked binary from a memory file and resolves `symbol`. The
+ * memory file is closed once loaded: the mapping keeps its pages, so a
+ * loaded binary holds no descriptor. */
+static int binary_load(const uint8_t *bytes, size_t size, const char *symbol, const char *who, loaded_binary *out)
+{
+    int fd;
     char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    rc = PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    int rc = memfile_make(bytes, size, who, &fd, path, sizeof path);
+    if (rc != 0)
+        return rc;
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    close(fd);
     if (handle == NULL) {
         const char *why = dlerror();
-        simpler_fail(rc, "callable image: %s binary rejected by dlopen (not a shared object for this machine, or "
-                         "an unresolved symbol): %s",
-                     what, why != NULL ? why : "no reason given");
-        goto err_close_fd;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                            "callable image: %s binary rejected by dlopen (not a shared object for this machine, or "
+                            "an unresolved symbol): %s",
+                            who, why != NULL ? why : "no reason given");
     }
     void *sym = dlsym(handle, symbol);
     if (sym == NULL) {
-        simpler_fail(rc, "callable image: %s does not export %s", what, symbol);
-        goto err_dlclose;
+        dlclose(handle);
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable image: %s does not export %s", who, symbol);
     }
     out->handle = handle;
     out->symbol = sym;
-    out->fd = fd;
     return 0;
-
-err_dlclose:
-    dlclose(handle);
-err_close_fd:
-    close(fd);
-    return rc;
-}
-
-static void binary_unload(void *handle, int fd)
-{
-    if (handle != NULL)
-        dlclose(handle);
-    if (fd >= 0)
-        close(fd);
 }
 
 /* Allocates the loaded_callable and copies the image's metadata in; no
@@ -99,7 +133,6 @@ static loaded_callable *loaded_create(const callable_view *v)
             return NULL;
         }
     }
-    lc->orch_fd = -1;
     memcpy(lc->entry_name, v->entry_name, sizeof lc->entry_name);
     lc->signature_count = v->signature_count;
     lc->tensor_count = v->tensor_count;
@@ -115,10 +148,29 @@ static loaded_callable *loaded_create(const callable_view *v)
         memcpy(k->signature, v->children[i].signature, sizeof k->signature);
         if (callable_view_kernel_name(v, i) != NULL)
             memcpy(k->name, callable_view_kernel_name(v, i), sizeof k->name);
-        k->fd = -1;
         lc->kernel_index[k->func_id] = (int16_t)i;
     }
     return lc;
+}
+
+static void child_name(const callable_view *v, uint32_t i, char *who, size_t who_bytes)
+{
+    snprintf(who, who_bytes, "child %u (func_id %d)", i, v->children[i].func_id);
+}
+
+/* Every binary an ELF shared object for this host, before any is loaded. */
+static int binaries_check(const callable_view *v)
+{
+    char why[ELF_CHECK_REASON_BYTES], who[48];
+    if (elf_shared_object_check(v->orchestration, v->orchestration_size, why) != 0)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable image: the orchestration: %s", why);
+    for (uint32_t i = 0; i < v->child_count; i++) {
+        if (elf_shared_object_check(callable_view_child_binary(v, i), (size_t)v->children[i].binary_size, why) != 0) {
+            child_name(v, i, who, sizeof who);
+            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable image: %s: %s", who, why);
+        }
+    }
+    return 0;
 }
 
 static int binaries_load(loaded_callable *lc, const callable_view *v)
@@ -128,20 +180,18 @@ static int binaries_load(loaded_callable *lc, const callable_view *v)
     if (rc != 0)
         return rc;
     lc->orch_handle = b.handle;
-    lc->orch_fd = b.fd;
     /* The symbol is a function; POSIX guarantees the conversion. */
     memcpy(&lc->orch_entry, &b.symbol, sizeof lc->orch_entry);
     for (uint32_t i = 0; i < v->child_count; i++) {
         const SimplerCallableChild *c = &v->children[i];
-        char what[48];
-        snprintf(what, sizeof what, "child %u (func_id %d)", i, c->func_id);
-        rc = binary_load(callable_view_child_binary(v, i), (size_t)c->binary_size, SIMPLER_CALLABLE_KERNEL_ENTRY,
-                         what, &b);
+        char who[48];
+        child_name(v, i, who, sizeof who);
+        rc = binary_load(callable_view_child_binary(v, i), (size_t)c->binary_size, SIMPLER_CALLABLE_KERNEL_ENTRY, who,
+                         &b);
         if (rc != 0)
             return rc;
         lc->kernels[i].handle = b.handle;
         lc->kernels[i].entry = b.symbol;
-        lc->kernels[i].fd = b.fd;
     }
     return 0;
 }
@@ -154,11 +204,14 @@ int callable_load(const void *image, size_t size, callable_dlopen_counts *counts
     int checked = callable_image_check(image, size, &v);
     if (checked != 0)
         return checked;
+    int rc = binaries_check(&v);
+    if (rc != 0)
+        return rc;
     loaded_callable *lc = loaded_create(&v);
     if (lc == NULL)
         return simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "callable: host memory for the loaded callable ran out");
     lc->kernel_count = v.child_count;
-    int rc = binaries_load(lc, &v);
+    rc = binaries_load(lc, &v);
     if (rc != 0) {
         callable_unload(lc);
         return rc;
@@ -176,9 +229,12 @@ void callable_unload(loaded_callable *lc)
     if (lc == NULL)
         return;
     /* Reverse order of loading: children, then the orchestration. */
-    for (uint32_t i = lc->kernel_count; i-- > 0;)
-        binary_unload(lc->kernels[i].handle, lc->kernels[i].fd);
-    binary_unload(lc->orch_handle, lc->orch_fd);
+    for (uint32_t i = lc->kernel_count; i-- > 0;) {
+        if (lc->kernels[i].handle != NULL)
+            dlclose(lc->kernels[i].handle);
+    }
+    if (lc->orch_handle != NULL)
+        dlclose(lc->orch_handle);
     host_free(lc->kernels);
     host_free(lc);
 }

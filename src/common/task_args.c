@@ -141,6 +141,10 @@ static int tensor_check_named(const ChipTensor *t, const char *what)
                                      "needs %llu",
                             what, (unsigned long long)t->buffer_bytes, (unsigned long long)t->start_offset,
                             (unsigned long long)extent, (unsigned long long)end_bytes);
+    /* No buffer lives at address 0, and none wraps the address space: a
+     * kernel or a copy would fault on either. */
+    if (t->buffer_addr == 0)
+        return simpler_fail(INVALID, "%s.buffer_addr = 0 (NULL): no buffer lives at address 0", what);
     if (__builtin_add_overflow(t->buffer_addr, t->buffer_bytes, &buffer_end))
         return simpler_fail(INVALID, "%s: buffer_addr 0x%llx + buffer_bytes %llu wraps", what,
                             (unsigned long long)t->buffer_addr, (unsigned long long)t->buffer_bytes);

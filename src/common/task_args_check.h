@@ -16,12 +16,14 @@
 
 /* Non-NULL; ndims 1..5; known dtype and address space; shapes and strides
  * > 0 for used dims; unused dims and reserved bytes zero; the view (start
- * offset plus the farthest strided element) inside buffer_bytes, and the
- * buffer's end address representable, all without overflow. */
+ * offset plus the farthest strided element) inside buffer_bytes; a
+ * nonzero buffer_addr and a buffer whose end address does not wrap, all
+ * without overflow. */
 int chip_tensor_check(const ChipTensor *t);
 
 /* Non-NULL; 0 <= tensor_count <= 256, 0 <= scalar_count <= 128; every used
- * tensor passes chip_tensor_check. */
+ * tensor passes chip_tensor_check. A refusal records its reason
+ * (simpler_fail), naming the count or "args.tensors[i]" and the field. */
 int task_args_check(const ChipStorageTaskArgs *args);
 
 /* Non-NULL; struct_size == sizeof(CallConfig); reserved words zero;

@@ -32,8 +32,16 @@ simpler_context *context_lock(DeviceContextHandle handle)
 
 void context_unlock(simpler_context *ctx)
 {
-    if (ctx != NULL)
-        pthread_mutex_unlock(&ctx->lock);
+    if (ctx == NULL)
+        return;
+    if (ctx->caller_device_saved) {
+        int code = ctx->ops->set_device(ctx->ops->user, ctx->caller_device);
+        if (code != 0)
+            simpler_log(SIMPLER_LOG_WARN, "could not restore the caller's device %d (code %d)", ctx->caller_device,
+                        code);
+        ctx->caller_device_saved = 0;
+    }
+    pthread_mutex_unlock(&ctx->lock);
 }
 
 int context_latch(simpler_context *ctx, const context_mode_ops *mode)
@@ -71,6 +79,14 @@ int context_device_status(simpler_context *ctx, const char *what, int device_cod
 
 int context_select_device(simpler_context *ctx)
 {
+    if (!ctx->caller_device_saved) {
+        int current;
+        int rc = context_device_status(ctx, "get_device", ctx->ops->get_device(ctx->ops->user, &current));
+        if (rc != 0)
+            return rc;
+        ctx->caller_device = current;
+        ctx->caller_device_saved = current != ctx->device_id;
+    }
     return context_device_status(ctx, "set_device", ctx->ops->set_device(ctx->ops->user, ctx->device_id));
 }
 

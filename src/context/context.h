@@ -9,7 +9,8 @@
 #include "context/context_internal.h"
 
 /* The context behind a handle (NULL for NULL), locked. Every entry point
- * starts with it and ends with context_unlock. */
+ * starts with it and ends with context_unlock, which also restores the
+ * calling thread's current device if context_select_device changed it. */
 simpler_context *context_lock(DeviceContextHandle handle);
 void context_unlock(simpler_context *ctx);
 
@@ -37,7 +38,9 @@ int context_device_status(simpler_context *ctx, const char *what, int device_cod
 int context_holds_resources(const simpler_context *ctx);
 
 /* Selects the context's device on the calling thread (simdev's current
- * device is per thread). Returns 0 or the mapped status. */
+ * device is per thread), first noting the thread's current device, which
+ * context_unlock restores: an entry point never leaves its caller
+ * switched to the context's device. Returns 0 or the mapped status. */
 int context_select_device(simpler_context *ctx);
 
 /* Test hook: makes the context call the device through `ops` (NULL

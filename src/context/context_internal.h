@@ -72,6 +72,11 @@ typedef struct simpler_context {
     const context_mode_ops *mode; /* NULL until latched; written only by context_latch */
     void *mode_state;          /* the latched mode's own state (owned by it), or NULL */
     int device_id;             /* the device init selected */
+    /* The calling thread's current device before this entry point first
+     * selected the context's device (context_select_device); restored by
+     * context_unlock, so no entry point leaves the caller switched. */
+    int caller_device;
+    int caller_device_saved;
     const platform_ops *ops;   /* the device; platform_ops_simdev() unless a test swapped it */
     platform_device_info device_info;
 

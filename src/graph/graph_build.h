@@ -30,12 +30,6 @@ const graph_limits *graph_scratch_limits(const graph_scratch *scratch);
  * PTO_RUNTIME_ERR_OUT_OF_MEMORY (the scratch is then as it was). */
 int graph_scratch_record_kinds(graph_scratch *scratch);
 
-/* Every task of `g` names a kernel of `lc` on that kernel's core type:
- * 0, or PTO_RUNTIME_ERR_INVALID_ARGUMENT naming the first task that does
- * not (graph_sizer.c). */
-struct loaded_callable;
-int graph_kernels_check(const struct loaded_callable *lc, const graph *g);
-
 /* The checks graph_build_run makes on its `args`: 0 or
  * PTO_RUNTIME_ERR_INVALID_ARGUMENT. Reads only. */
 int graph_call_args_check(const ChipStorageTaskArgs *args);

@@ -11,6 +11,7 @@
 #include "callable/loader.h"
 #include "common/error.h"
 #include "graph/graph_build.h"
+#include "graph/graph_kernels.h"
 #include "graph/tensor_map.h"
 #include "simpler/runtime_c_api.h"
 
@@ -134,7 +135,7 @@ SIMPLER_API int simpler_graph_dot(const void *callable, size_t callable_size, co
     graph_scratch *scratch = NULL;
     const graph *g = NULL;
     rc = build(lc, args, &scratch, &g);
-    rc = rc ? rc : graph_kernels_check(lc, g);
+    rc = rc ? rc : graph_kernels_check(lc, g, GRAPH_CORES_ANY, GRAPH_CORES_ANY);
     rc = rc ? rc : write_file(path, lc, g);
     graph_scratch_destroy(scratch);
 err_unload:

@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/host_alloc.h"
 #include "graph/graph_build.h"
+#include "graph/graph_kernels.h"
 #include "graph/requirements.h"
 #include "simpler/runtime_c_api.h"
 
@@ -75,22 +76,6 @@ SIMPLER_API void simpler_graph_sizer_destroy(SimplerGraphSizer *sizer)
     host_free(sizer);
 }
 
-int graph_kernels_check(const loaded_callable *lc, const graph *g)
-{
-    for (uint32_t i = 0; i < g->task_count; i++) {
-        const callable_kernel *k = callable_kernel_find(lc, g->tasks[i].func_id);
-        if (k == NULL)
-            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
-                                "task %u: func_id %d names no kernel of the callable", i, g->tasks[i].func_id);
-        if (k->core_type != g->tasks[i].core_type)
-            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
-                                "task %u: func_id %d submitted on core type %s, but its kernel is %s", i,
-                                g->tasks[i].func_id, g->tasks[i].core_type == SIMPLER_CORE_TYPE_AIC ? "AIC" : "AIV",
-                                k->core_type == SIMPLER_CORE_TYPE_AIC ? "AIC" : "AIV");
-    }
-    return 0;
-}
-
 /* Builds on *scratch (made for *window tasks), replacing it with scratch
  * for twice the window while the build runs out of room. The scratch the
  * caller passed in is never freed here: what replaced it is handed back
@@ -141,7 +126,7 @@ SIMPLER_API int simpler_graph_sizer_measure(SimplerGraphSizer *sizer, const Chip
     graph_scratch *scratch = sizer->scratch;
     uint32_t window = sizer->window;
     rc = build_growing(lc, args, &scratch, &window, &g);
-    rc = rc ? rc : graph_kernels_check(lc, g);
+    rc = rc ? rc : graph_kernels_check(lc, g, GRAPH_CORES_ANY, GRAPH_CORES_ANY);
     rc = rc ? rc : graph_requirements_of(g, &req);
     /* A grown scratch is kept only by a measure that succeeds, so a
      * failed one leaves the handle as it was. */

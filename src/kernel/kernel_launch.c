@@ -12,6 +12,7 @@
 #include "device/device_chain.h"
 #include "device/device_kernels.h"
 #include "graph/graph_build.h"
+#include "graph/graph_kernels.h"
 #include "graph/requirements.h"
 
 /* Stream switch: the same caller stream needs no query. A different
@@ -116,6 +117,8 @@ int kernel_launch_build(simpler_context *ctx, kernel_state *ks, const ChipStorag
 {
     SimplerGraphRequirements req;
     int rc = graph_build_from_checked(ctx->scratch, call->callable->orch_entry, args, &call->g);
+    /* A graph the device would refuse is refused here, before any effect. */
+    rc = rc ? rc : graph_kernels_check(call->callable, call->g, ks->aic_count, ks->aiv_count);
     rc = rc ? rc : graph_requirements_of(call->g, &req);
     if (rc == 0 && graph_check != NULL)
         rc = graph_check(call);

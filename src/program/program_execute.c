@@ -41,6 +41,11 @@ static void cores_split(const platform_device_info *info, uint32_t count, uint32
     *aiv = min_u32(*aiv, DEVICE_CORE_MAX - *aic);
 }
 
+void program_cores_split(const simpler_context *ctx, const CallConfig *config, uint32_t *aic, uint32_t *aiv)
+{
+    cores_split(&ctx->device_info, config->aicore_count, aic, aiv);
+}
+
 int program_desc_fill(simpler_context *ctx, const SimplerGraphRequirements *req, const device_kernel_table *table,
                       const CallConfig *config, size_t image_bytes, device_run_desc *desc)
 {
@@ -57,7 +62,7 @@ int program_desc_fill(simpler_context *ctx, const SimplerGraphRequirements *req,
     memset(desc, 0, sizeof(*desc));
     desc->version = DEVICE_RUN_DESC_VERSION;
     desc->desc_bytes = sizeof(*desc);
-    cores_split(&ctx->device_info, config->aicore_count, &desc->aic_count, &desc->aiv_count);
+    program_cores_split(ctx, config, &desc->aic_count, &desc->aiv_count);
     desc->task_count = (uint32_t)req->task_count;
     desc->image_bytes = image_bytes;
     desc->generation = table->generation;

@@ -7,6 +7,7 @@
 #include "program/program.h"
 #include "program/program_run.h"
 #include "device/device_kernel_table.h"
+#include "graph/graph_kernels.h"
 
 typedef struct run_request {
     const loaded_callable *callable;
@@ -27,6 +28,10 @@ static int run_check(simpler_context *ctx, int32_t id, const ChipStorageTaskArgs
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable_id = %d: must be in 0..%d", id,
                             SIMPLER_MAX_CALLABLES_PROGRAM - 1);
     if (graph_call_args_check(args) != 0 || (config != NULL && call_config_check(config) != 0))
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    /* The trace file is written after the run: whether it can be is
+     * checked now, so a run that would fail there has no effect. */
+    if (config != NULL && config->trace && program_trace_path_check(config) != 0)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
     int rc = residency_lookup(&ctx->residency, id, &req->callable, NULL);
     if (rc != 0)
@@ -52,7 +57,11 @@ static int run_prepare(simpler_context *ctx, const run_request *rq, const ChipSt
     SimplerGraphRequirements req;
     size_t image_bytes = 0;
     uint32_t window = rq->config.task_window ? rq->config.task_window : GRAPH_DEFAULT_TASK_WINDOW;
+    uint32_t aic, aiv;
+    program_cores_split(ctx, &rq->config, &aic, &aiv);
     int rc = program_build(ctx, rq->callable->orch_entry, args, window, g);
+    /* A graph the device would refuse is refused here, before any effect. */
+    rc = rc ? rc : graph_kernels_check(rq->callable, *g, aic, aiv);
     rc = rc ? rc : graph_requirements_of(*g, &req);
     if (rc == 0 && rq->config.heap_bytes > req.gm_heap_bytes)
         req.gm_heap_bytes = rq->config.heap_bytes;

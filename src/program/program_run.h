@@ -33,6 +33,10 @@ int program_trace_reserve(simpler_context *ctx, uint32_t task_count);
 
 /* Fills the run descriptor from the committed capacity. Returns 0 or
  * -1000 (logged) when a region cannot hold what the graph needs. */
+/* The AIC and AIV cores a run with `config` gets (CallConfig.aicore_count
+ * split in the device's proportion). */
+void program_cores_split(const simpler_context *ctx, const CallConfig *config, uint32_t *aic, uint32_t *aiv);
+
 int program_desc_fill(simpler_context *ctx, const SimplerGraphRequirements *req, const device_kernel_table *table,
                       const CallConfig *config, size_t image_bytes, device_run_desc *desc);
 
@@ -52,5 +56,11 @@ int program_execute(simpler_context *ctx, const device_run_desc *desc);
  * "<config->output_prefix>trace.json". Returns 0 or the failing step's
  * status. */
 int program_trace_export(simpler_context *ctx, const CallConfig *config);
+
+/* Before a traced run: the trace file "<output_prefix>trace.json" can be
+ * written (its directory exists and is writable; an existing file there
+ * is a writable regular file). Returns 0, or PTO_RUNTIME_ERR_INVALID_ARGUMENT
+ * with a reason naming the path. Reads only. */
+int program_trace_path_check(const CallConfig *config);
 
 #endif

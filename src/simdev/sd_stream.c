@@ -116,6 +116,12 @@ int simdev_stream_create(simdev_stream_t *stream)
     rc = SIMDEV_ERROR_MEMORY_ALLOCATION;
     if (sd_vec_reserve(&sd_g.streams, 1) != 0)
         goto err_unlock;
+    /* A device with a stream has its engines running, so no later launch
+     * starts a thread on its caller's behalf (a launch then allocates
+     * nothing). Started engine threads stay up, like the device. */
+    if (sd_pool_start(&sd_g.dev[device].pools[SIMDEV_ENGINE_AICPU]) != 0 ||
+        sd_pool_start(&sd_g.dev[device].pools[SIMDEV_ENGINE_AICORE]) != 0)
+        goto err_unlock;
     struct simdev_stream *s = host_calloc(1, sizeof(*s));
     if (s == NULL)
         goto err_unlock;

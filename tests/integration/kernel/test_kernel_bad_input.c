@@ -4,6 +4,8 @@
  * leaves the context able to launch and compute the right result. */
 #include "support.h"
 
+#include <string.h>
+
 #include "common/host_alloc.h"
 #include "kernel_fixture.h"
 #include "../program/image_fixture.h"
@@ -90,11 +92,80 @@ static void kernel_launch_bad_input_table_enqueues_nothing(void **state)
     bad = good;
     bad.tensors[2].reserved[0] = 1; /* a tensor's reserved bytes must be zero */
     assert_int_equal(simpler_kernel_mode_launch(k.ctx, KFIX_ID, &bad, k.stream), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    /* No buffer at address 0, in either address space, and none that
+     * wraps the address space. */
+    for (uint8_t space = 0; space < 2; space++) {
+        bad = good;
+        bad.tensors[0].buffer_addr = 0;
+        bad.tensors[0].address_space = space;
+        assert_int_equal(simpler_kernel_mode_launch(k.ctx, KFIX_ID, &bad, k.stream),
+                         PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(simpler_last_error_message(), "args.tensors[0].buffer_addr = 0"));
+    }
+    bad = good;
+    bad.tensors[1].buffer_addr = UINT64_MAX - 16;
+    assert_int_equal(simpler_kernel_mode_launch(k.ctx, KFIX_ID, &bad, k.stream), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(simpler_last_error_message(), "wraps"));
 
     assert_no_simdev_call_since(&before);
     assert_int_equal(host_alloc_count(), host_allocs);
     kbufs_free(&d);
     assert_launch_still_works(&k);
+    kfix_close(&k);
+}
+
+/* A launch whose graph the device would refuse: refused on the host with
+ * `rc` and a reason naming `needle`, nothing enqueued or allocated. */
+static void expect_launch_refused_on_host(kfix *k, uint64_t mode, int rc, const char *needle)
+{
+    kbufs d;
+    kbufs_alloc(&d);
+    ChipStorageTaskArgs args;
+    vadd_args_make(&args, d.a, d.b, d.f, SIMPLER_ADDRESS_SPACE_DEVICE, 1, mode);
+    simdev_counters before = counters();
+    uint64_t host_allocs = host_alloc_count();
+    assert_int_equal(simpler_kernel_mode_launch(k->ctx, KFIX_ID, &args, k->stream), rc);
+    if (strstr(simpler_last_error_message(), needle) == NULL)
+        fail_msg("reason '%s' does not name '%s'", simpler_last_error_message(), needle);
+    assert_no_simdev_call_since(&before);
+    assert_int_equal(host_alloc_count(), host_allocs);
+    kbufs_free(&d);
+}
+
+static void kernel_launch_graph_the_device_would_refuse_is_refused_on_host(void **state)
+{
+    (void)state;
+    SimplerKernelCtxControl configure = kfix_plan(&image, 2);
+    configure.task_window += 1; /* room for the extra task */
+    kfix k;
+    kfix_open(&k, &image, &configure);
+    expect_launch_refused_on_host(&k, VADD_MODE_MISSING, PTO_RUNTIME_ERR_INVALID_ARGUMENT, "func_id 9");
+    expect_launch_refused_on_host(&k, VADD_MODE_WRONG_CORE, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                  "func_id 2 is an AIC kernel");
+    assert_launch_still_works(&k);
+    kfix_close(&k);
+}
+
+static void kernel_launch_core_type_without_cores_is_refused_on_host(void **state)
+{
+    (void)state;
+    SimplerKernelCtxControl configure = kfix_plan(&image, 2), freeze = kfix_freeze();
+    CallConfig one_core;
+    simpler_call_config_default(&one_core);
+    one_core.aicore_count = 1; /* one AIC core, no AIV core; vadd needs both */
+    kfix k;
+    k.configure = configure;
+    k.ctx = create_device_context();
+    assert_non_null(k.ctx);
+    assert_int_equal(simdev_stream_create(&k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(simpler_kernel_mode_ctx_control(k.ctx, &configure), 0);
+    assert_int_equal(simpler_kernel_mode_init(k.ctx, 0, &one_core, 1), 0);
+    assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, KFIX_ID, image.bytes, image.size, k.stream), 0);
+    assert_int_equal(simpler_kernel_mode_ctx_control(k.ctx, &freeze), 0);
+    expect_launch_refused_on_host(&k, 0, PTO_RUNTIME_ERR_UNSUPPORTED, "AIV cores");
+    int runtime_error = -1, teardown_error = -1;
+    assert_int_equal(simpler_kernel_mode_errors(k.ctx, &runtime_error, &teardown_error), 0);
+    assert_int_equal(runtime_error, 0); /* nothing poisoned */
     kfix_close(&k);
 }
 
@@ -168,6 +239,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kernel_entries_refuse_null_context_with_invalid_argument),
         cmocka_unit_test(kernel_launch_bad_input_table_enqueues_nothing),
+        cmocka_unit_test(kernel_launch_graph_the_device_would_refuse_is_refused_on_host),
+        cmocka_unit_test(kernel_launch_core_type_without_cores_is_refused_on_host),
         cmocka_unit_test(kernel_prepare_bad_input_table_changes_nothing),
         cmocka_unit_test(kernel_init_bad_arguments_refused_then_init_works),
     };

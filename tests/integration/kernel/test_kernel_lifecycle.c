@@ -580,8 +580,17 @@ static void fault_device_error_poisons_and_close_still_works(void **state)
     kfix_open_plan(&k, &image, 3);
     kbufs_alloc(&d);
     kbufs_upload(&d, &v, 1.0f);
-    /* Mode 1 adds a task whose func_id has no kernel: the device refuses. */
-    vadd_args_make(&args, d.a, d.b, d.f, SIMPLER_ADDRESS_SPACE_DEVICE, 1, VADD_MODE_MISSING);
+    /* The host refuses a graph naming a kernel the callable lacks, so the
+     * device's own check is reached by taking kernel 3 out of the frozen
+     * kernel table behind the host's back: the device refuses. The
+     * prepare's registration fills that table on the device, after the
+     * caller stream's earlier work and asynchronously to the host, so the
+     * stream is synchronized first: an edit made before the registration
+     * ran would be overwritten by it. */
+    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+    kernel_state *ks = kernel_state_of((simpler_context *)k.ctx);
+    ks->slots[KFIX_ID]->table.entries[3].fn = NULL;
+    vadd_args_make(&args, d.a, d.b, d.f, SIMPLER_ADDRESS_SPACE_DEVICE, 1, 0);
     assert_int_equal(simpler_kernel_mode_launch(k.ctx, KFIX_ID, &args, k.stream), 0);
     assert_int_not_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
     int runtime = 0, teardown_err = 1;

@@ -4,6 +4,8 @@
 #include "support.h"
 
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "program_fixture.h"
 
@@ -133,18 +135,62 @@ static void program_run_returns_orchestration_failure_code(void **state)
     assert_true(v.f[0] == -1.0f);
 }
 
-static void program_run_missing_kernel_is_a_device_status_and_context_stays_usable(void **state)
+/* simpler_run refuses `args` with `rc` and a reason naming `needle`,
+ * before any device call, with the HOST output untouched; the context
+ * then runs fine. */
+static void expect_run_refused_on_host(suite *s, uint64_t mode, const CallConfig *config, int rc, const char *needle)
+{
+    static vadd_buffers v;
+    ChipStorageTaskArgs args;
+    vadd_buffers_fill(&v, 1.0f);
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 1, mode);
+    simdev_counters before = counters();
+    assert_int_equal(simpler_run(s->ctx, 3, &args, config), rc);
+    if (strstr(simpler_last_error_message(), needle) == NULL)
+        fail_msg("reason '%s' does not name '%s'", simpler_last_error_message(), needle);
+    simdev_counters after = counters();
+    assert_memory_equal(&after, &before, sizeof after);
+    assert_true(v.f[0] == -1.0f); /* vadd_buffers_fill's marker: nothing copied back */
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 1, 0);
+    assert_int_equal(simpler_run(s->ctx, 3, &args, NULL), 0);
+    assert_int_equal(vadd_check(&v, 1), 0);
+}
+
+static void program_run_null_or_wrapping_buffer_refused_with_no_effect(void **state)
 {
     suite *s = *state;
     static vadd_buffers v;
     ChipStorageTaskArgs args;
-    vadd_buffers_fill(&v, 1.0f);
-    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 1, VADD_MODE_MISSING);
-    int rc = simpler_run(s->ctx, 3, &args, NULL);
-    assert_true(rc >= SIMPLER_DEVICE_ERROR_MIN && rc <= SIMPLER_DEVICE_ERROR_MAX);
-    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 1, 0);
-    assert_int_equal(simpler_run(s->ctx, 3, &args, NULL), 0);
-    assert_int_equal(vadd_check(&v, 1), 0);
+    for (int k = 0; k < 3; k++) {
+        vadd_buffers_fill(&v, 1.0f);
+        vadd_args_make(&args, v.a, v.b, v.f, k == 1 ? SIMPLER_ADDRESS_SPACE_DEVICE : SIMPLER_ADDRESS_SPACE_HOST, 1, 0);
+        args.tensors[0].buffer_addr = k == 2 ? UINT64_MAX - 64 : 0;
+        simdev_counters before = counters();
+        assert_int_equal(simpler_run(s->ctx, 3, &args, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(simpler_last_error_message(), "args.tensors[0]"));
+        simdev_counters after = counters();
+        assert_memory_equal(&after, &before, sizeof after);
+        assert_true(v.f[0] == -1.0f);
+    }
+}
+
+static void program_run_missing_kernel_refused_on_host_with_no_effect(void **state)
+{
+    expect_run_refused_on_host(*state, VADD_MODE_MISSING, NULL, PTO_RUNTIME_ERR_INVALID_ARGUMENT, "func_id 9");
+}
+
+static void program_run_wrong_core_type_refused_on_host_with_no_effect(void **state)
+{
+    expect_run_refused_on_host(*state, VADD_MODE_WRONG_CORE, NULL, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                               "func_id 2 is an AIC kernel");
+}
+
+static void program_run_core_type_without_cores_refused_on_host_with_no_effect(void **state)
+{
+    CallConfig one_core;
+    simpler_call_config_default(&one_core);
+    one_core.aicore_count = 1; /* one AIC core, no AIV core; the graph needs both */
+    expect_run_refused_on_host(*state, 0, &one_core, PTO_RUNTIME_ERR_UNSUPPORTED, "AIV cores");
 }
 
 /* Where the last completed run spent its time (simpler_run_times, for
@@ -284,6 +330,36 @@ static void program_run_with_trace_writes_one_event_per_task(void **state)
     remove(path);
 }
 
+static void program_run_trace_path_that_cannot_be_written_refused_before_run(void **state)
+{
+    suite *s = *state;
+    static vadd_buffers v;
+    ChipStorageTaskArgs args;
+    CallConfig config;
+    assert_int_equal(simpler_call_config_default(&config), 0);
+    config.trace = 1;
+    /* A missing directory, then a directory where the file should be. */
+    for (int k = 0; k < 2; k++) {
+        if (k == 0)
+            snprintf(config.output_prefix, sizeof(config.output_prefix), "%s/no_such_dir/x_", SIMPLER_BINARY_DIR);
+        else
+            snprintf(config.output_prefix, sizeof(config.output_prefix), "%s/tests/", SIMPLER_BINARY_DIR);
+        if (k == 1) {
+            char dir[600];
+            snprintf(dir, sizeof dir, "%strace.json", config.output_prefix);
+            (void)mkdir(dir, 0755);
+        }
+        vadd_buffers_fill(&v, 1.0f);
+        vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 1, 0);
+        simdev_counters before = counters();
+        assert_int_equal(simpler_run(s->ctx, 3, &args, &config), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(simpler_last_error_message(), "output_prefix"));
+        simdev_counters after = counters();
+        assert_memory_equal(&after, &before, sizeof after); /* nothing ran */
+        assert_true(v.f[0] == -1.0f);                      /* no HOST output written */
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -292,8 +368,12 @@ int main(void)
         cmocka_unit_test(program_run_repeated_runs_reuse_capacity_without_allocating),
         cmocka_unit_test(program_run_bigger_graph_grows_the_bank),
         cmocka_unit_test(program_run_returns_orchestration_failure_code),
-        cmocka_unit_test(program_run_missing_kernel_is_a_device_status_and_context_stays_usable),
+        cmocka_unit_test(program_run_null_or_wrapping_buffer_refused_with_no_effect),
+        cmocka_unit_test(program_run_missing_kernel_refused_on_host_with_no_effect),
+        cmocka_unit_test(program_run_wrong_core_type_refused_on_host_with_no_effect),
+        cmocka_unit_test(program_run_core_type_without_cores_refused_on_host_with_no_effect),
         cmocka_unit_test(program_run_with_trace_writes_one_event_per_task),
+        cmocka_unit_test(program_run_trace_path_that_cannot_be_written_refused_before_run),
         cmocka_unit_test(program_run_times_of_the_last_completed_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -138,7 +138,7 @@ static void chip_tensor_check_refuses_each_bad_field(void **state)
 {
     (void)state;
     assert_int_equal(chip_tensor_check(NULL), INVALID);
-    for (int k = 0; k < 14; k++) {
+    for (int k = 0; k < 16; k++) {
         ChipTensor t;
         make_vector(&t);
         switch (k) {
@@ -156,6 +156,8 @@ static void chip_tensor_check_refuses_each_bad_field(void **state)
         case 11: t.buffer_bytes = 63; break;     /* buffer one byte short */
         case 12: t.start_offset = UINT64_MAX; break; /* overflow */
         case 13: t.buffer_addr = UINT64_MAX - 8; break; /* buffer end overflows */
+        case 14: t.buffer_addr = 0; break;       /* NULL, HOST */
+        case 15: t.buffer_addr = 0; t.address_space = SIMPLER_ADDRESS_SPACE_DEVICE; break;
         }
         assert_int_equal(chip_tensor_check(&t), INVALID);
     }

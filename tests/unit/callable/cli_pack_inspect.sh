@@ -53,5 +53,35 @@ if "$simpler" pack -o "$tmp/bad" --orchestration "$dir/callable_fixture_orch.so"
   --kernel "1:XYZ:$dir/callable_fixture_kernel1.so" 2>/dev/null; then fail "core type XYZ packed"; fi
 if "$simpler" pack -o "$tmp/bad" --orchestration "$dir/callable_fixture_orch.so" --entry "bad name" \
   2>/dev/null; then fail "bad entry name packed"; fi
+# Images whose binaries could not load are refused when packed, with a
+# message naming the binary and the problem.
+expect_pack_refused() { # what needle args...
+  what=$1 needle=$2; shift 2
+  if "$simpler" pack -o "$tmp/bad" "$@" 2>"$tmp/err"; then fail "$what packed"; fi
+  grep -q "$needle" "$tmp/err" || fail "$what: message '$(cat "$tmp/err")' lacks '$needle'"
+}
+expect_pack_refused "a wrong --entry" "the orchestration does not export the function 'no_such_entry'" \
+  --orchestration "$dir/callable_fixture_orch.so" --entry no_such_entry
+expect_pack_refused "a kernel without kernel_entry" "child 0 (func_id 4) does not export the function 'kernel_entry'" \
+  --orchestration "$dir/callable_fixture_orch.so" --entry fixture_orch \
+  --kernel "4:AIV:$dir/callable_fixture_no_entry.so"
+expect_pack_refused "a source file as the orchestration" "the orchestration: not an ELF file" \
+  --orchestration "$0" --entry fixture_orch
+head -c 3000 "$dir/callable_fixture_kernel2.so" >"$tmp/cut.so"
+expect_pack_refused "a truncated kernel" "child 1 (func_id 8): truncated" \
+  --orchestration "$dir/callable_fixture_orch.so" --entry fixture_orch \
+  --kernel "7:AIC:$dir/callable_fixture_kernel1.so" --kernel "8:AIV:$tmp/cut.so"
 [ ! -e "$tmp/bad" ] || fail "a refused pack wrote its output"
+
+# inspect refuses an image with a broken binary the same way (built by
+# hand: the container is valid, the kernel is cut short).
+"$simpler" pack -o "$tmp/ok.callable" --orchestration "$dir/callable_fixture_orch.so" --entry fixture_orch \
+  --kernel "7:AIC:$dir/callable_fixture_kernel1.so" >/dev/null || fail "pack ok"
+size=$(wc -c <"$tmp/ok.callable")
+if "$simpler" inspect "$tmp/ok.callable" >/dev/null 2>"$tmp/err"; then :; else fail "inspect of a good image"; fi
+# Zero the kernel's ELF magic (the kernel binary is the last one).
+kstart=$(( size - $(wc -c <"$dir/callable_fixture_kernel1.so") ))
+printf '\000\000\000\000' | dd of="$tmp/ok.callable" bs=1 seek="$kstart" conv=notrunc 2>/dev/null
+if "$simpler" inspect "$tmp/ok.callable" >/dev/null 2>"$tmp/err"; then fail "inspect passed a broken kernel"; fi
+grep -q "child 0 (func_id 7): not an ELF file" "$tmp/err" || fail "inspect message '$(cat "$tmp/err")'"
 echo "callable cli: ok"

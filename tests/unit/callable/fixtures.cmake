@@ -18,7 +18,7 @@ callable_fixture(callable_fixture_kernel2 kernel_fixture.c FIXTURE_KERNEL_VALUE=
 callable_fixture(callable_fixture_no_entry orch_fixture.c)
 callable_fixture(callable_fixture_unresolved unresolved_fixture.c)
 
-foreach(t unit_loader unit_residency)
+foreach(t unit_loader unit_residency unit_elf_check)
   if(TARGET ${t})
     add_dependencies(${t} callable_fixture_orch callable_fixture_kernel1 callable_fixture_kernel2
       callable_fixture_no_entry callable_fixture_unresolved)
@@ -36,6 +36,10 @@ simpler_add_callable(callable_fixture_image
   OUTPUT ${CALLABLE_FIXTURE_OUT}/fixture.callable)
 if(TARGET unit_loader)
   add_dependencies(unit_loader callable_fixture_image)
+  # The truncation sweep cuts every binary of the vector example.
+  if(TARGET vector)
+    add_dependencies(unit_loader vector)
+  endif()
 endif()
 
 # `simpler pack` and `simpler inspect` end to end.

@@ -6,6 +6,11 @@
 
 #include "support.h"
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "callable/callable_image.h"
 #include "callable/loader.h"
 #include "common/host_alloc.h"
 #include "fixture_image.h"
@@ -85,7 +90,7 @@ static void loader_two_loads_have_separate_state(void **state)
     free(image);
 }
 
-static void loader_unload_closes_every_descriptor(void **state)
+static void loader_loaded_callable_holds_no_descriptor(void **state)
 {
     (void)state;
     size_t size;
@@ -95,7 +100,7 @@ static void loader_unload_closes_every_descriptor(void **state)
     uint64_t frees = host_free_count();
     loaded_callable *lc = NULL;
     assert_int_equal(callable_load(image, size, NULL, &lc), 0);
-    assert_int_equal(fixture_open_fds(), fds + 3);
+    assert_int_equal(fixture_open_fds(), fds); /* each memory file closed once loaded */
     assert_int_equal(fixture_loaded_objects(), objects + 3);
     callable_unload(lc);
     assert_int_equal(fixture_open_fds(), fds);
@@ -229,12 +234,183 @@ static void loader_loads_image_packed_by_cmake_function(void **state)
     free(f.bytes);
 }
 
+
+/* `image` with binary `which` (0: the orchestration, i + 1: child i)
+ * replaced by `n` bytes at `bin`, packed into a fresh 64-aligned buffer. */
+static uint8_t *image_with_binary(const uint8_t *image, size_t size, uint32_t which, const uint8_t *bin, size_t n,
+                                  size_t *out_size)
+{
+    callable_view v;
+    assert_int_equal(callable_image_check(image, size, &v), 0);
+    SimplerCallableChildDesc kids[8];
+    assert_true(v.child_count <= 8);
+    for (uint32_t i = 0; i < v.child_count; i++) {
+        const SimplerCallableChild *c = &v.children[i];
+        SimplerCallableChildDesc k = {c->func_id, c->core_type, c->signature_count, 0, c->signature,
+                                      callable_view_child_binary(&v, i), (size_t)c->binary_size};
+        if (which == i + 1) {
+            k.binary = bin;
+            k.binary_size = n;
+        }
+        kids[i] = k;
+    }
+    SimplerCallableDesc d = {sizeof d, v.signature_count, v.signature, which == 0 ? bin : v.orchestration,
+                             which == 0 ? n : v.orchestration_size, v.entry_name, 0, v.child_count, kids, 0, NULL};
+    return fixture_pack(&d, out_size);
+}
+
+/* The bytes of binary `which` of a checked image. */
+static const uint8_t *binary_of(const uint8_t *image, size_t size, uint32_t which, size_t *n)
+{
+    callable_view v;
+    assert_int_equal(callable_image_check(image, size, &v), 0);
+    *n = which == 0 ? v.orchestration_size : (size_t)v.children[which - 1].binary_size;
+    return which == 0 ? v.orchestration : callable_view_child_binary(&v, which - 1);
+}
+
+static void loader_many_loads_never_share_a_name(void **state)
+{
+    (void)state;
+    /* Loads and unloads interleaved so that descriptor numbers are reused
+     * while objects loaded from them are still live: every live load is
+     * its own copy. */
+    size_t size;
+    uint8_t *image = fixture_image(FIXTURE("callable_fixture_orch"), "fixture_orch", NULL, 0, NULL, 0, &size);
+    loaded_callable *live[8] = {NULL};
+    for (int round = 0; round < 4; round++) {
+        for (int i = round % 2; i < 8; i += 2) {
+            assert_int_equal(callable_load(image, size, NULL, &live[i]), 0);
+            assert_int_equal(call_orch(live[i], 1), 101);
+        }
+        for (int i = 0; i < 8; i++) {
+            for (int j = i + 1; j < 8; j++)
+                assert_true(live[i] == NULL || live[j] == NULL || live[i]->orch_handle != live[j]->orch_handle);
+        }
+        for (int i = (round + 1) % 2; i < 8; i += 2) {
+            callable_unload(live[i]);
+            live[i] = NULL;
+        }
+    }
+    for (int i = 0; i < 8; i++)
+        callable_unload(live[i]);
+    free(image);
+}
+
+static void loader_refuses_every_truncation_of_every_example_binary(void **state)
+{
+    (void)state;
+    fixture_file f = fixture_read(SIMPLER_BINARY_DIR "/examples/vector.callable");
+    uint8_t *image = aligned_alloc(64, (f.size + 63) / 64 * 64);
+    assert_non_null(image);
+    memcpy(image, f.bytes, f.size);
+    callable_view v;
+    assert_int_equal(callable_image_check(image, f.size, &v), 0);
+    int fds = fixture_open_fds(), objects = fixture_loaded_objects();
+    uint64_t allocs = host_alloc_count(), frees = host_free_count();
+    for (uint32_t which = 0; which <= v.child_count; which++) {
+        size_t n;
+        const uint8_t *bin = binary_of(image, f.size, which, &n);
+        for (size_t len = 1; len < n; len++) {
+            size_t cut_size;
+            uint8_t *cut = image_with_binary(image, f.size, which, bin, len, &cut_size);
+            loaded_callable *lc = NULL;
+            assert_int_equal(callable_load(cut, cut_size, NULL, &lc), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+            assert_null(lc);
+            free(cut);
+        }
+    }
+    /* Nothing any refusal opened, loaded or allocated is left. */
+    assert_int_equal(fixture_open_fds(), fds);
+    assert_int_equal(fixture_loaded_objects(), objects);
+    assert_int_equal(host_alloc_count() - allocs, host_free_count() - frees);
+    free(image);
+    free(f.bytes);
+}
+
+static void loader_refuses_corrupt_header_tables_with_reason(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *image = fixture_image(FIXTURE("callable_fixture_orch"), "fixture_orch",
+                                   FIXTURE("callable_fixture_kernel1"), 1, NULL, 0, &size);
+    for (uint32_t which = 0; which < 2; which++) {
+        size_t n;
+        const uint8_t *bin = binary_of(image, size, which, &n);
+        uint8_t *copy = malloc(n);
+        assert_non_null(copy);
+        /* e_phoff, e_shoff (64-bit layout: offsets 32 and 40) past the end. */
+        for (size_t field = 32; field <= 40; field += 8) {
+            memcpy(copy, bin, n);
+            uint64_t past = n;
+            memcpy(copy + field, &past, sizeof past);
+            size_t bad_size;
+            uint8_t *bad = image_with_binary(image, size, which, copy, n, &bad_size);
+            expect_refused(bad, bad_size, PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+            const char *why = simpler_last_error_message();
+            assert_non_null(strstr(why, which == 0 ? "the orchestration" : "child 0 (func_id 1)"));
+            assert_non_null(strstr(why, field == 32 ? "program header table" : "section header"));
+            free(bad);
+        }
+        free(copy);
+    }
+    free(image);
+}
+
+static void loader_reports_descriptor_exhaustion_as_out_of_memory(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *image = fixture_image(FIXTURE("callable_fixture_orch"), "fixture_orch",
+                                   FIXTURE("callable_fixture_kernel1"), 1, NULL, 0, &size);
+    struct rlimit old;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+    /* Descriptors in use are 0..fds-1 (the /proc listing also counts its
+     * own, "." and ".."), so a limit of exactly that leaves none free. */
+    /* Under a limit just above the highest descriptor in use, every free
+     * number below it taken too: then `spare` closed ones are all there
+     * is. */
+    int limit = 0;
+    for (int fd = 0; fd < 4096; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0)
+            limit = fd + 1;
+    }
+    struct rlimit tight = {(rlim_t)limit + 4, old.rlim_max};
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &tight), 0);
+    int held[4096], held_count = 0, fd;
+    while (held_count < 4096 && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+        held[held_count++] = fd;
+    int loaded_with = -1;
+    for (int spare = 0; spare <= 4 && held_count > 0; spare++) {
+        if (spare > 0)
+            close(held[--held_count]);
+        loaded_callable *lc = NULL;
+        int rc = callable_load(image, size, NULL, &lc);
+        if (rc == 0) {
+            callable_unload(lc);
+            loaded_with = spare;
+            break;
+        }
+        assert_int_equal(rc, PTO_RUNTIME_ERR_OUT_OF_MEMORY);
+        assert_null(lc);
+    }
+    while (held_count > 0)
+        close(held[--held_count]);
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+    /* A memory file and the descriptor dlopen opens for itself. */
+    assert_int_equal(loaded_with, 2);
+    free(image);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(loader_resolves_entries_and_counts_dlopens),
         cmocka_unit_test(loader_two_loads_have_separate_state),
-        cmocka_unit_test(loader_unload_closes_every_descriptor),
+        cmocka_unit_test(loader_loaded_callable_holds_no_descriptor),
+        cmocka_unit_test(loader_many_loads_never_share_a_name),
+        cmocka_unit_test(loader_refuses_every_truncation_of_every_example_binary),
+        cmocka_unit_test(loader_refuses_corrupt_header_tables_with_reason),
+        cmocka_unit_test(loader_reports_descriptor_exhaustion_as_out_of_memory),
         cmocka_unit_test(loader_refuses_binary_that_is_not_elf),
         cmocka_unit_test(loader_refuses_missing_orchestration_entry),
         cmocka_unit_test(loader_refuses_kernel_without_kernel_entry),

@@ -1,0 +1,31 @@
+/* graph_kernels_check (graph_kernels.h). */
+#include "graph/graph_kernels.h"
+
+#include "common/error.h"
+#include "simpler/runtime_c_api.h"
+
+static const char *core_name(uint32_t core_type)
+{
+    return core_type == SIMPLER_CORE_TYPE_AIC ? "AIC" : core_type == SIMPLER_CORE_TYPE_AIV ? "AIV" : "unknown";
+}
+
+int graph_kernels_check(const loaded_callable *lc, const graph *g, uint32_t aic_count, uint32_t aiv_count)
+{
+    for (uint32_t i = 0; i < g->task_count; i++) {
+        const graph_image_task *t = &g->tasks[i];
+        const callable_kernel *k = callable_kernel_find(lc, t->func_id);
+        if (k == NULL)
+            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                "task %u: func_id %d names no kernel of the callable", i, t->func_id);
+        if (k->core_type != t->core_type)
+            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                "task %u: func_id %d is an %s kernel, the task asks for %s", i, t->func_id,
+                                core_name(k->core_type), core_name(t->core_type));
+        uint32_t cores = t->core_type == SIMPLER_CORE_TYPE_AIC ? aic_count : aiv_count;
+        if (cores == 0)
+            return simpler_fail(PTO_RUNTIME_ERR_UNSUPPORTED,
+                                "task %u: func_id %d runs on %s cores, and this execution has none", i,
+                                t->func_id, core_name(t->core_type));
+    }
+    return 0;
+}
