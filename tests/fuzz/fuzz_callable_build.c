@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t osize = u16(&r) % 900;
     bins[6] = malloc(osize ? osize : 1);
     memset(bins[6], 0xa5, osize);
-    SimplerCallableDesc d = {sizeof d, sig_count, sig, bins[6], osize, entry, u8(&r) % 4, kid_count, kids, 0};
+    SimplerCallableDesc d = {sizeof d, sig_count, sig, bins[6], osize, entry, u8(&r) % 4, kid_count, kids, 0, NULL};
     if (u8(&r) == 1)
         d.struct_size--;
     size_t want = 0;

@@ -94,7 +94,7 @@ static void load(const uint8_t *data, size_t size)
     }
     static const uint8_t sig[1] = {SIMPLER_ARG_IN};
     SimplerCallableChildDesc kid = {1, SIMPLER_CORE_TYPE_AIV, 0, 0, NULL, b, n};
-    SimplerCallableDesc d = {sizeof d, 1, sig, kernel, kernel_size, "kernel_entry", 0, 1, &kid, 0};
+    SimplerCallableDesc d = {sizeof d, 1, sig, kernel, kernel_size, "kernel_entry", 0, 1, &kid, 0, NULL};
     size_t image_size;
     if (n == 0 || simpler_callable_build(&d, NULL, 0, &image_size) != 0) {
         free(b);
