@@ -10,18 +10,47 @@ static ChipTensor slots_view(const ChipTensor *buffer, uint32_t first, uint32_t 
     return v;
 }
 
-static int submit_task(SimplerOrch *orch, const ChipTensor *buffer, enum dag_shape shape, int32_t func, uint32_t i)
+/* View handles of the slot buffer by slot count: one per distinct width
+ * (1, and the fan's join), each checked once per build. */
+struct slot_views {
+    const ChipTensor *buffer;
+    uint32_t count[2];
+    uint32_t handle[2];
+    uint32_t made;
+};
+
+static int slots_handle(SimplerOrch *orch, struct slot_views *v, uint32_t count, uint32_t *handle)
+{
+    for (uint32_t k = 0; k < v->made; k++)
+        if (v->count[k] == count) {
+            *handle = v->handle[k];
+            return 0;
+        }
+    if (v->made == 2)
+        return -1;
+    ChipTensor t = slots_view(v->buffer, 0, count);
+    int rc = simpler_orch_view_make(orch, &t, &v->handle[v->made]);
+    if (rc != 0)
+        return rc;
+    v->count[v->made] = count;
+    *handle = v->handle[v->made++];
+    return 0;
+}
+
+static int submit_task(SimplerOrch *orch, struct slot_views *views, enum dag_shape shape, int32_t func, uint32_t i)
 {
     struct dag_task task;
+    uint32_t h;
     dag_shape_task(shape, i, &task);
     int rc = simpler_orch_args_begin(orch);
     for (uint32_t k = 0; rc == 0 && k < task.input_count; k++) {
-        ChipTensor in = slots_view(buffer, task.inputs[k].first_slot, task.inputs[k].slot_count);
-        rc = simpler_orch_add_input(orch, &in);
+        rc = slots_handle(orch, views, task.inputs[k].slot_count, &h);
+        rc = rc ? rc
+                : simpler_orch_add_view(orch, h, (uint64_t)task.inputs[k].first_slot * DAG_ORCH_SLOT_ELEMS,
+                                        SIMPLER_TAG_INPUT);
     }
-    ChipTensor out = slots_view(buffer, i, 1);
-    if (rc == 0)
-        rc = simpler_orch_add_output_existing(orch, &out);
+    rc = rc ? rc : slots_handle(orch, views, 1, &h);
+    rc = rc ? rc : simpler_orch_add_view(orch, h, (uint64_t)i * DAG_ORCH_SLOT_ELEMS, SIMPLER_TAG_OUTPUT_EXISTING);
     return rc != 0 ? rc : simpler_orch_submit(orch, func, SIMPLER_CORE_TYPE_AIV);
 }
 
@@ -33,8 +62,9 @@ int bench_dag_orchestration(SimplerOrch *orch, const ChipStorageTaskArgs *args)
     enum dag_shape shape = (enum dag_shape)args->scalars[0];
     int32_t func = (int32_t)args->scalars[1];
     uint32_t count = dag_shape_task_count(shape);
+    struct slot_views views = {.buffer = &args->tensors[0], .made = 0};
     int rc = 0;
     for (uint32_t i = 0; rc == 0 && i < count; i++)
-        rc = submit_task(orch, &args->tensors[0], shape, func, i);
+        rc = submit_task(orch, &views, shape, func, i);
     return rc;
 }

@@ -8,7 +8,9 @@
  * the kernel every task runs, DAG_ORCH_FUNC_EMPTY (timed runs) or
  * DAG_ORCH_FUNC_CHECK (the verifying run: each task stores its check
  * value, dag_task_body). Task i writes slot i (OUTPUT_EXISTING) and reads
- * its input slot ranges (INPUT, one argument per range), on an AIV core.
+ * its input slot ranges (INPUT, one argument per range), on an AIV core;
+ * every argument is a window of a view handle (simpler_orch_view_make)
+ * per range width, checked once per build.
  */
 #ifndef SIMPLER_BENCH_DAG_ORCH_H
 #define SIMPLER_BENCH_DAG_ORCH_H

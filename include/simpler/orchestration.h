@@ -85,7 +85,24 @@ typedef struct SimplerOrchOps {
     int32_t (*arg_scalar_count)(const SimplerOrch *orch);
     int (*arg_scalar)(const SimplerOrch *orch, int32_t index, uint64_t *out);
     int (*arg_tensor)(const SimplerOrch *orch, int32_t index, ChipTensor *out);
+    /* ---- appended after the first release: call them through the
+     * wrappers below, which check struct_size first ---- */
+    /* Checks `tensor` once as add_tensor checks every argument (reserved
+     * bytes, dtype, shapes and strides, its view inside its buffer, its
+     * address space and address) and names it for the rest of the build:
+     * *view_out = a view handle, numbered from 0 in the order made. At
+     * most SIMPLER_ORCH_VIEW_MAX per build. */
+    int (*view_make)(SimplerOrch *orch, const ChipTensor *tensor, uint32_t *view_out);
+    /* Appends a tensor argument with a SIMPLER_TAG_* tag: the tensor of
+     * view handle `view` with its start_offset replaced by
+     * `start_offset`, exactly as add_tensor of that tensor would, but
+     * checking only what differs per use (the tag against the address
+     * space, and the view inside the buffer at the new start). */
+    int (*add_view)(SimplerOrch *orch, uint32_t view, uint64_t start_offset, uint32_t tag);
 } SimplerOrchOps;
+
+/* View handles one build can hold (view_make). */
+#define SIMPLER_ORCH_VIEW_MAX 256u
 
 /* The handle an orchestration entry receives. The runtime embeds it as the
  * first member of its own builder state. */
@@ -137,6 +154,53 @@ static inline int simpler_orch_add_scalar(SimplerOrch *orch, uint64_t value)
 static inline int simpler_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
 {
     return orch->ops->submit(orch, func_id, core_type);
+}
+
+/* Whether the runtime's ops table has the op at `member` (a runtime older
+ * than this header hands in a shorter table). */
+#define SIMPLER_ORCH_HAS_OP(orch, member)                                                                           \
+    ((orch)->ops->struct_size >= offsetof(SimplerOrchOps, member) + sizeof((orch)->ops->member))
+
+/* Checks `tensor` (borrowed for the call) once and names its view for
+ * the rest of the build in *view_out, so that the tasks using it can add
+ * it with simpler_orch_add_view at the cost of a bounds check, not a
+ * whole descriptor check, per argument: the tile loop's way to pass
+ * many windows of one tensor. Everything add_tensor refuses in a tensor
+ * (whatever the tag) is refused here, with the same status: -1005
+ * (PTO_RUNTIME_ERR_INVALID_ARGUMENT) for NULL, a malformed view, a view
+ * outside its buffer, a HOST tensor outside every staged caller tensor,
+ * or a graph-heap tensor outside the heap; -1004 when the build already
+ * holds SIMPLER_ORCH_VIEW_MAX handles. A handle names the tensor as it
+ * was at this call, whatever the caller does with `tensor` afterwards,
+ * and is valid until the build ends (in later builds the same number
+ * names nothing, or another build's view). Like every describing call it
+ * fails the whole build on failure, and returns the build's status at
+ * once after an earlier failure. A runtime that predates view handles
+ * makes this return -1003 (PTO_RUNTIME_ERR_INVALID_STATE), writing
+ * nothing. */
+static inline int simpler_orch_view_make(SimplerOrch *orch, const ChipTensor *tensor, uint32_t *view_out)
+{
+    if (!SIMPLER_ORCH_HAS_OP(orch, view_make))
+        return -1003;
+    return orch->ops->view_make(orch, tensor, view_out);
+}
+
+/* Appends a tensor argument to the open task: the tensor of handle
+ * `view` with its start_offset replaced by `start_offset` (elements),
+ * with a SIMPLER_TAG_* tag. The graph, its dependencies and the kernel's
+ * argument are exactly those of add_tensor with that tensor. Returns 0;
+ * -1005 for a handle this build did not make, a tag that is not a
+ * SIMPLER_TAG_*, OUTPUT on a tensor that is not on the graph heap or
+ * OUTPUT_EXISTING on one that is, a view that does not end inside its
+ * buffer at `start_offset`, or more than SIMPLER_MAX_TASK_ARGS
+ * arguments; -1003 outside args_begin..submit, or with a runtime that
+ * predates view handles; -1004 when the graph's argument limit is
+ * reached. Fails the build on failure, like add_tensor. */
+static inline int simpler_orch_add_view(SimplerOrch *orch, uint32_t view, uint64_t start_offset, uint32_t tag)
+{
+    if (!SIMPLER_ORCH_HAS_OP(orch, add_view))
+        return -1003;
+    return orch->ops->add_view(orch, view, start_offset, tag);
 }
 
 static inline int32_t simpler_orch_tensor_count(const SimplerOrch *orch)

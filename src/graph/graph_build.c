@@ -49,6 +49,7 @@ static void reset(graph_scratch *s, const ChipStorageTaskArgs *args)
     s->open_views = 0;
     memset(s->view_cache, 0, sizeof(s->view_cache));
     s->last_view_valid = 0;
+    s->handle_count = 0;
     s->g.edge_count = 0;
     s->g.staged_count = 0;
     s->g.heap_bytes = 0;

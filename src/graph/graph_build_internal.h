@@ -33,6 +33,18 @@ typedef struct graph_access {
 #define GRAPH_VIEW_KEY_OFFSET offsetof(ChipTensor, ndims)
 #define GRAPH_VIEW_KEY_BYTES (offsetof(ChipTensor, reserved) - offsetof(ChipTensor, ndims))
 
+/* A tensor view_make checked and named: everything add_view needs to
+ * append it at another start without looking at a ChipTensor again. */
+typedef struct graph_view_handle {
+    graph_image_arg rec;    /* the argument: kind, addr_kind, staged_index, addr, buffer_bytes */
+    graph_image_view view;  /* its view, added to g.views at its first use */
+    uint64_t elements;      /* whole elements in the buffer */
+    uint32_t view_plus1;    /* 1 + its index in g.views, or 0 while not there */
+    uint32_t shift;         /* log2 of the dtype's bytes */
+    uint32_t space;         /* TensorMap address space */
+    uint32_t heap;          /* 1 for a graph-heap tensor */
+} graph_view_handle;
+
 struct graph_scratch {
     SimplerOrch orch;                /* first: the entry's handle is the scratch */
     graph_limits limits;
@@ -53,6 +65,8 @@ struct graph_scratch {
     uint32_t last_shift;             /* log2 of the dtype's bytes */
     uint64_t last_extent;
     graph_access open_access[SIMPLER_MAX_TASK_ARGS]; /* the open task's, by argument */
+    uint32_t handle_count;           /* view handles of the running build */
+    graph_view_handle handles[SIMPLER_ORCH_VIEW_MAX];
     void *block;                     /* every array above lives in this allocation */
     uint8_t *kinds_block;            /* NULL, or deps.kinds then g.fanin_kind */
 };

@@ -80,6 +80,9 @@ void graph_orch_discard_open(graph_scratch *s)
             if (s->view_cache[i] > s->open_views)
                 s->view_cache[i] = 0;
         s->g.view_count = s->open_views;
+        for (uint32_t i = 0; i < s->handle_count; i++)
+            if (s->handles[i].view_plus1 > s->open_views)
+                s->handles[i].view_plus1 = 0;
     }
     s->open = 0;
     s->open_count = 0;
@@ -281,6 +284,75 @@ static int orch_add_tensor(SimplerOrch *orch, const ChipTensor *tensor, uint32_t
     return 0;
 }
 
+static int orch_view_make(SimplerOrch *orch, const ChipTensor *tensor, uint32_t *view_out)
+{
+    graph_scratch *s = scratch_of(orch);
+    graph_view_handle h;
+    if (s->status != 0)
+        return s->status;
+    if (tensor == NULL || view_out == NULL)
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "view_make: %s: NULL",
+                                                tensor == NULL ? "tensor" : "view_out"));
+    if (s->handle_count >= SIMPLER_ORCH_VIEW_MAX)
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+                                                "view_make: the build already holds %u view handles",
+                                                (unsigned)SIMPLER_ORCH_VIEW_MAX));
+    memset(&h, 0, sizeof(h));
+    int rc = graph_tensor_check(tensor, &h.view.extent);
+    /* NO_DEP takes every address space: the tag checks come per use. */
+    rc = rc ? rc : resolve_address(s, tensor, SIMPLER_TAG_NO_DEP, &h.rec);
+    if (rc != 0)
+        return graph_build_fail(s, rc);
+    h.rec.kind = GRAPH_ARG_TENSOR;
+    h.rec.buffer_bytes = tensor->buffer_bytes;
+    h.view.dtype = tensor->dtype;
+    h.view.ndims = tensor->ndims;
+    memcpy(h.view.shapes, tensor->shapes, sizeof(h.view.shapes));
+    memcpy(h.view.strides, tensor->strides, sizeof(h.view.strides));
+    h.shift = graph_dtype_shift(tensor->dtype);
+    h.elements = tensor->buffer_bytes >> h.shift;
+    h.space = space_of(h.rec.addr_kind);
+    h.heap = tensor->address_space == SIMPLER_ADDRESS_SPACE_GRAPH_HEAP;
+    s->handles[s->handle_count] = h;
+    *view_out = s->handle_count++;
+    return 0;
+}
+
+static int orch_add_view(SimplerOrch *orch, uint32_t view, uint64_t start_offset, uint32_t tag)
+{
+    graph_scratch *s = scratch_of(orch);
+    graph_image_arg *a;
+    int rc = next_arg(s, &a);
+    if (rc != 0)
+        return graph_build_fail(s, rc);
+    if (view >= s->handle_count || tag > SIMPLER_TAG_NO_DEP)
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                                "add_view: view %u, tag %u: not a view handle of this build "
+                                                "(%u made) and a SIMPLER_TAG_*",
+                                                view, tag, s->handle_count));
+    graph_view_handle *h = &s->handles[view];
+    /* OUTPUT is the runtime-allocated kind; OUTPUT_EXISTING the caller's. */
+    if ((tag == SIMPLER_TAG_OUTPUT && !h->heap) || (tag == SIMPLER_TAG_OUTPUT_EXISTING && h->heap) ||
+        start_offset > h->elements || h->view.extent > h->elements - start_offset)
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                                "add_view: view %u at element %llu with tag %u: the view leaves "
+                                                "its buffer, or the tag does not fit its address space",
+                                                view, (unsigned long long)start_offset, tag));
+    if (h->view_plus1 == 0)
+        h->view_plus1 = view_index(s, &h->view) + 1;
+    *a = h->rec;
+    a->tag = (uint8_t)tag;
+    a->view = h->view_plus1 - 1;
+    a->start_offset = start_offset;
+    graph_access *acc = &s->open_access[s->open_count];
+    acc->lo = h->rec.addr + (start_offset << h->shift);
+    acc->hi = acc->lo + (h->view.extent << h->shift);
+    acc->space = h->space;
+    acc->mode = access_mode(tag);
+    s->open_count++;
+    return 0;
+}
+
 static int orch_add_scalar(SimplerOrch *orch, uint64_t value)
 {
     graph_scratch *s = scratch_of(orch);
@@ -339,4 +411,6 @@ const SimplerOrchOps graph_orch_ops = {
     .arg_scalar_count = orch_arg_scalar_count,
     .arg_scalar = orch_arg_scalar,
     .arg_tensor = orch_arg_tensor,
+    .view_make = orch_view_make,
+    .add_view = orch_add_view,
 };
