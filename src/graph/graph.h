@@ -29,6 +29,9 @@ typedef struct graph {
     graph_image_staged staged[SIMPLER_MAX_TENSOR_ARGS];
     uint64_t heap_bytes;       /* graph heap used, a multiple of 1024 */
     uint64_t temp_bytes;       /* retained temp used, a multiple of 1024 */
+    /* Bit func_id * 2 + core_type is set when some task runs that kernel
+     * on that core type, so graph_kernels_check looks each pair up once. */
+    uint64_t kernel_uses[GRAPH_FUNC_ID_LIMIT * 2 / 64];
 } graph;
 
 /* Bytes of the image of `g`; 0 if it would not fit the format. */

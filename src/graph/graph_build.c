@@ -54,6 +54,7 @@ static void reset(graph_scratch *s, const ChipStorageTaskArgs *args)
     s->g.staged_count = 0;
     s->g.heap_bytes = 0;
     s->g.temp_bytes = 0;
+    memset(s->g.kernel_uses, 0, sizeof(s->g.kernel_uses));
     tensor_map_reset(&s->map);
 }
 

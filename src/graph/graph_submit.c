@@ -141,7 +141,10 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
     t->fanin_count = s->deps.count;
     t->fanout_begin = 0;
     t->fanout_count = 0;
-    mark_staged(g, args, s->open_count);
+    uint32_t use = (uint32_t)func_id * 2 + core_type;
+    g->kernel_uses[use / 64] |= 1ull << (use % 64);
+    if (g->staged_count != 0)
+        mark_staged(g, args, s->open_count);
     g->edge_count += s->deps.count;
     g->arg_count += s->open_count;
     g->task_count++;

@@ -28,7 +28,8 @@ void tensor_map_reset(tensor_map *map)
     map->rng = 0x9e3779b9u;
     for (uint32_t i = 0; i < TENSOR_MAP_SPACES; i++) {
         map->root[i] = NIL;
-        map->last[i] = NIL;
+        map->tail_head[i] = NIL;
+        map->tail_last[i] = NIL;
         map->end[i] = 0;
     }
     /* The exact cache is not cleared: an id at or above segment_used is
@@ -56,36 +57,6 @@ void tensor_map_deps_init(tensor_map_deps *deps, uint32_t *seen, uint32_t *list,
     deps->stamp = 0;
     deps->task = 0;
     deps->kinds = NULL;
-}
-
-void tensor_map_deps_begin(tensor_map_deps *deps, uint32_t task)
-{
-    GRAPH_ASSERT(task < deps->capacity);
-    /* Stamps run on across tasks and builds, so `seen` is cleared only when
-     * the stamp wraps, never per build. */
-    deps->stamp++;
-    if (deps->stamp == 0) {
-        memset(deps->seen, 0, (size_t)deps->capacity * sizeof(*deps->seen));
-        deps->stamp = 1;
-    }
-    deps->task = task;
-    deps->count = 0;
-}
-
-void tensor_map_deps_add(tensor_map_deps *deps, uint32_t pred, uint8_t kind)
-{
-    GRAPH_ASSERT(pred < deps->capacity);
-    if (pred == deps->task)
-        return;
-    if (deps->seen[pred] == deps->stamp) {
-        if (deps->kinds != NULL)
-            deps->kinds[pred] |= kind;
-        return;
-    }
-    deps->seen[pred] = deps->stamp;
-    deps->list[deps->count++] = pred;
-    if (deps->kinds != NULL)
-        deps->kinds[pred] = kind;
 }
 
 static uint32_t segments_available(const tensor_map *map)
@@ -284,7 +255,6 @@ static int access_open(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi
 
 static void access_close(tensor_map *map, uint32_t space, const access_parts *p)
 {
-    map->last[space] = NIL; /* the right edge may have changed */
     tensor_map_segment *s = map->segments;
     map->root[space] = merge(s, merge(s, p->below, unflatten(s, p->list)), p->above);
 }
@@ -302,6 +272,29 @@ static int read_fits(const tensor_map *map, const access_parts *p, uint64_t lo, 
     gaps += cur < hi;
     return segments_available(map) >= gaps &&
            map->reader_capacity - map->reader_used >= overlapped + gaps;
+}
+
+/* Appends segment n, whose range starts at or above the end of every
+ * segment of `space`, to that space's tail list. */
+static void append_tail(tensor_map *map, uint32_t space, uint32_t n)
+{
+    if (map->tail_last[space] == NIL)
+        map->tail_head[space] = n;
+    else
+        map->segments[map->tail_last[space]].right = n;
+    map->tail_last[space] = n;
+}
+
+/* Joins the space's tail list to its tree before a walk: the list turned
+ * into a treap in one pass, then merged in on the right. */
+static void fold_tail(tensor_map *map, uint32_t space)
+{
+    uint32_t head = map->tail_head[space];
+    if (head == NIL)
+        return;
+    map->tail_head[space] = NIL;
+    map->tail_last[space] = NIL;
+    map->root[space] = merge(map->segments, map->root[space], unflatten(map->segments, head));
 }
 
 /* The segment that is exactly [lo, hi), or NIL: a search that writes
@@ -323,31 +316,11 @@ static uint32_t find_exact_cached(tensor_map *map, uint32_t space, uint64_t lo, 
     uint32_t i = *slot;
     if (i < map->segment_used && s[i].live == space + 1 && s[i].lo == lo && s[i].hi == hi)
         return i;
+    fold_tail(map, space);
     i = find_exact(s, map->root[space], lo, hi);
     if (i != NIL)
         *slot = i;
     return i;
-}
-
-/* Links segment n, whose range starts at or above the end of every
- * segment of `space`, into that space's tree: down the right edge to
- * where its priority belongs, the rest of that edge becoming its left
- * subtree (all of it below n's range, none of it of higher priority). */
-static void insert_last(tensor_map *map, uint32_t space, uint32_t n)
-{
-    tensor_map_segment *s = map->segments;
-    uint32_t last = map->last[space];
-    map->last[space] = n;
-    /* Priorities fall down the edge: below the last node, if it outranks n. */
-    if (last != NIL && s[last].priority > s[n].priority) {
-        s[last].right = n;
-        return;
-    }
-    uint32_t *link = &map->root[space];
-    while (*link != NIL && s[*link].priority > s[n].priority)
-        link = &s[*link].right;
-    s[n].left = *link;
-    *link = n;
 }
 
 int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
@@ -359,7 +332,7 @@ int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, u
         /* Past everything: a read of bytes nobody wrote, no dependency. */
         if (segments_available(map) == 0 || map->reader_used == map->reader_capacity)
             return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
-        insert_last(map, space, segment_new(map, space, lo, hi, TENSOR_MAP_NO_WRITER, reader_new(map, task, NIL)));
+        append_tail(map, space, segment_new(map, space, lo, hi, TENSOR_MAP_NO_WRITER, reader_new(map, task, NIL)));
         return 0;
     }
     uint32_t e = find_exact_cached(map, space, lo, hi);
@@ -431,7 +404,7 @@ int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, 
         /* Past everything: no writer, no reader, no dependency. */
         if (segments_available(map) == 0)
             return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
-        insert_last(map, space, segment_new(map, space, lo, hi, task, NIL));
+        append_tail(map, space, segment_new(map, space, lo, hi, task, NIL));
         return 0;
     }
     uint32_t e = find_exact_cached(map, space, lo, hi);

@@ -22,7 +22,9 @@
  *     walks the tree;
  *   - an access that starts at or above the end of everything the space
  *     holds (a task writing its own fresh output) overlaps nothing: it
- *     gets a new segment, linked in at the tree's right edge.
+ *     gets a new segment, appended to a list of such segments that joins
+ *     the tree only when an access next walks the tree (one pass for the
+ *     whole list), so an append costs no tree walk at all.
  *
  * Dependencies go to a tensor_map_deps sink that deduplicates them per task.
  */
@@ -30,13 +32,16 @@
 #define SIMPLER_GRAPH_TENSOR_MAP_H
 
 #include <stdint.h>
+#include <string.h>
+
+#include "graph/graph_status.h"
 
 #define TENSOR_MAP_NIL UINT32_MAX
 /* Address spaces: SIMPLER_ADDRESS_SPACE_HOST, _DEVICE, _GRAPH_HEAP. */
 #define TENSOR_MAP_SPACES 3
 #define TENSOR_MAP_NO_WRITER UINT32_MAX
-/* Slots of the exact-range cache (a power of two): 4 KiB per map. */
-#define TENSOR_MAP_EXACT_BITS 10u
+/* Slots of the exact-range cache (a power of two): 16 KiB per map. */
+#define TENSOR_MAP_EXACT_BITS 12u
 #define TENSOR_MAP_EXACT_SLOTS (1u << TENSOR_MAP_EXACT_BITS)
 /* Why a predecessor is one (bits; an edge may have several). */
 #define TENSOR_MAP_DEP_RAW 1u /* the task reads what it wrote */
@@ -86,9 +91,13 @@ typedef struct tensor_map {
     uint32_t root[TENSOR_MAP_SPACES];
     /* Per space, at or above the end of every segment it holds. */
     uint64_t end[TENSOR_MAP_SPACES];
-    /* Per space, its rightmost segment when the last change to its tree
-     * was an append (then the bottom of the right edge), else NIL. */
-    uint32_t last[TENSOR_MAP_SPACES];
+    /* Per space, the segments appended past its end since its tree was
+     * last walked: a list in address order chained through .right, all
+     * above everything in the tree, first and last (NIL when empty). An
+     * exact access finds them through the cache; anything that walks the
+     * tree folds them in first. */
+    uint32_t tail_head[TENSOR_MAP_SPACES];
+    uint32_t tail_last[TENSOR_MAP_SPACES];
     /* Segment ids by a hash of (space, lo, hi); a hint, checked on use. */
     uint32_t exact[TENSOR_MAP_EXACT_SLOTS];
 } tensor_map;
@@ -101,11 +110,41 @@ void tensor_map_reset(tensor_map *map);
 
 /* Binds a sink to two arrays of `capacity` task ids and clears it. */
 void tensor_map_deps_init(tensor_map_deps *deps, uint32_t *seen, uint32_t *list, uint32_t capacity);
-/* Starts collecting the predecessors of `task` (< capacity). */
-void tensor_map_deps_begin(tensor_map_deps *deps, uint32_t task);
+/* Starts collecting the predecessors of `task` (< capacity). Inline:
+ * once per task. */
+static inline void tensor_map_deps_begin(tensor_map_deps *deps, uint32_t task)
+{
+    GRAPH_ASSERT(task < deps->capacity);
+    /* Stamps run on across tasks and builds, so `seen` is cleared only when
+     * the stamp wraps, never per build. */
+    deps->stamp++;
+    if (deps->stamp == 0) {
+        memset(deps->seen, 0, (size_t)deps->capacity * sizeof(*deps->seen));
+        deps->stamp = 1;
+    }
+    deps->task = task;
+    deps->count = 0;
+}
+
 /* Adds `pred` unless it is the current task or already present; with
- * deps->kinds set, records `kind` (a TENSOR_MAP_DEP_* bit) for it. */
-void tensor_map_deps_add(tensor_map_deps *deps, uint32_t pred, uint8_t kind);
+ * deps->kinds set, records `kind` (a TENSOR_MAP_DEP_* bit) for it.
+ * Inline: once per dependency found. */
+static inline void tensor_map_deps_add(tensor_map_deps *deps, uint32_t pred, uint8_t kind)
+{
+    GRAPH_ASSERT(pred < deps->capacity);
+    if (pred == deps->task)
+        return;
+    if (deps->seen[pred] == deps->stamp) {
+        if (deps->kinds != NULL)
+            deps->kinds[pred] |= kind;
+        return;
+    }
+    deps->seen[pred] = deps->stamp;
+    deps->list[deps->count++] = pred;
+    if (deps->kinds != NULL)
+        deps->kinds[pred] = kind;
+}
+
 
 /* Records that `task` reads or writes [lo, hi) of `space` (lo < hi,
  * space < TENSOR_MAP_SPACES) and adds the dependencies to `deps`.

@@ -265,6 +265,23 @@ static uint32_t tree_check(const tensor_map *map, uint32_t t, uint64_t *prev_hi)
     return n + 1 + tree_check(map, s[t].right, prev_hi);
 }
 
+/* Checks a space: its treap, then its list of appended segments (in
+ * address order, above the tree). Returns the number of segments. */
+static uint32_t space_check(const tensor_map *map, uint32_t space)
+{
+    uint64_t prev_hi = 0;
+    uint32_t n = tree_check(map, map->root[space], &prev_hi), last = TENSOR_MAP_NIL;
+    for (uint32_t i = map->tail_head[space]; i != TENSOR_MAP_NIL; i = map->segments[i].right) {
+        assert_true(map->segments[i].lo >= prev_hi && map->segments[i].lo < map->segments[i].hi);
+        assert_int_equal(map->segments[i].left, TENSOR_MAP_NIL);
+        prev_hi = map->segments[i].hi;
+        last = i;
+        n++;
+    }
+    assert_int_equal(last, map->tail_last[space]);
+    return n;
+}
+
 static void tensor_map_random_accesses_match_a_byte_model(void **state)
 {
     (void)state;
@@ -298,17 +315,16 @@ static void tensor_map_random_accesses_match_a_byte_model(void **state)
                          write ? "write" : "read", lo, hi, space, got, want);
             /* The trees stay treaps and hold every live segment. */
             uint32_t nodes = 0;
-            for (uint32_t sp = 0; sp < TENSOR_MAP_SPACES; sp++) {
-                uint64_t prev_hi = 0;
-                nodes += tree_check(&map, map.root[sp], &prev_hi);
-            }
+            for (uint32_t sp = 0; sp < TENSOR_MAP_SPACES; sp++)
+                nodes += space_check(&map, sp);
             assert_int_equal(nodes, map.segment_used - map.free_count);
         }
     }
 }
 
 /* Appends (fresh ranges past the end), mixed with accesses that
- * restructure the tree, keep it a treap holding every live segment. */
+ * restructure the tree, keep it a treap and the appended list in order,
+ * together holding every live segment. */
 static void tensor_map_appends_keep_the_tree_a_treap(void **state)
 {
     (void)state;
@@ -329,8 +345,7 @@ static void tensor_map_appends_keep_the_tree_a_treap(void **state)
         int rc = task % 3 == 0 ? tensor_map_read(&map, 1, lo, hi, task, &deps)
                                : tensor_map_write(&map, 1, lo, hi, task, &deps);
         assert_int_equal(rc, 0);
-        uint64_t prev_hi = 0;
-        assert_int_equal(tree_check(&map, map.root[1], &prev_hi), map.segment_used - map.free_count);
+        assert_int_equal(space_check(&map, 1), map.segment_used - map.free_count);
     }
 }
 
