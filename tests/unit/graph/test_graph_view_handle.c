@@ -4,6 +4,8 @@
  * status. All with in-process orchestration functions. */
 #include "graph_test_util.h"
 
+#include "graph/graph_build_internal.h"
+
 #define VH_ELEMS 256u
 #define VH_TASKS 48u
 #define VH_HOST 0x300000u
@@ -382,6 +384,23 @@ static void view_wrappers_refuse_on_an_older_runtime(void **state)
     assert_int_equal(h, 5);
 }
 
+/* The ops table keeps the first release's layout and appends the view
+ * ops after it, so an orchestration built against either header finds
+ * every op it knows where it looks. */
+static void orch_ops_keep_the_first_layout_and_append_the_view_ops(void **state)
+{
+    (void)state;
+    const size_t fn = sizeof(void (*)(void));
+    assert_int_equal(offsetof(SimplerOrchOps, tensor_create), 8);
+    assert_int_equal(offsetof(SimplerOrchOps, arg_tensor), 8 + 8 * fn);
+    assert_int_equal(offsetof(SimplerOrchOps, view_make), 8 + 9 * fn);
+    assert_int_equal(offsetof(SimplerOrchOps, add_view), 8 + 10 * fn);
+    assert_int_equal(sizeof(SimplerOrchOps), 8 + 11 * fn);
+    assert_int_equal(graph_orch_ops.struct_size, sizeof(SimplerOrchOps));
+    assert_non_null(graph_orch_ops.view_make);
+    assert_non_null(graph_orch_ops.add_view);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -391,6 +410,7 @@ int main(void)
         cmocka_unit_test(view_handle_misuse_fails_the_build_with_documented_status),
         cmocka_unit_test(view_calls_after_a_failure_return_the_first_status),
         cmocka_unit_test(view_wrappers_refuse_on_an_older_runtime),
+        cmocka_unit_test(orch_ops_keep_the_first_layout_and_append_the_view_ops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
