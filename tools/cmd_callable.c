@@ -307,7 +307,7 @@ static int pack_run(pack_args *a, file_bytes *files)
     /* What loading needs of the binaries, checked now, not at register. */
     rc = simpler_callable_verify(image, size);
     if (rc != 0) {
-        fprintf(stderr, "simpler pack: %s: %s\n", simpler_strerror(rc), simpler_last_error_message());
+        cli_refusal("simpler pack: the image's binaries", rc, NULL);
         free(image);
         return 1;
     }
@@ -487,7 +487,9 @@ int cmd_inspect(int argc, char **argv)
     }
     rc = simpler_callable_verify(f.bytes, f.size);
     if (rc != 0) {
-        fprintf(stderr, "simpler inspect: '%s': %s: %s\n", path, simpler_strerror(rc), simpler_last_error_message());
+        char prefix[RUN_REASON_MAX];
+        snprintf(prefix, sizeof(prefix), "simpler inspect: '%s'", path);
+        cli_refusal(prefix, rc, NULL);
         free(f.bytes);
         return 1;
     }

@@ -88,8 +88,11 @@ static int graph_write(const graph_args *a)
         image_path = path;
     void *image = NULL;
     size_t size = 0;
-    if (example_image_read(image_path, &image, &size) != 0) {
-        fprintf(stderr, "simpler graph: cannot read the image '%s'\n", image_path);
+    int read = example_image_read(image_path, &image, &size);
+    if (read != 0) {
+        char prefix[4200];
+        snprintf(prefix, sizeof(prefix), "simpler graph: cannot read the image '%s'", image_path);
+        cli_refusal(prefix, read, NULL);
         return 2;
     }
     example_buffers host;
@@ -105,8 +108,7 @@ static int graph_write(const graph_args *a)
     example_buffers_destroy(NULL, &host);
     simpler_callable_free(image);
     if (rc != 0) {
-        fprintf(stderr, "simpler graph: failed: %d (%s)%s%s\n", rc, simpler_strerror(rc), reason[0] ? ": " : "",
-                reason);
+        cli_refusal("simpler graph: failed", rc, reason);
         return 1;
     }
     printf("graph %s: %llu tasks, arguments of example %s -> %s\n", image_path, (unsigned long long)req.task_count,

@@ -57,17 +57,23 @@ int cmd_run_decode(int argc, char **argv)
     char path[4096] = "";
     void *image = NULL;
     size_t size = 0;
-    if (example_image_path("paged_attention", path, sizeof(path)) != 0 ||
-        example_image_read(path, &image, &size) != 0) {
+    if (example_image_path("paged_attention", path, sizeof(path)) != 0) {
         fprintf(stderr, "simpler run: decode needs the paged_attention image (%s)\n", path);
         return 2;
     }
-    int rc = 0;
-    for (int m = 0; rc == 0 && m < DECODE_MODES; m++)
+    int read = example_image_read(path, &image, &size);
+    if (read != 0) {
+        char prefix[4200];
+        snprintf(prefix, sizeof(prefix), "simpler run: decode needs the paged_attention image (%s)", path);
+        cli_refusal(prefix, read, NULL);
+        return 2;
+    }
+    int rc = 0, m = 0;
+    for (; rc == 0 && m < DECODE_MODES; m++)
         rc = decode_run(image, size, m, DECODE_DEFAULT_STEPS, &r[m]);
     simpler_callable_free(image);
     if (rc != 0) {
-        fprintf(stderr, "simpler run: decode failed: %d (%s)\n", rc, simpler_strerror(rc));
+        cli_refusal("simpler run: decode failed", rc, r[m - 1].reason);
         return 1;
     }
     if (json)

@@ -176,9 +176,13 @@ static int report_make(const run_options *o, run_report *rep, double *times_us, 
         image_path = path;
     void *image = NULL;
     size_t size = 0;
-    if (example_image_read(image_path, &image, &size) != 0) {
-        fprintf(stderr, "simpler run: cannot read the image of '%s' (%s): %s; build it first, or pass --image\n",
-                o->name, image_path, simpler_last_error_message());
+    int read = example_image_read(image_path, &image, &size);
+    if (read != 0) {
+        char prefix[RUN_PROGRAM_PATH_MAX + 256];
+        snprintf(prefix, sizeof(prefix), "simpler run: cannot read the image of '%s' (%s; build it first, or pass "
+                                         "--image)",
+                 o->name, image_path);
+        cli_refusal(prefix, read, NULL);
         return 2;
     }
     rep->image = image_path;

@@ -89,9 +89,11 @@ int kernel_session_open(kernel_session *s, const char *name, uint32_t cores, int
         fprintf(stderr, "simpler: no image of example '%s' found (tried %s)\n", name, path);
         return 2;
     }
-    if (example_image_read(path, &s->image, &s->image_size) != 0) {
-        fprintf(stderr, "simpler: cannot read the image of example '%s' (%s): %s\n", name, path,
-                simpler_last_error_message());
+    int read = example_image_read(path, &s->image, &s->image_size);
+    if (read != 0) {
+        char prefix[sizeof(path) + 128];
+        snprintf(prefix, sizeof(prefix), "simpler: cannot read the image of example '%s' (%s)", name, path);
+        cli_refusal(prefix, read, NULL);
         return 2;
     }
     snprintf(s->image_path, sizeof(s->image_path), "%s", path);

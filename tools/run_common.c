@@ -51,6 +51,17 @@ void cli_status_format(char *buf, size_t size, int status, const char *reason)
         snprintf(buf, size, "%d %s (%s)", status, name, message);
 }
 
+void cli_refusal(const char *prefix, int status, const char *reason)
+{
+    char taken[RUN_REASON_MAX], text[RUN_REASON_MAX + 128];
+    if (reason == NULL) {
+        cli_reason_take(taken, sizeof(taken));
+        reason = taken;
+    }
+    cli_status_format(text, sizeof(text), status, reason);
+    fprintf(stderr, "%s: %s\n", prefix, text);
+}
+
 /* ---- options ---- */
 
 enum { OPT_JSON, OPT_MODE, OPT_RUNS, OPT_CORES, OPT_TRACE, OPT_IMAGE, OPTS };

@@ -56,6 +56,12 @@ void cli_reason_take(char *reason, size_t size);
  * "<status> <NAME> (<message>)", into `buf`. */
 void cli_status_format(char *buf, size_t size, int status, const char *reason);
 
+/* Prints "<prefix>: <status> <NAME>: <reason>" on stderr (the
+ * cli_status_format of `status`), with `reason`, or when it is NULL the
+ * reason the library recorded for this thread's last call. Every refusal
+ * of a library call the CLI reports goes through here. */
+void cli_refusal(const char *prefix, int status, const char *reason);
+
 /* What went wrong in a session: the first failing call, the first run
  * that missed the golden. */
 typedef struct run_outcome {

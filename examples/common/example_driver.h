@@ -131,11 +131,12 @@ static inline int example_output_check(DeviceContextHandle ctx, const example_ca
 
 /* Reads a whole image file into 64-byte aligned memory, through the
  * public simpler_callable_load_file (release it with
- * simpler_callable_free). Returns 0, or -1 when it cannot be read or is
- * empty (simpler_last_error_message() says why). */
+ * simpler_callable_free). Returns 0, or simpler_callable_load_file's
+ * status when it cannot be read or is empty
+ * (simpler_last_error_message() says why). */
 static inline int example_image_read(const char *path, void **image, size_t *size)
 {
-    return simpler_callable_load_file(path, image, size) == 0 ? 0 : -1;
+    return simpler_callable_load_file(path, image, size);
 }
 
 #endif

@@ -44,6 +44,7 @@ typedef struct decode_result {
     uint64_t host_allocs;             /* during the kernel-mode calls of every step but the first */
     uint64_t device_allocs;           /* simdev malloc calls during them */
     int mismatches;                   /* steps whose output missed the golden */
+    char reason[256];                 /* simpler_last_error_message() of the failing call */
 } decode_result;
 
 /* The case of step `step` (0-based): one sequence of (step + 1) blocks. */
@@ -202,7 +203,11 @@ static inline int decode_run(const void *image, size_t size, int mode, uint32_t 
     }
     if (r->steps != 0)
         r->step_us = (double)total / 1e3 / r->steps;
+    if (rc != 0)
+        snprintf(r->reason, sizeof(r->reason), "%s", simpler_last_error_message());
     int closed = decode_close(&s, mode);
+    if (rc == 0 && closed != 0)
+        snprintf(r->reason, sizeof(r->reason), "%s", simpler_last_error_message());
     return rc ? rc : closed;
 }
 

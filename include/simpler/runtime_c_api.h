@@ -280,7 +280,7 @@ SIMPLER_API int finalize_device(DeviceContextHandle ctx);
 
 /* Allocates `size` > 0 bytes of device memory on the context's device.
  * Returns NULL for a NULL ctx, size 0, an uninitialized context or
- * exhaustion. */
+ * exhaustion; simpler_last_error_message() then says which. */
 SIMPLER_API void *device_malloc_ctx(DeviceContextHandle ctx, size_t size);
 /* Frees a pointer returned by device_malloc_ctx; NULL is a no-op. */
 SIMPLER_API void device_free_ctx(DeviceContextHandle ctx, void *dev_ptr);

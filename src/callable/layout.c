@@ -10,13 +10,13 @@ int callable_signature_scan(const uint8_t *signature, uint32_t count, uint32_t *
     for (uint32_t i = 0; i < count; i++) {
         uint8_t dir = signature[i];
         if (dir > SIMPLER_ARG_INOUT)
-            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+            return PTO_RUNTIME_ERR_INVALID_ARGUMENT; /* reason: the caller's (check.c, build.c) */
         if (dir == SIMPLER_ARG_SCALAR) {
             scalars++;
         } else {
             /* A tensor after a scalar breaks "every tensor before every scalar". */
             if (scalars != 0)
-                return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+                return PTO_RUNTIME_ERR_INVALID_ARGUMENT; /* reason: the caller's */
             tensors++;
         }
     }
@@ -54,14 +54,14 @@ int callable_child_identity_check(int32_t func_id, uint32_t core_type, uint32_t 
                                   uint32_t signature_count, uint8_t *seen)
 {
     if (func_id < 0 || func_id >= SIMPLER_CALLABLE_FUNC_ID_LIMIT)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT; /* reason: the caller's (check.c, build.c) */
     uint8_t bit = (uint8_t)(1u << (func_id % 8));
     if (seen[func_id / 8] & bit)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT; /* reason: the caller's */
     if (core_type != SIMPLER_CORE_TYPE_AIC && core_type != SIMPLER_CORE_TYPE_AIV)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT; /* reason: the caller's */
     if (reserved0 != 0 || signature_count > SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT; /* reason: the caller's */
     seen[func_id / 8] |= bit;
     return 0;
 }

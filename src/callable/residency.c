@@ -35,12 +35,14 @@ static int empty(int32_t id)
 int residency_init(residency_table *t, uint32_t slot_count)
 {
     if (t == NULL || slot_count == 0 || slot_count > SIMPLER_KERNEL_MAX_CALLABLES)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "residency: slot_count = %u: must be 1..%d", slot_count,
+                            SIMPLER_KERNEL_MAX_CALLABLES);
     residency_slot *slots = host_calloc(slot_count, sizeof *slots);
     if (slots == NULL) {
         t->slot_count = 0;
         t->slots = NULL;
-        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+        return simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "host allocation of the %u-slot callable table failed",
+                            slot_count);
     }
     t->slot_count = slot_count;
     t->slots = slots;

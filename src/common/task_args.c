@@ -14,11 +14,13 @@ size_t simpler_dtype_size(uint8_t dtype)
     return tensor_dtype_bytes(dtype);
 }
 
+/* Pure: every caller names the field (tensor_view_fail, or a device-side
+ * image check whose refusal latches a device code). */
 int tensor_view_extent(uint32_t dtype, uint32_t ndims, const uint32_t *shapes, const uint32_t *strides,
                        uint64_t *extent)
 {
     if (tensor_dtype_bytes(dtype) == 0 || ndims == 0 || ndims > SIMPLER_MAX_TENSOR_DIMS)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT; /* reason: the caller's (tensor_view_fail) */
     /* One more than the last element's index. A term (shape - 1) * stride
      * of two 32-bit numbers fits 64 bits, but five of them summed may
      * not: a sum that wrapped would make a huge view look small. */
@@ -26,9 +28,9 @@ int tensor_view_extent(uint32_t dtype, uint32_t ndims, const uint32_t *shapes, c
     for (uint32_t d = 0; d < SIMPLER_MAX_TENSOR_DIMS; d++) {
         int used = d < ndims;
         if (used != (shapes[d] != 0) || used != (strides[d] != 0))
-            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+            return PTO_RUNTIME_ERR_INVALID_ARGUMENT; /* reason: the caller's (tensor_view_fail) */
         if (used && __builtin_add_overflow(span, (uint64_t)(shapes[d] - 1) * strides[d], &span))
-            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+            return PTO_RUNTIME_ERR_INVALID_ARGUMENT; /* reason: the caller's (tensor_view_fail) */
     }
     *extent = span;
     return 0;
@@ -54,28 +56,43 @@ int simpler_tensor_make(ChipTensor *t, void *addr, uint8_t dtype, uint32_t ndims
 {
     simpler_error_clear();
     size_t elem = simpler_dtype_size(dtype);
-    if (t == NULL || shapes == NULL || elem == 0 || !address_space_known(address_space) || ndims == 0 ||
-        ndims > SIMPLER_MAX_TENSOR_DIMS)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (t == NULL || shapes == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "%s: NULL", t == NULL ? "t" : "shapes");
+    if (elem == 0)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "dtype = %u: not a SIMPLER_DTYPE_*", dtype);
+    if (!address_space_known(address_space))
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                            "address_space = %u: not SIMPLER_ADDRESS_SPACE_HOST (0) or _DEVICE (1)", address_space);
+    if (ndims == 0 || ndims > SIMPLER_MAX_TENSOR_DIMS)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ndims = %u: must be 1..%d", ndims,
+                            SIMPLER_MAX_TENSOR_DIMS);
 
     /* Strides are in elements and must fit uint32_t; the byte size must fit
      * uint64_t. Compute everything before writing *t. */
     uint32_t strides[SIMPLER_MAX_TENSOR_DIMS] = {0};
     uint64_t count = 1;
     for (uint32_t d = ndims; d-- > 0;) {
-        if (shapes[d] == 0 || count > UINT32_MAX)
-            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        if (shapes[d] == 0)
+            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "shapes[%u] = 0: a dimension is at least 1", d);
+        if (count > UINT32_MAX)
+            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                "shapes[%u]: the stride of dimension %u (%llu elements) does not fit 32 bits", d + 1,
+                                d, (unsigned long long)count);
         strides[d] = (uint32_t)count;
         if (__builtin_mul_overflow(count, (uint64_t)shapes[d], &count))
-            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "shapes[%u] = %u: the element count overflows",
+                                d, shapes[d]);
     }
     uint64_t bytes;
     if (__builtin_mul_overflow(count, (uint64_t)elem, &bytes))
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "shapes: %llu elements of %zu bytes overflow 64 bits",
+                            (unsigned long long)count, elem);
     uint64_t base = (uint64_t)(uintptr_t)addr;
     uint64_t end;
     if (__builtin_add_overflow(base, bytes, &end))
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "addr = %p: the %llu-byte buffer wraps the address "
+                                                              "space",
+                            addr, (unsigned long long)bytes);
 
     memset(t, 0, sizeof *t);
     t->buffer_addr = base;
@@ -100,8 +117,7 @@ int simpler_call_config_default(CallConfig *config)
 
 #define INVALID PTO_RUNTIME_ERR_INVALID_ARGUMENT
 
-/* The shape and stride fields of `t` (named `what` in the reason). */
-static int tensor_view_refuse(const ChipTensor *t, const char *what)
+int tensor_view_fail(const ChipTensor *t, const char *what)
 {
     if (tensor_dtype_bytes(t->dtype) == 0)
         return simpler_fail(INVALID, "%s.dtype = %u: not a SIMPLER_DTYPE_*", what, t->dtype);
@@ -129,7 +145,7 @@ static int tensor_check_named(const ChipTensor *t, const char *what)
         return simpler_fail(INVALID, "%s.address_space = %u: not SIMPLER_ADDRESS_SPACE_HOST (0) or _DEVICE (1)",
                             what, t->address_space);
     if (tensor_view_extent(t->dtype, t->ndims, t->shapes, t->strides, &extent) != 0)
-        return tensor_view_refuse(t, what);
+        return tensor_view_fail(t, what);
     if (!all_zero(t->reserved0, sizeof t->reserved0) || !all_zero(t->reserved, sizeof t->reserved))
         return simpler_fail(INVALID, "%s: a reserved byte is not 0", what);
     if (__builtin_add_overflow(t->start_offset, extent, &end) ||

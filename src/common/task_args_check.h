@@ -21,6 +21,11 @@
  * without overflow. */
 int chip_tensor_check(const ChipTensor *t);
 
+/* Records why tensor_view_extent refused the dtype, ndims, shapes and
+ * strides of `t`, naming the field as "<what>.<field>", and returns
+ * PTO_RUNTIME_ERR_INVALID_ARGUMENT. */
+int tensor_view_fail(const ChipTensor *t, const char *what);
+
 /* Non-NULL; 0 <= tensor_count <= 256, 0 <= scalar_count <= 128; every used
  * tensor passes chip_tensor_check. A refusal records its reason
  * (simpler_fail), naming the count or "args.tensors[i]" and the field. */

@@ -72,9 +72,11 @@ void *context_mode_state(const simpler_context *ctx, int mode)
 
 int context_device_status(simpler_context *ctx, const char *what, int device_code)
 {
-    if (device_code != 0)
-        simpler_log(SIMPLER_LOG_WARN, "device call %s failed with device code %d", what, device_code);
-    return platform_status_keep(&ctx->last_device_error, device_code);
+    int rc = platform_status_keep(&ctx->last_device_error, device_code);
+    if (rc != 0)
+        return simpler_fail(rc, "device call %s failed: %s (device code %d)", what, platform_error_name(device_code),
+                            device_code);
+    return 0;
 }
 
 int context_select_device(simpler_context *ctx)
@@ -102,7 +104,7 @@ int context_set_platform_ops(DeviceContextHandle handle, const platform_ops *ops
     if (ctx == NULL)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     if (context_holds_resources(ctx))
-        rc = PTO_RUNTIME_ERR_INVALID_STATE;
+        rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: holds device resources; set the platform before init");
     else
         ctx->ops = ops != NULL ? ops : platform_ops_simdev();
     context_unlock(ctx);
@@ -123,7 +125,8 @@ int finalize_device(DeviceContextHandle handle)
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
-    int rc = ctx->mode != NULL ? ctx->mode->finalize(ctx) : PTO_RUNTIME_ERR_INVALID_STATE;
+    int rc = ctx->mode != NULL ? ctx->mode->finalize(ctx)
+                               : simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: never initialized: nothing to close");
     context_unlock(ctx);
     return rc;
 }

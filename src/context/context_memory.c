@@ -8,9 +8,15 @@ void *device_malloc_ctx(DeviceContextHandle handle, size_t size)
     simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     void *dev = NULL;
-    if (ctx == NULL)
+    if (ctx == NULL) {
+        (void)simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
         return NULL;
-    if (size > 0 && context_holds_resources(ctx) && context_select_device(ctx) == 0) {
+    }
+    if (size == 0)
+        (void)simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "size = 0: at least 1 byte");
+    else if (!context_holds_resources(ctx))
+        (void)simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: not initialized (no device to allocate on)");
+    else if (context_select_device(ctx) == 0) {
         int code = ctx->ops->mem_alloc(ctx->ops->user, &dev, size);
         if (context_device_status(ctx, "mem_alloc", code) != 0)
             dev = NULL;
@@ -30,14 +36,17 @@ void device_free_ctx(DeviceContextHandle handle, void *dev_ptr)
     context_unlock(ctx);
 }
 
-static int copy_sync(DeviceContextHandle handle, void *dst, const void *src, size_t size)
+static int copy_sync(DeviceContextHandle handle, void *dst, const void *src, size_t size, const char *dst_name,
+                     const char *src_name)
 {
     simpler_context *ctx = context_lock(handle);
     int rc;
     if (ctx == NULL || dst == NULL || src == NULL)
-        rc = PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "%s: NULL",
+                          ctx == NULL ? "ctx" : dst == NULL ? dst_name : src_name);
     else if (!context_holds_resources(ctx))
-        rc = PTO_RUNTIME_ERR_INVALID_STATE;
+        rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: not initialized (no device memory to copy %s)",
+                          dst_name[0] == 'd' ? "to" : "from");
     else
         rc = context_select_device(ctx);
     if (rc == 0 && size > 0)
@@ -49,13 +58,13 @@ static int copy_sync(DeviceContextHandle handle, void *dst, const void *src, siz
 int copy_to_device_ctx(DeviceContextHandle handle, void *dev, const void *host, size_t size)
 {
     simpler_error_clear();
-    return copy_sync(handle, dev, host, size);
+    return copy_sync(handle, dev, host, size, "dev", "host");
 }
 
 int copy_from_device_ctx(DeviceContextHandle handle, void *host, const void *dev, size_t size)
 {
     simpler_error_clear();
-    return copy_sync(handle, host, dev, size);
+    return copy_sync(handle, host, dev, size, "host", "dev");
 }
 
 size_t committed_device_memory_ctx(DeviceContextHandle handle)

@@ -34,7 +34,7 @@ int graph_call_args_check(const ChipStorageTaskArgs *args)
 {
     /* The shared validator: counts, and every tensor a valid HOST or
      * DEVICE view with reserved bytes zero. */
-    return task_args_check(args) == 0 ? 0 : PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    return task_args_check(args);
 }
 
 static void reset(graph_scratch *s, const ChipStorageTaskArgs *args)
@@ -68,11 +68,15 @@ static int stage_host_tensors(graph_scratch *s)
         if (t->address_space != SIMPLER_ADDRESS_SPACE_HOST)
             continue;
         uint64_t room = s->limits.temp_bytes_max - g->temp_bytes;
-        if (t->buffer_bytes > room || t->buffer_bytes > UINT64_MAX - (GRAPH_HEAP_ALIGN - 1))
-            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
-        uint64_t padded = (t->buffer_bytes + GRAPH_HEAP_ALIGN - 1) / GRAPH_HEAP_ALIGN * GRAPH_HEAP_ALIGN;
+        uint64_t padded = t->buffer_bytes > UINT64_MAX - (GRAPH_HEAP_ALIGN - 1)
+                              ? UINT64_MAX
+                              : (t->buffer_bytes + GRAPH_HEAP_ALIGN - 1) / GRAPH_HEAP_ALIGN * GRAPH_HEAP_ALIGN;
         if (padded > room)
-            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+            return simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+                                "args.tensors[%d]: a HOST tensor of %llu bytes; the retained temp region has %llu of "
+                                "its %llu bytes left",
+                                i, (unsigned long long)t->buffer_bytes, (unsigned long long)room,
+                                (unsigned long long)s->limits.temp_bytes_max);
         graph_image_staged *st = &g->staged[g->staged_count++];
         memset(st, 0, sizeof(*st));
         st->caller_index = (uint32_t)i;
@@ -87,7 +91,8 @@ int graph_build_run(graph_scratch *scratch, SimplerOrchEntryFn entry, const Chip
                     const graph **out)
 {
     if (scratch == NULL || entry == NULL || args == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "graph build: %s: NULL",
+                            scratch == NULL ? "scratch" : entry == NULL ? "entry" : "args");
     int rc = graph_call_args_check(args);
     if (rc != 0) {
         reset(scratch, NULL);
@@ -100,7 +105,8 @@ int graph_build_from_checked(graph_scratch *scratch, SimplerOrchEntryFn entry, c
                              const graph **out)
 {
     if (scratch == NULL || entry == NULL || args == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "graph build: %s: NULL",
+                            scratch == NULL ? "scratch" : entry == NULL ? "entry" : "args");
     reset(scratch, args);
     int rc = stage_host_tensors(scratch);
     if (rc != 0)

@@ -1,6 +1,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "common/error.h"
 #include "graph/graph.h"
 #include "graph/graph_status.h"
 
@@ -15,7 +16,7 @@ int graph_image_layout(uint32_t task_count, uint32_t arg_count, uint32_t edge_co
     uint64_t fanout = args + (uint64_t)arg_count * sizeof(graph_image_arg);
     uint64_t end = fanout + (uint64_t)edge_count * sizeof(uint32_t);
     if (fanout > UINT32_MAX || end > SIZE_MAX)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT; /* reason: the caller's (also run on the device) */
     memset(out, 0, sizeof(*out));
     out->magic = GRAPH_IMAGE_MAGIC;
     out->version = GRAPH_IMAGE_VERSION;
@@ -71,11 +72,14 @@ int graph_image_write(const graph *g, void *buf, size_t size)
 {
     graph_image_header h;
     if (g == NULL || buf == NULL || ((uintptr_t)buf & 7u) != 0)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "graph image write: %s",
+                            g == NULL ? "graph NULL" : buf == NULL ? "buffer NULL" : "buffer not 8-byte aligned");
     if (graph_image_layout(g->task_count, g->arg_count, g->edge_count, g->staged_count, g->view_count, &h) !=
             0 ||
         h.image_bytes != size)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                            "graph image write: size = %zu: the graph of %u tasks needs a %llu-byte image", size,
+                            g->task_count, (unsigned long long)h.image_bytes);
     h.heap_bytes = g->heap_bytes;
     h.temp_bytes = g->temp_bytes;
     uint8_t *b = buf;

@@ -13,6 +13,9 @@
 #include "graph/graph_tensor.h"
 #include "simpler/orchestration.h"
 
+/* reason: none: the scheduler runs this check on the device, where a
+ * refusal latches PTO_DEVICE_ERR_IMAGE_INVALID; the host only writes
+ * images it built, and the fuzz target reads the status alone. */
 #define BAD PTO_RUNTIME_ERR_INVALID_ARGUMENT
 
 typedef struct image_parts {

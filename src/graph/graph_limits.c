@@ -2,6 +2,7 @@
 
 #include <stddef.h>
 
+#include "common/error.h"
 #include "common/task_args_check.h"
 #include "graph/graph_image.h"
 #include "graph/graph_status.h"
@@ -21,7 +22,8 @@ int graph_limits_for_window(uint32_t task_window, uint64_t heap_bytes_max, uint6
                             graph_limits *out)
 {
     if (out == NULL || task_window == 0 || task_window > GRAPH_TASK_WINDOW_MAX)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "task_window = %u: must be 1..%u", task_window,
+                            (unsigned)GRAPH_TASK_WINDOW_MAX);
     out->task_max = task_window;
     out->arg_max = task_window * GRAPH_ARGS_PER_TASK;
     out->edge_max = task_window * GRAPH_EDGES_PER_TASK;
@@ -37,15 +39,17 @@ int graph_limits_for_window(uint32_t task_window, uint64_t heap_bytes_max, uint6
 
 int graph_limits_check(const graph_limits *limits)
 {
+    const char *fmt = "graph limits: %s = %u: must be 1..%u";
     if (limits == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "graph limits: NULL");
     if (limits->task_max == 0 || limits->task_max > GRAPH_TASK_WINDOW_MAX)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, fmt, "task_max", limits->task_max,
+                            (unsigned)GRAPH_TASK_WINDOW_MAX);
     if (limits->arg_max == 0 || limits->arg_max > POOL_MAX)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, fmt, "arg_max", limits->arg_max, POOL_MAX);
     if (limits->edge_max == 0 || limits->edge_max > POOL_MAX)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, fmt, "edge_max", limits->edge_max, POOL_MAX);
     if (limits->reader_max == 0 || limits->reader_max > POOL_MAX)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, fmt, "reader_max", limits->reader_max, POOL_MAX);
     return 0;
 }

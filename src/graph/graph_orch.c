@@ -7,6 +7,7 @@
  * failed tensor_create must not make the build read what it never set.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/error.h"
@@ -25,16 +26,33 @@ static const graph_scratch *scratch_of_const(const SimplerOrch *orch)
     return (const graph_scratch *)(const void *)orch;
 }
 
-/* Dense row-major strides; 0 when one does not fit 32 bits. */
+/* Fails the build with `rc`, the reason the refused op recorded (or
+ * `fallback`) prefixed with the op and the argument it was adding. */
+static int op_fail(graph_scratch *s, int rc, const char *op)
+{
+    if (s->status == 0) {
+        char inner[SIMPLER_ERROR_REASON_BYTES];
+        snprintf(inner, sizeof inner, "%s", simpler_last_error_message());
+        simpler_fail(rc, "%s (arg %u): %s", op, s->open_count, inner);
+    }
+    return graph_build_fail(s, rc);
+}
+
+/* Dense row-major strides, each fitting 32 bits. */
 static int dense_strides(uint32_t ndims, const uint32_t *shapes, uint32_t *strides, uint64_t *elements)
 {
     uint64_t n = 1;
     for (uint32_t d = ndims; d-- > 0;) {
         if (n > UINT32_MAX)
-            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                "tensor_create: the stride of dimension %u (%llu elements) does not fit 32 bits", d,
+                                (unsigned long long)n);
         strides[d] = (uint32_t)n;
-        if (shapes[d] == 0 || n > UINT64_MAX / shapes[d])
-            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        if (shapes[d] == 0)
+            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "tensor_create: shapes[%u] = 0: at least 1", d);
+        if (n > UINT64_MAX / shapes[d])
+            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                "tensor_create: shapes[%u] = %u: the element count overflows", d, shapes[d]);
         n *= shapes[d];
     }
     *elements = n;
@@ -46,20 +64,36 @@ static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, 
 {
     graph_scratch *s = scratch_of(orch);
     uint32_t strides[SIMPLER_MAX_TENSOR_DIMS] = {0};
-    uint64_t elements;
+    uint64_t elements = 0;
     uint32_t elem = tensor_dtype_bytes(dtype);
     if (s->status != 0)
         return s->status;
-    if (out == NULL || shapes == NULL || elem == 0 || ndims == 0 || ndims > SIMPLER_MAX_TENSOR_DIMS ||
-        dense_strides(ndims, shapes, strides, &elements) != 0 ||
-        elements > (UINT64_MAX - GRAPH_HEAP_ALIGN) / elem)
+    if (out == NULL || shapes == NULL)
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "tensor_create: %s = NULL",
+                                                out == NULL ? "out" : "shapes"));
+    if (elem == 0)
         return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
-                                                "tensor_create: dtype %u, ndims %u: not a valid dense tensor", dtype,
-                                                ndims));
+                                                "tensor_create: dtype = %u: not a SIMPLER_DTYPE_*", dtype));
+    if (ndims == 0 || ndims > SIMPLER_MAX_TENSOR_DIMS)
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                                "tensor_create: ndims = %u: must be 1..%d", ndims,
+                                                SIMPLER_MAX_TENSOR_DIMS));
+    int rc = dense_strides(ndims, shapes, strides, &elements);
+    if (rc != 0)
+        return graph_build_fail(s, rc);
+    if (elements > (UINT64_MAX - GRAPH_HEAP_ALIGN) / elem)
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                                "tensor_create: %llu elements of %u bytes overflow 64 bits",
+                                                (unsigned long long)elements, elem));
     uint64_t bytes = elements * elem;
     uint64_t padded = (bytes + GRAPH_HEAP_ALIGN - 1) / GRAPH_HEAP_ALIGN * GRAPH_HEAP_ALIGN;
     if (padded > s->limits.heap_bytes_max - s->g.heap_bytes)
-        return graph_build_fail(s, PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+                                                "tensor_create: %llu bytes: the graph heap has %llu of its %llu "
+                                                "bytes left",
+                                                (unsigned long long)padded,
+                                                (unsigned long long)(s->limits.heap_bytes_max - s->g.heap_bytes),
+                                                (unsigned long long)s->limits.heap_bytes_max));
     memset(out, 0, sizeof(*out));
     out->buffer_addr = s->g.heap_bytes;
     out->buffer_bytes = bytes;
@@ -99,19 +133,23 @@ static int orch_args_begin(SimplerOrch *orch)
     return 0;
 }
 
-/* The next free argument record of the open task, or a status. */
+/* The next free argument record of the open task, or a status (with
+ * its reason unless the build had already failed). */
 static int next_arg(graph_scratch *s, graph_image_arg **out)
 {
-    if (s->status != 0)
-        return s->status;
+    int rc = s->status;
+    if (rc != 0)
+        return rc;
     if (!s->open)
-        return PTO_RUNTIME_ERR_INVALID_STATE;
-    if (s->open_count >= SIMPLER_MAX_TASK_ARGS)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    if (s->g.arg_count + s->open_count >= s->limits.arg_max)
-        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+        rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "no args_begin opened the task's argument list");
+    else if (s->open_count >= SIMPLER_MAX_TASK_ARGS)
+        rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "a task takes at most %d arguments",
+                          SIMPLER_MAX_TASK_ARGS);
+    else if (s->g.arg_count + s->open_count >= s->limits.arg_max)
+        rc = simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, "the graph's %u argument records are used up",
+                          s->limits.arg_max);
     *out = &s->g.args[s->g.arg_count + s->open_count];
-    return 0;
+    return rc;
 }
 
 /* A HOST view must lie inside one staged caller tensor; it is addressed
@@ -129,7 +167,9 @@ static int resolve_host(const graph_scratch *s, const ChipTensor *t, graph_image
             return 0;
         }
     }
-    return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                        "tensor: HOST buffer 0x%llx (%llu bytes) lies inside no HOST tensor of the call's args",
+                        (unsigned long long)t->buffer_addr, (unsigned long long)t->buffer_bytes);
 }
 
 static int resolve_address(const graph_scratch *s, const ChipTensor *t, uint32_t tag, graph_image_arg *a)
@@ -137,15 +177,23 @@ static int resolve_address(const graph_scratch *s, const ChipTensor *t, uint32_t
     int heap = t->address_space == SIMPLER_ADDRESS_SPACE_GRAPH_HEAP;
     /* OUTPUT is the runtime-allocated kind; OUTPUT_EXISTING is the caller's. */
     if (tag == SIMPLER_TAG_OUTPUT && !heap)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                            "tag = OUTPUT on a tensor of address_space %u: OUTPUT is for tensor_create's tensors "
+                            "(use OUTPUT_EXISTING)",
+                            t->address_space);
     if (tag == SIMPLER_TAG_OUTPUT_EXISTING && heap)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                            "tag = OUTPUT_EXISTING on a tensor_create tensor: use OUTPUT");
     a->addr = t->buffer_addr;
     a->staged_index = 0;
     switch (t->address_space) {
     case SIMPLER_ADDRESS_SPACE_GRAPH_HEAP:
         if (t->buffer_addr % GRAPH_HEAP_ALIGN != 0 || t->buffer_addr + t->buffer_bytes > s->g.heap_bytes)
-            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                "tensor.buffer_addr = %llu, buffer_bytes = %llu: not a tensor_create buffer (the "
+                                "heap holds %llu bytes, %d-aligned)",
+                                (unsigned long long)t->buffer_addr, (unsigned long long)t->buffer_bytes,
+                                (unsigned long long)s->g.heap_bytes, GRAPH_HEAP_ALIGN);
         a->addr_kind = GRAPH_ADDR_HEAP;
         return 0;
     case SIMPLER_ADDRESS_SPACE_DEVICE:
@@ -154,7 +202,8 @@ static int resolve_address(const graph_scratch *s, const ChipTensor *t, uint32_t
     case SIMPLER_ADDRESS_SPACE_HOST:
         return resolve_host(s, t, a);
     default:
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                            "tensor.address_space = %u: not HOST (0), DEVICE (1) or GRAPH_HEAP", t->address_space);
     }
 }
 
@@ -221,9 +270,10 @@ static int tensor_check_known_view(const graph_scratch *s, const ChipTensor *t)
     uint64_t r[7];
     _Static_assert(sizeof(t->reserved) == sizeof(r), "ChipTensor.reserved is seven words");
     memcpy(r, t->reserved, sizeof(r));
-    if ((r[0] | r[1] | r[2] | r[3] | r[4] | r[5] | r[6]) != 0 || t->buffer_addr > UINT64_MAX - t->buffer_bytes ||
-        !graph_view_fits(s->last_shift, s->last_extent, t->start_offset, t->buffer_bytes))
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if ((r[0] | r[1] | r[2] | r[3] | r[4] | r[5] | r[6]) != 0 || t->buffer_addr > UINT64_MAX - t->buffer_bytes)
+        return graph_tensor_check(t, "tensor", &(uint64_t){0}); /* names the field */
+    if (!graph_view_fits(s->last_shift, s->last_extent, t->start_offset, t->buffer_bytes))
+        return graph_view_fail(t, "tensor", s->last_extent);
     return 0;
 }
 
@@ -233,7 +283,7 @@ static int tensor_check_new_view(graph_scratch *s, const ChipTensor *t)
 {
     graph_image_view view;
     memset(&view, 0, sizeof(view));
-    int rc = graph_tensor_check(t, &view.extent);
+    int rc = graph_tensor_check(t, "tensor", &view.extent);
     if (rc != 0)
         return rc;
     view.dtype = t->dtype;
@@ -251,10 +301,13 @@ static int tensor_check_new_view(graph_scratch *s, const ChipTensor *t)
 static int orch_add_tensor(SimplerOrch *orch, const ChipTensor *tensor, uint32_t tag)
 {
     graph_scratch *s = scratch_of(orch);
-    graph_image_arg *a, rec;
+    graph_image_arg *a = NULL, rec;
     int rc = next_arg(s, &a);
-    if (rc == 0 && (tensor == NULL || tag > SIMPLER_TAG_NO_DEP))
-        rc = PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (rc == 0 && tensor == NULL)
+        rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "tensor = NULL");
+    if (rc == 0 && tag > SIMPLER_TAG_NO_DEP)
+        rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "tag = %u: not a SIMPLER_TAG_* (0..%d)", tag,
+                          SIMPLER_TAG_NO_DEP);
     if (rc == 0) {
         /* Most arguments repeat the view of the one before (a task's
          * input and output tiles): its checks and its index are known. */
@@ -267,7 +320,7 @@ static int orch_add_tensor(SimplerOrch *orch, const ChipTensor *tensor, uint32_t
     if (rc == 0)
         rc = resolve_address(s, tensor, tag, &rec);
     if (rc != 0)
-        return graph_build_fail(s, rc);
+        return op_fail(s, rc, "add_tensor");
     rec.kind = GRAPH_ARG_TENSOR;
     rec.tag = (uint8_t)tag;
     rec.view = s->last_view;
@@ -356,10 +409,10 @@ static int orch_add_view(SimplerOrch *orch, uint32_t view, uint64_t start_offset
 static int orch_add_scalar(SimplerOrch *orch, uint64_t value)
 {
     graph_scratch *s = scratch_of(orch);
-    graph_image_arg *a;
+    graph_image_arg *a = NULL;
     int rc = next_arg(s, &a);
     if (rc != 0)
-        return graph_build_fail(s, rc);
+        return op_fail(s, rc, "add_scalar");
     memset(a, 0, sizeof(*a));
     a->kind = GRAPH_ARG_SCALAR;
     a->addr = value;
@@ -385,7 +438,7 @@ static int orch_arg_scalar(const SimplerOrch *orch, int32_t index, uint64_t *out
 {
     const graph_scratch *s = scratch_of_const(orch);
     if (out == NULL || s->call == NULL || index < 0 || index >= s->call->scalar_count)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT; /* reason: none: a reader does not fail the build */
     *out = s->call->scalars[index];
     return 0;
 }
@@ -394,7 +447,7 @@ static int orch_arg_tensor(const SimplerOrch *orch, int32_t index, ChipTensor *o
 {
     const graph_scratch *s = scratch_of_const(orch);
     if (out == NULL || s->call == NULL || index < 0 || index >= s->call->tensor_count)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT; /* reason: none: a reader does not fail the build */
     *out = s->call->tensors[index];
     return 0;
 }

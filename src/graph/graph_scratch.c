@@ -1,6 +1,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "common/error.h"
 #include "common/host_alloc.h"
 #include "graph/graph_build_internal.h"
 #include "graph/graph_status.h"
@@ -15,7 +16,9 @@ typedef struct scratch_layout {
 static int add_array(size_t *cursor, size_t count, size_t elem, size_t *at)
 {
     if (count > (SIZE_MAX - *cursor) / elem)
-        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+        return simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "graph build scratch: %zu records of %zu bytes overflow "
+                                                           "the address space",
+                            count, elem);
     *at = *cursor;
     *cursor += count * elem;
     return 0;
@@ -59,14 +62,15 @@ static void bind(graph_scratch *s, const scratch_layout *lay)
 int graph_scratch_create(const graph_limits *limits, graph_scratch **out)
 {
     scratch_layout lay;
-    if (out == NULL || graph_limits_check(limits) != 0)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    int rc = layout_of(limits, &lay);
+    if (out == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "graph build scratch: out NULL");
+    int rc = graph_limits_check(limits);
+    rc = rc ? rc : layout_of(limits, &lay);
     if (rc != 0)
         return rc;
     graph_scratch *s = host_calloc(1, sizeof(*s));
     if (s == NULL)
-        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+        return simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "host allocation of the graph build scratch failed");
     s->block = host_alloc(lay.total);
     if (s->block == NULL)
         goto err_free_scratch;
@@ -78,7 +82,9 @@ int graph_scratch_create(const graph_limits *limits, graph_scratch **out)
 
 err_free_scratch:
     host_free(s);
-    return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+    return simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY,
+                        "host allocation of %zu bytes of graph build scratch (a %u-task window) failed", lay.total,
+                        limits->task_max);
 }
 
 int graph_scratch_record_kinds(graph_scratch *s)
@@ -87,7 +93,9 @@ int graph_scratch_record_kinds(graph_scratch *s)
         return 0;
     uint8_t *b = host_calloc((size_t)s->limits.task_max + s->limits.edge_max, 1);
     if (b == NULL)
-        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+        return simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY,
+                            "host allocation of the dependency kinds (%u tasks, %u edges) failed", s->limits.task_max,
+                            s->limits.edge_max);
     s->kinds_block = b;
     s->deps.kinds = b;
     s->g.fanin_kind = b + s->limits.task_max;

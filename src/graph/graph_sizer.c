@@ -46,10 +46,11 @@ SIMPLER_API int simpler_graph_sizer_create(const void *callable, size_t callable
     int rc = callable_load(callable, callable_size, NULL, &lc);
     if (rc != 0)
         return rc;
-    rc = PTO_RUNTIME_ERR_OUT_OF_MEMORY;
     sizer = host_calloc(1, sizeof(*sizer));
-    if (sizer == NULL)
+    if (sizer == NULL) {
+        rc = simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "host allocation of the sizer handle failed");
         goto err_unload;
+    }
     rc = scratch_for_window(window, &sizer->scratch);
     if (rc != 0)
         goto err_free_sizer;

@@ -25,6 +25,7 @@ static inline int graph_status_of_entry(int entry_rc)
 {
     if (entry_rc >= SIMPLER_DEVICE_ERROR_MIN && entry_rc <= SIMPLER_DEVICE_ERROR_MAX)
         return entry_rc;
+    /* reason: the caller's (graph_build_from_checked names entry_rc) */
     return entry_rc == 0 ? 0 : PTO_RUNTIME_ERR_INVALID_ARGUMENT;
 }
 

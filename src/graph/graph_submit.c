@@ -23,6 +23,13 @@ static int tag_writes(uint8_t tag)
 
 /* Every read of the open task, then every write, so that a task never
  * depends on itself; the byte ranges were worked out by add_tensor. */
+static int map_full(int rc, uint32_t arg)
+{
+    return simpler_fail(rc, "submit: arg %u: the dependency map's segments or readers (sized from the task "
+                            "window) are used up",
+                        arg);
+}
+
 static int track_all(graph_scratch *s, uint32_t count, uint32_t task)
 {
     const graph_access *acc = s->open_access;
@@ -31,14 +38,14 @@ static int track_all(graph_scratch *s, uint32_t count, uint32_t task)
             continue;
         int rc = tensor_map_read(&s->map, acc[i].space, acc[i].lo, acc[i].hi, task, &s->deps);
         if (rc != 0)
-            return rc;
+            return map_full(rc, i);
     }
     for (uint32_t i = 0; i < count; i++) {
         if (!(acc[i].mode & GRAPH_ACCESS_WRITE))
             continue;
         int rc = tensor_map_write(&s->map, acc[i].space, acc[i].lo, acc[i].hi, task, &s->deps);
         if (rc != 0)
-            return rc;
+            return map_full(rc, i);
     }
     return 0;
 }
@@ -107,7 +114,8 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
     if (s->status != 0)
         return s->status;
     if (!s->open)
-        return graph_build_fail(s, PTO_RUNTIME_ERR_INVALID_STATE);
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
+                                                "submit: func_id %d: no args_begin opened its argument list", func_id));
     if (func_id < 0 || func_id >= GRAPH_FUNC_ID_LIMIT)
         return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "submit: func_id = %d: must be "
                                                                                   "in 0..%d",
@@ -116,13 +124,17 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
         return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
                                                 "submit: core_type = %u: not AIC (0) or AIV (1)", core_type));
     if (g->task_count >= s->limits.task_max)
-        return graph_build_fail(s, PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+                                                "submit: the graph already holds the task window's %u tasks",
+                                                s->limits.task_max));
     uint32_t task = g->task_count;
     graph_image_arg *args = &g->args[g->arg_count];
     tensor_map_deps_begin(&s->deps, task);
     int rc = track_all(s, s->open_count, task);
     if (rc == 0 && s->deps.count > s->limits.edge_max - g->edge_count)
-        rc = PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+        rc = simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, "submit: %u more dependencies: the graph's %u edges "
+                                                             "are used up",
+                          s->deps.count, s->limits.edge_max);
     if (rc != 0)
         return graph_build_fail(s, rc);
     sort_ids(s->deps.list, s->deps.count);

@@ -37,7 +37,7 @@ static inline int graph_view_bytes(uint32_t elem, uint64_t extent, uint64_t star
                                    uint64_t *first, uint64_t *end)
 {
     if (elem == 0 || !graph_view_fits((uint32_t)__builtin_ctz(elem), extent, start_offset, buffer_bytes))
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT; /* reason: the caller's (graph_view_fail) */
     *first = start_offset * elem;
     *end = (start_offset + extent) * elem;
     return 0;
@@ -46,8 +46,12 @@ static inline int graph_view_bytes(uint32_t elem, uint64_t extent, uint64_t star
 /* A whole ChipTensor's checks: reserved bytes zero, buffer_addr +
  * buffer_bytes not wrapping, and its view (tensor_view_extent, then
  * graph_view_bytes inside buffer_bytes). Writes the view's extent and
- * returns 0, or PTO_RUNTIME_ERR_INVALID_ARGUMENT. Address spaces are the
- * caller's business. */
-int graph_tensor_check(const ChipTensor *t, uint64_t *extent);
+ * returns 0, or PTO_RUNTIME_ERR_INVALID_ARGUMENT with a reason naming the
+ * field as "<what>.<field>". Address spaces are the caller's business. */
+int graph_tensor_check(const ChipTensor *t, const char *what, uint64_t *extent);
+
+/* Records that the view of `t` (`extent` elements) does not fit its
+ * buffer, naming `what`; returns PTO_RUNTIME_ERR_INVALID_ARGUMENT. */
+int graph_view_fail(const ChipTensor *t, const char *what, uint64_t extent);
 
 #endif

@@ -1,3 +1,4 @@
+#include "common/error.h"
 #include "graph/requirements.h"
 
 #include <stddef.h>
@@ -25,7 +26,9 @@ int graph_requirements_of(const graph *g, SimplerGraphRequirements *out)
 {
     size_t image = graph_image_size(g);
     if (image == 0)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+                            "the graph of %u tasks, %u arguments and %u edges: its image exceeds 4 GiB of offsets",
+                            g->task_count, g->arg_count, g->edge_count);
     out->gm_heap_bytes = g->heap_bytes;
     out->runtime_arena_bytes = graph_runtime_arena_bytes(g->task_count);
     out->graph_definition_bytes = image;

@@ -233,7 +233,7 @@ static int access_open(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi
     uint32_t mid, rest;
     uint32_t root = map->root[space];
     if (segments_available(map) < cut_needed(s, root, lo) + cut_needed(s, root, hi))
-        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
     split(s, map->root[space], lo, &p->below, &rest);
     split(s, rest, hi, &mid, &p->above);
     uint32_t last = rightmost(s, p->below);
@@ -331,7 +331,7 @@ int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, u
     if (lo >= map->end[space]) {
         /* Past everything: a read of bytes nobody wrote, no dependency. */
         if (segments_available(map) == 0 || map->reader_used == map->reader_capacity)
-            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
         append_tail(map, space, segment_new(map, space, lo, hi, TENSOR_MAP_NO_WRITER, reader_new(map, task, NIL)));
         return 0;
     }
@@ -339,7 +339,7 @@ int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, u
     if (e != NIL) {
         int fresh = seg[e].readers == NIL || map->readers[seg[e].readers].task != task;
         if (fresh && map->reader_used == map->reader_capacity)
-            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
         if (seg[e].writer != TENSOR_MAP_NO_WRITER)
             tensor_map_deps_add(deps, seg[e].writer, TENSOR_MAP_DEP_RAW);
         if (fresh)
@@ -352,7 +352,7 @@ int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, u
         return rc;
     if (!read_fits(map, &p, lo, hi)) {
         access_close(map, space, &p);
-        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
     }
     tensor_map_segment *s = map->segments;
     uint32_t head = NIL, *tail = &head;
@@ -403,7 +403,7 @@ int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, 
     if (lo >= map->end[space]) {
         /* Past everything: no writer, no reader, no dependency. */
         if (segments_available(map) == 0)
-            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
         append_tail(map, space, segment_new(map, space, lo, hi, task, NIL));
         return 0;
     }
@@ -424,7 +424,7 @@ int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, 
         return rc;
     if (p.list == NIL && segments_available(map) == 0) {
         access_close(map, space, &p);
-        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
     }
     map->visit++;
     GRAPH_ASSERT(map->visit != 0);

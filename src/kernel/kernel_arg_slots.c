@@ -80,7 +80,7 @@ int simpler_kernel_mode_write_args(DeviceContextHandle handle, uint32_t slot, in
     simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     int rc = write_args_locked(ctx, slot, callable_id, args, caller_stream);
     context_unlock(ctx);
     return rc;
@@ -138,7 +138,7 @@ int simpler_kernel_mode_launch_slot(DeviceContextHandle handle, uint32_t slot, v
     simpler_error_clear();
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     int rc = launch_slot_locked(ctx, slot, caller_stream);
     context_unlock(ctx);
     return rc;

@@ -72,8 +72,9 @@ static int init_check(simpler_context *ctx, int device_id, const CallConfig *con
     int current = -1;
     if (device_id < 0)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "device_id = %d: must be >= 0", device_id);
-    if (config != NULL && call_config_check(config) != 0)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    int rc = config != NULL ? call_config_check(config) : 0;
+    if (rc != 0)
+        return rc;
     /* New, or Closed: the same mode latches again after finalize (the
      * recorded CONFIGURE still applies). */
     int phase = kernel_phase(ctx);
@@ -82,7 +83,7 @@ static int init_check(simpler_context *ctx, int device_id, const CallConfig *con
     if (phase != KERNEL_PHASE_NEW && phase != KERNEL_PHASE_CLOSED)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: phase %s: init needs New or Closed",
                             kernel_phase_name(phase));
-    int rc = capacity_resolve(ctx, config, cap);
+    rc = capacity_resolve(ctx, config, cap);
     rc = rc ? rc : runtime_pool_pack(cap->runtime_arena_bytes, cap->graph_definition_bytes, cap->scheduler_state_bytes,
                                layout);
     if (rc == 0 && layout->runtime_pool_bytes > SIZE_MAX)
@@ -116,19 +117,19 @@ static int host_state_create(simpler_context *ctx, const SimplerKernelCtxControl
     graph_limits limits;
     kernel_state *ks = host_calloc(1, sizeof(*ks));
     if (ks == NULL)
-        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+        return simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "host allocation of the kernel-mode state failed");
     ctx->mode_state = ks;
     ks->packet_capacity = (size_t)kernel_packet_args_bytes(cap->graph_definition_bytes, cap->retained_temp_bytes);
     /* Room before the packet for write_args' store arguments. */
     ks->packet = host_alloc(ks->packet_capacity + sizeof(kernel_arg_store_args));
     if (ks->packet == NULL)
-        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+        return simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "host allocation of the %zu-byte launch packet failed",
+                            ks->packet_capacity + sizeof(kernel_arg_store_args));
     int rc = residency_init(&ctx->residency, SIMPLER_KERNEL_MAX_CALLABLES);
     if (rc != 0)
         return rc;
-    if (graph_limits_for_window(cap->task_window, cap->gm_heap_bytes, cap->retained_temp_bytes, &limits) != 0)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    return graph_scratch_create(&limits, &ctx->scratch);
+    rc = graph_limits_for_window(cap->task_window, cap->gm_heap_bytes, cap->retained_temp_bytes, &limits);
+    return rc ? rc : graph_scratch_create(&limits, &ctx->scratch);
 }
 
 static void frozen_fill(simpler_context *ctx, const kernel_state *ks, kernel_frozen_regions *f)

@@ -67,8 +67,9 @@ int kernel_launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskA
                                                                  "after init)",
                                   kernel_phase_name(ks->phase));
     /* The one check of the arguments: the build trusts them. */
-    if (graph_call_args_check(args) != 0)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    rc = graph_call_args_check(args);
+    if (rc != 0)
+        return rc;
     rc = residency_lookup(&ctx->residency, id, &call->callable, &call->generation);
     if (rc != 0)
         return rc;
@@ -126,7 +127,8 @@ int kernel_launch_build(simpler_context *ctx, kernel_state *ks, const ChipStorag
         return rc;
     call->image_bytes = graph_image_size(call->g);
     if (call->image_bytes == 0)
-        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+        return simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+                            "the graph of %u tasks: its image exceeds 4 GiB of offsets", call->g->task_count);
     call->staged_bytes = call->g->staged_count != 0 ? (size_t)call->g->temp_bytes : 0;
     return admits(ctx, ks, &req, call->image_bytes);
 }

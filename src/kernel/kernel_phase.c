@@ -72,7 +72,7 @@ int simpler_kernel_mode_errors(DeviceContextHandle handle, int *last_runtime_err
     kernel_state *ks = kernel_state_of(ctx);
     int rc = 0;
     if (!context_is_kernel(ctx)) {
-        rc = PTO_RUNTIME_ERR_INVALID_STATE;
+        rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: not a kernel-mode context");
     } else if (ks != NULL) {
         if (ks->phase != KERNEL_PHASE_CLOSED)
             (void)kernel_status_observe(ctx, ks);

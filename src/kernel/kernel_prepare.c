@@ -32,7 +32,10 @@ static int prepare_check(simpler_context *ctx, int32_t id, const void *callable,
                                    ctx->ops->capture_get_info(ctx->ops->user, caller_stream, &status));
     if (rc != 0)
         return rc;
-    return status == PLATFORM_CAPTURE_STATUS_NONE ? 0 : PTO_RUNTIME_ERR_INVALID_STATE;
+    if (status != PLATFORM_CAPTURE_STATUS_NONE)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
+                            "caller_stream is capturing: prepare_callable runs outside capture only");
+    return 0;
 }
 
 static void record_fill(kernel_slot_record *r, int32_t id, const loaded_callable *lc, uint64_t generation)
@@ -58,7 +61,7 @@ static int registration_enqueue(simpler_context *ctx, kernel_slot_record *slot, 
     kernel_register_args *args = host_alloc(sizeof(*args));
     *launched = 0;
     if (args == NULL)
-        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+        return simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "host allocation of the registration arguments failed");
     args->slot_addr = (uint64_t)(uintptr_t)slot;
     record_fill(&args->record, id, lc, generation);
     int code = ctx->ops->launch_kernel(ctx->ops->user, ctx->streams[CONTEXT_STREAM_AICPU], PLATFORM_ENGINE_AICPU,
@@ -97,7 +100,8 @@ static int prepare_locked(simpler_context *ctx, int32_t id, const void *callable
      * failing leaves the slot as it was. */
     kernel_slot_record *slot = ks->slots[id];
     if (slot == NULL && (slot = host_calloc(1, sizeof(*slot))) == NULL)
-        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+        return simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "host allocation of callable_id %d's slot record failed",
+                            id);
     rc = callable_load(callable, size, &loaded, &lc);
     rc = rc ? rc : registration_enqueue(ctx, slot, id, lc, generation, caller_stream, &launched);
     if (rc != 0 && !launched) {

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "common/error.h"
 #include "platform/platform_status.h"
 
 void arena_bank_init(arena_bank *bank, const platform_ops *ops)
@@ -72,11 +73,12 @@ int arena_bank_commit(arena_bank *bank, const arena_bank_request *req, int kerne
         out = &local;
     memset(out, 0, sizeof(*out));
     if (bank == NULL || req == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "arena bank commit: %s NULL", bank == NULL ? "bank" : "req");
     /* Every region is judged before any is touched, so a refusal on a
      * later region cannot have released an earlier one. */
     if (kernel_mode && arena_bank_kernel_refuses(bank, req))
-        return PTO_RUNTIME_ERR_INTERNAL;
+        return simpler_fail(PTO_RUNTIME_ERR_INTERNAL,
+                            "arena bank: kernel mode would grow or re-base a committed region (capacity is frozen)");
     for (int i = 0; i < ARENA_REGION_COUNT && rc == 0; i++) {
         rc = commit_region(bank, i, req->bytes[i], out);
         if (rc != 0 && rc != PTO_RUNTIME_ERR_DEVICE)
@@ -92,7 +94,7 @@ int arena_bank_release(arena_bank *bank)
     int first = 0;
 
     if (bank == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "arena bank release: bank NULL");
     for (int i = 0; i < ARENA_REGION_COUNT; i++) {
         int rc = device_arena_release(&bank->regions[i], bank->ops);
         if (rc != 0 && first == 0)

@@ -3,22 +3,17 @@
 
 #include <string.h>
 
-/* Rounds *cursor up to `align` (a power of two). 0, or -1004 on overflow. */
-static int align_up(uint64_t *cursor, uint64_t align)
+/* Places the region `what` of `bytes` at the cursor (aligned first when
+ * nonzero); -1004, naming it, when the packed total overflows 64 bits. */
+static int place(uint64_t *cursor, const char *what, uint64_t bytes, uint64_t align, uint64_t *offset)
 {
-    if (*cursor > UINT64_MAX - (align - 1))
-        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
-    *cursor = (*cursor + align - 1) & ~(align - 1);
-    return 0;
-}
-
-/* Places a region of `bytes` at the cursor (aligned first when nonzero). */
-static int place(uint64_t *cursor, uint64_t bytes, uint64_t align, uint64_t *offset)
-{
-    if (bytes != 0 && align_up(cursor, align) != 0)
-        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
-    if (bytes > UINT64_MAX - *cursor)
-        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+    if ((bytes != 0 && *cursor > UINT64_MAX - (align - 1)) ||
+        bytes > UINT64_MAX - (bytes != 0 ? (*cursor + align - 1) & ~(align - 1) : *cursor))
+        return simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+                            "%s = %llu: placed after %llu bytes, the packed runtime pool overflows 64 bits", what,
+                            (unsigned long long)bytes, (unsigned long long)*cursor);
+    if (bytes != 0)
+        *cursor = (*cursor + align - 1) & ~(align - 1);
     *offset = *cursor;
     *cursor += bytes;
     return 0;
@@ -35,9 +30,12 @@ int runtime_pool_pack(uint64_t runtime_bytes, uint64_t definition_bytes, uint64_
     l.definition_bytes = definition_bytes;
     l.scheduler_bytes = scheduler_bytes;
     l.registry_bytes = SIMPLER_KERNEL_REGISTRY_BYTES;
-    int rc = place(&cursor, definition_bytes, SIMPLER_KERNEL_REGION_ALIGN, &l.definition_offset);
-    rc = rc ? rc : place(&cursor, scheduler_bytes, SIMPLER_KERNEL_REGION_ALIGN, &l.scheduler_offset);
-    rc = rc ? rc : place(&cursor, l.registry_bytes, RUNTIME_POOL_REGISTRY_ALIGN, &l.registry_offset);
+    int rc = place(&cursor, "graph_definition_bytes", definition_bytes, SIMPLER_KERNEL_REGION_ALIGN,
+                   &l.definition_offset);
+    rc = rc ? rc : place(&cursor, "scheduler_state_bytes", scheduler_bytes, SIMPLER_KERNEL_REGION_ALIGN,
+                         &l.scheduler_offset);
+    rc = rc ? rc : place(&cursor, "the slot registry's bytes", l.registry_bytes, RUNTIME_POOL_REGISTRY_ALIGN,
+                         &l.registry_offset);
     if (rc != 0)
         return rc;
     l.runtime_pool_bytes = cursor;
@@ -47,24 +45,36 @@ int runtime_pool_pack(uint64_t runtime_bytes, uint64_t definition_bytes, uint64_
 
 static int configure_check(const SimplerKernelCtxControl *c)
 {
-    if (c->abi_version != SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION || c->struct_size != sizeof(*c))
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    const int bad = PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (c->abi_version != SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION)
+        return simpler_fail(bad, "configure->abi_version = %u: expected %d", c->abi_version,
+                            SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION);
+    if (c->struct_size != sizeof(*c))
+        return simpler_fail(bad, "configure->struct_size = %u: expected sizeof(SimplerKernelCtxControl) = %zu",
+                            c->struct_size, sizeof(*c));
     if (c->action != SIMPLER_KERNEL_CTX_CONFIGURE)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(bad, "configure->action = %u: expected SIMPLER_KERNEL_CTX_CONFIGURE (%d)", c->action,
+                            SIMPLER_KERNEL_CTX_CONFIGURE);
     if (c->mode != SIMPLER_MODE_PROGRAM && c->mode != SIMPLER_MODE_KERNEL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(bad, "configure->mode = %u: not SIMPLER_MODE_PROGRAM (0) or _KERNEL (1)", c->mode);
     for (size_t i = 0; i < sizeof(c->reserved) / sizeof(c->reserved[0]); i++) {
         if (c->reserved[i] != 0)
-            return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+            return simpler_fail(bad, "configure->reserved[%zu] = %u: must be 0", i, c->reserved[i]);
     }
-    return c->arg_slot_count <= SIMPLER_KERNEL_MAX_ARG_SLOTS ? 0 : PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (c->arg_slot_count > SIMPLER_KERNEL_MAX_ARG_SLOTS)
+        return simpler_fail(bad, "configure->arg_slot_count = %u: at most %d", c->arg_slot_count,
+                            SIMPLER_KERNEL_MAX_ARG_SLOTS);
+    return 0;
 }
 
 int simpler_kernel_layout(const SimplerKernelCtxControl *configure, SimplerKernelLayout *out)
 {
     simpler_error_clear();
-    if (configure == NULL || out == NULL || configure_check(configure) != 0)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (configure == NULL || out == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "%s: NULL", configure == NULL ? "configure" : "out");
+    int rc = configure_check(configure);
+    if (rc != 0)
+        return rc;
     return runtime_pool_pack(configure->runtime_arena_bytes, configure->graph_definition_bytes,
                        configure->scheduler_state_bytes, out);
 }
@@ -82,7 +92,9 @@ int simpler_kernel_plan_capacity(const SimplerGraphRequirements *graphs, size_t 
     SimplerKernelLayout l;
     uint64_t tasks = 0;
     if (graphs == NULL || configure_out == NULL || count == 0)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "%s",
+                            graphs == NULL ? "graphs: NULL" : configure_out == NULL ? "configure_out: NULL"
+                                                                                     : "count = 0: at least 1 graph");
     memset(&c, 0, sizeof(c));
     /* Each region's maximum on its own: never a sum, never the largest
      * packed total. */
@@ -95,7 +107,8 @@ int simpler_kernel_plan_capacity(const SimplerGraphRequirements *graphs, size_t 
         tasks = max_u64(tasks, graphs[i].task_count);
     }
     if (tasks >= UINT32_MAX)
-        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+        return simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, "graphs[].task_count = %llu: the task window is 32 bits",
+                            (unsigned long long)tasks);
     int rc = runtime_pool_pack(c.runtime_arena_bytes, c.graph_definition_bytes, c.scheduler_state_bytes, &l);
     if (rc != 0)
         return rc;

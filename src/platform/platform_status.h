@@ -26,6 +26,9 @@
  * any other nonzero code -> PTO_RUNTIME_ERR_DEVICE. Pure. */
 int platform_status(int device_code);
 
+/* The device's name for `device_code` (SIMDEV_ERROR_*); never NULL. */
+const char *platform_error_name(int device_code);
+
 /* As platform_status(), and when device_code is nonzero and
  * last_device_error is non-NULL, stores device_code there (the latest
  * failure wins; a success leaves the slot alone). */

@@ -39,24 +39,22 @@ int program_image_write(simpler_context *ctx, const graph *g, size_t *bytes)
     program_state *ps = program_state_of(ctx);
     size_t size = graph_image_size(g);
     if (size == 0) {
-        simpler_log(SIMPLER_LOG_ERROR, "simpler_run: a built graph of %u tasks does not fit the image format",
-                    g->task_count);
-        return PTO_RUNTIME_ERR_INTERNAL;
+        return simpler_fail(PTO_RUNTIME_ERR_INTERNAL, "a built graph of %u tasks does not fit the image format",
+                            g->task_count);
     }
     if (size > ps->image_capacity) {
         /* malloc'd storage is aligned enough for the writer (8 bytes);
          * the old image is dropped, not copied. */
         void *fresh = host_alloc(size);
         if (fresh == NULL)
-            return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+            return simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "host allocation of the %zu-byte graph image failed",
+                                size);
         host_free(ps->image);
         ps->image = fresh;
         ps->image_capacity = size;
     }
-    if (graph_image_write(g, ps->image, size) != 0) {
-        simpler_log(SIMPLER_LOG_ERROR, "simpler_run: graph_image_write refused a graph it sized");
-        return PTO_RUNTIME_ERR_INTERNAL;
-    }
+    if (graph_image_write(g, ps->image, size) != 0)
+        return simpler_fail(PTO_RUNTIME_ERR_INTERNAL, "graph_image_write refused a graph it sized (%zu bytes)", size);
     *bytes = size;
     return 0;
 }

@@ -1,3 +1,4 @@
+#include "common/error.h"
 #include "program/program.h"
 
 #include "common/host_alloc.h"
@@ -14,9 +15,8 @@ int program_scratch_reserve(simpler_context *ctx, uint32_t task_window)
     graph_scratch *fresh = NULL;
     if (ctx->scratch != NULL && graph_scratch_limits(ctx->scratch)->task_max >= task_window)
         return 0;
-    if (graph_limits_for_window(task_window, PROGRAM_BUILD_BYTES_MAX, PROGRAM_BUILD_BYTES_MAX, &limits) != 0)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    int rc = graph_scratch_create(&limits, &fresh);
+    int rc = graph_limits_for_window(task_window, PROGRAM_BUILD_BYTES_MAX, PROGRAM_BUILD_BYTES_MAX, &limits);
+    rc = rc ? rc : graph_scratch_create(&limits, &fresh);
     if (rc != 0)
         return rc;
     graph_scratch_destroy(ctx->scratch);
@@ -31,7 +31,9 @@ int program_bank_request(const SimplerGraphRequirements *req, arena_bank_request
     if (rc != 0)
         return rc;
     if (req->gm_heap_bytes > SIZE_MAX || pool.runtime_pool_bytes > SIZE_MAX)
-        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+        return simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+                            "gm_heap_bytes %llu, runtime pool %llu bytes: more than this process can address",
+                            (unsigned long long)req->gm_heap_bytes, (unsigned long long)pool.runtime_pool_bytes);
     out->bytes[ARENA_REGION_GM_HEAP] = (size_t)req->gm_heap_bytes;
     out->bytes[ARENA_REGION_GM_SM] = ARENA_GM_SM_BYTES;
     out->bytes[ARENA_REGION_RUNTIME_POOL] = (size_t)pool.runtime_pool_bytes;
@@ -56,7 +58,9 @@ int program_capacity_commit(simpler_context *ctx, const SimplerGraphRequirements
     if (rc != 0)
         return rc;
     if (req->retained_temp_bytes > SIZE_MAX)
-        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED;
+        return simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+                            "retained_temp_bytes = %llu: more than this process can address",
+                            (unsigned long long)req->retained_temp_bytes);
     rc = retained_temp_begin(&ctx->temp, (size_t)req->retained_temp_bytes, 0, ctx->ops);
     if (rc == PTO_RUNTIME_ERR_INTERNAL)
         simpler_log(SIMPLER_LOG_ERROR, "program mode: the retained temp buffer got a misaligned device base");

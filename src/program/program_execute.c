@@ -54,10 +54,8 @@ int program_desc_fill(simpler_context *ctx, const SimplerGraphRequirements *req,
     const device_arena *heap = arena_bank_region(&ctx->bank, ARENA_REGION_GM_HEAP);
     const device_arena *sm = arena_bank_region(&ctx->bank, ARENA_REGION_GM_SM);
     if (runtime_pool_pack(req->runtime_arena_bytes, req->graph_definition_bytes, req->scheduler_state_bytes, &pool) != 0 ||
-        rp->bytes < pool.runtime_pool_bytes || image_bytes > pool.definition_bytes || sm->bytes < sizeof(int32_t)) {
-        simpler_log(SIMPLER_LOG_ERROR, "simpler_run: committed capacity does not hold the graph it was sized for");
-        return PTO_RUNTIME_ERR_INTERNAL;
-    }
+        rp->bytes < pool.runtime_pool_bytes || image_bytes > pool.definition_bytes || sm->bytes < sizeof(int32_t))
+        return simpler_fail(PTO_RUNTIME_ERR_INTERNAL, "committed capacity does not hold the graph it was sized for");
     uint64_t pool_base = (uint64_t)(uintptr_t)rp->base;
     memset(desc, 0, sizeof(*desc));
     desc->version = DEVICE_RUN_DESC_VERSION;
@@ -212,31 +210,42 @@ int program_execute(simpler_context *ctx, const device_run_desc *desc)
     t->wait_ns = waited - launched;
     t->finish_ns = clock_now_ns() - waited;
     if (rc == 0 && (word == 0 || device_error_range(word)) && (code == 0 || word != 0)) {
-        if (word == 0)
+        if (word == 0) {
             ps->last_runtime_base = desc->runtime_base;
-        return word;
+            return 0;
+        }
+        return simpler_fail(word, "the device latched error %d during the run: %s", (int)word,
+                            simpler_strerror((int)word));
     }
     if (code != 0)
         return context_device_status(ctx, "stream_synchronize", code);
     if (rc != 0)
         return rc;
-    simpler_log(SIMPLER_LOG_ERROR, "simpler_run: the device scheduler left status word %d", (int)word);
-    return PTO_RUNTIME_ERR_INTERNAL;
+    return simpler_fail(PTO_RUNTIME_ERR_INTERNAL, "the device scheduler left status word %d", (int)word);
 }
 
 int simpler_run_times(DeviceContextHandle handle, SimplerRunTimes *out)
 {
     simpler_error_clear();
-    if (out == NULL || out->struct_size != sizeof(*out))
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    if (out == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "out: NULL");
+    if (out->struct_size != sizeof(*out))
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                            "out->struct_size = %u: expected sizeof(SimplerRunTimes) = %zu", out->struct_size,
+                            sizeof(*out));
     simpler_context *ctx = context_lock(handle);
     if (ctx == NULL)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
-    int rc = PTO_RUNTIME_ERR_INVALID_STATE;
+    int rc;
     device_runtime_header h;
     program_state *ps = program_state_of(ctx);
     SimplerRunTimes t = {0};
-    if (program_initialized(ctx) && ps->last_runtime_base != 0) {
+    if (!program_initialized(ctx))
+        rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: not an initialized program-mode context");
+    else if (ps->last_runtime_base == 0)
+        rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
+                          "ctx: no run has completed since init or since the last failed run");
+    else {
         t = ps->run_times;
         rc = context_select_device(ctx);
         rc = rc ? rc

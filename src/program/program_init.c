@@ -45,7 +45,7 @@ static int state_get(simpler_context *ctx, program_state **out, int *fresh)
 {
     *fresh = ctx->mode_state == NULL;
     if (*fresh && (ctx->mode_state = host_calloc(1, sizeof(program_state))) == NULL)
-        return PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+        return simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "host allocation of the program-mode state failed");
     *out = ctx->mode_state;
     return 0;
 }
@@ -67,9 +67,8 @@ static int init_locked(simpler_context *ctx, int device_id, const CallConfig *pr
         return rc;
     if (program_initialized(ctx))
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: already initialized (finalize_device first)");
-    if (prewarm != NULL && call_config_check(prewarm) != 0)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    rc = device_id_check(ctx, device_id);
+    rc = prewarm != NULL ? call_config_check(prewarm) : 0;
+    rc = rc ? rc : device_id_check(ctx, device_id);
     if (rc != 0)
         return rc;
     ctx->device_id = device_id;

@@ -27,13 +27,12 @@ static int run_check(simpler_context *ctx, int32_t id, const ChipStorageTaskArgs
     if (id < 0 || id >= SIMPLER_MAX_CALLABLES_PROGRAM)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable_id = %d: must be in 0..%d", id,
                             SIMPLER_MAX_CALLABLES_PROGRAM - 1);
-    if (graph_call_args_check(args) != 0 || (config != NULL && call_config_check(config) != 0))
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+    int rc = graph_call_args_check(args);
+    rc = rc == 0 && config != NULL ? call_config_check(config) : rc;
     /* The trace file is written after the run: whether it can be is
      * checked now, so a run that would fail there has no effect. */
-    if (config != NULL && config->trace && program_trace_path_check(config) != 0)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
-    int rc = residency_lookup(&ctx->residency, id, &req->callable, NULL);
+    rc = rc == 0 && config != NULL && config->trace ? program_trace_path_check(config) : rc;
+    rc = rc ? rc : residency_lookup(&ctx->residency, id, &req->callable, NULL);
     if (rc != 0)
         return rc;
     if ((uint32_t)args->tensor_count != req->callable->tensor_count ||

@@ -207,7 +207,16 @@ static void cli_failed_call_prints_status_name_and_reason(void **state)
                                 "PTO_RUNTIME_ERR_INVALID_ARGUMENT: path '/nonexistent-simpler-dir/x.callable': "
                                 "cannot open: No such file or directory"));
     assert_int_equal(cli_err("run --mode program --image /nonexistent-simpler-dir/x.callable"), 2);
-    assert_non_null(strstr(out, "path '/nonexistent-simpler-dir/x.callable': cannot open"));
+    assert_non_null(strstr(out, "-1005 PTO_RUNTIME_ERR_INVALID_ARGUMENT: path '/nonexistent-simpler-dir/x.callable': "
+                                "cannot open"));
+    assert_int_equal(cli_err("graph /nonexistent-simpler-dir/x.callable --example vector --dot x.dot"), 2);
+    assert_non_null(strstr(out, "simpler graph: cannot read the image '/nonexistent-simpler-dir/x.callable': -1005 "
+                                "PTO_RUNTIME_ERR_INVALID_ARGUMENT: path '/nonexistent-simpler-dir/x.callable'"));
+    assert_int_equal(cli_err("graph vector --example add_scalar --dot x.dot"), 1);
+    assert_non_null(strstr(out, "simpler graph: failed: -1005 PTO_RUNTIME_ERR_INVALID_ARGUMENT: args: 2 tensors "
+                                "and 1 scalars, but the callable's signature takes 3 and 0"));
+    assert_int_equal(cli_err("bench --cores 1 --runs 1 --mode program"), 1);
+    assert_non_null(strstr(out, "-1001 PTO_RUNTIME_ERR_UNSUPPORTED: task 0: func_id 0 runs on AIV cores"));
 }
 
 int main(void)

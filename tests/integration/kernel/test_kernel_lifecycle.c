@@ -12,6 +12,7 @@
 #include "context/context.h"
 #include "kernel/kernel_state.h"
 #include "kernel_fixture.h"
+#include "reason_check.h"
 #include "../program/image_fixture.h"
 #include "platform/platform_counter.h"
 
@@ -384,6 +385,7 @@ static void init_sweep(int host)
         int rc = simpler_kernel_mode_init(ctx, 0, NULL, 1);
         host_alloc_fail_nth(0);
         platform_counter_fail_nth(&counter, PLATFORM_CALL_ANY, 0, 0);
+        assert_reason_fits_status(rc);
         if (rc == 0) {
             assert_true(k > 1);
             assert_int_equal(finalize_device(ctx), 0);

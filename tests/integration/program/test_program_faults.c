@@ -11,6 +11,7 @@
 #include "platform/platform_counter.h"
 #include "program_fixture.h"
 #include "image_fixture.h"
+#include "reason_check.h"
 
 /* Far more than any sweep needs; a sweep that reaches it is a bug. */
 #define SWEEP_LIMIT 400u
@@ -85,6 +86,7 @@ static void init_sweep(sweep *s)
         arm(s, k);
         int rc = simpler_init(ctx, 0, &prewarm);
         disarm(s);
+        assert_reason_fits_status(rc);
         if (rc == 0) {
             assert_int_equal(finalize_device(ctx), 0);
             destroy_device_context(ctx);
@@ -142,6 +144,7 @@ static void run_sweep(sweep *s, uint64_t rounds)
         arm(s, k);
         int rc = simpler_run(ctx, 0, &args, NULL);
         disarm(s);
+        assert_reason_fits_status(rc);
         if (rc != 0) {
             assert_true(is_failure_status(rc));
             vadd_buffers_fill(&v, 3.0f);
@@ -195,6 +198,7 @@ static void program_run_device_failure_keeps_the_device_code(void **state)
     arm(&s, 1);
     assert_int_equal(simpler_run(ctx, 0, &args, NULL), PTO_RUNTIME_ERR_DEVICE);
     disarm(&s);
+    assert_non_null(strstr(simpler_last_error_message(), "SIMDEV_ERROR"));
     assert_int_equal(context_last_device_error(ctx), SIMDEV_ERROR_KERNEL_FAULT);
     assert_int_equal(simpler_run(ctx, 0, &args, NULL), 0);
     assert_int_equal(vadd_check(&v, 2), 0);
@@ -214,6 +218,7 @@ static void program_finalize_failure_is_retried_to_completion(void **state)
         arm(&s, k);
         int rc = finalize_device(ctx);
         disarm(&s);
+        assert_reason_fits_status(rc);
         if (rc != 0) {
             assert_int_equal(rc, PTO_RUNTIME_ERR_DEVICE);
             assert_int_equal(finalize_device(ctx), 0);

@@ -140,6 +140,10 @@ static void reason_names_the_bad_tensor_field(void **state)
     assert_reason(simpler_graph_requirements(image, size, &args, &req), PTO_RUNTIME_ERR_INVALID_ARGUMENT,
                   "args.tensors[0].address_space = 9");
     vector_args(&args);
+    args.tensor_count = 257;
+    assert_reason(simpler_graph_requirements(image, size, &args, &req), PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                  "args.tensor_count = 257");
+    vector_args(&args);
     args.scalar_count = 129;
     assert_reason(simpler_graph_requirements(image, size, &args, &req), PTO_RUNTIME_ERR_INVALID_ARGUMENT,
                   "args.scalar_count = 129");
@@ -218,6 +222,115 @@ static void reason_names_the_kernel_phase_and_the_mode(void **state)
     free(image);
 }
 
+
+static void reason_names_the_descriptor_field(void **state)
+{
+    (void)state;
+    size_t orch_size = 0, kernel_size = 0, need = 0;
+    void *orch = image_of(FIXTURES "callable_fixture_orch.so", &orch_size);
+    void *kernel = image_of(FIXTURES "callable_fixture_kernel1.so", &kernel_size);
+    uint8_t sig[2] = {SIMPLER_ARG_IN, 7};
+    SimplerCallableChildDesc kid = {7, SIMPLER_CORE_TYPE_AIV, 0, 0, NULL, kernel, kernel_size};
+    SimplerCallableDesc d = {sizeof d, 0, NULL, orch, orch_size, "fixture_orch", 0, 1, &kid, 0, NULL};
+    d.struct_size = 8;
+    assert_reason(simpler_callable_build(&d, NULL, 0, &need), PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                  "desc.struct_size = 8");
+    d.struct_size = sizeof d;
+    d.signature = sig;
+    d.signature_count = 2;
+    assert_reason(simpler_callable_build(&d, NULL, 0, &need), PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                  "desc.signature[1] = 7: not a SIMPLER_ARG_* direction");
+    d.signature_count = 1;
+    kid.binary = NULL;
+    assert_reason(simpler_callable_build(&d, NULL, 0, &need), PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                  "desc.children[0] (func_id 7): binary = (nil)");
+    kid.binary = kernel;
+    kid.core_type = 5;
+    assert_reason(simpler_callable_build(&d, NULL, 0, &need), PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                  "desc.children[0].core_type = 5");
+    kid.core_type = SIMPLER_CORE_TYPE_AIV;
+    d.entry_name = "9lives";
+    assert_reason(simpler_callable_build(&d, NULL, 0, &need), PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                  "desc.entry_name = \"9lives\": not a C identifier");
+    d.entry_name = "fixture_orch";
+    assert_int_equal(simpler_callable_build(&d, NULL, 0, &need), 0);
+    assert_string_equal(simpler_last_error_message(), "");
+    uint8_t small[64] __attribute__((aligned(64)));
+    assert_reason(simpler_callable_build(&d, small, sizeof small, &need), PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                  "out_capacity = 64: the image needs");
+    free(orch);
+    free(kernel);
+}
+
+static void reason_names_the_tensor_make_argument(void **state)
+{
+    (void)state;
+    ChipTensor t;
+    uint32_t shape[2] = {4, 0};
+    assert_reason(simpler_tensor_make(&t, a, 42, 1, shape, 0), PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                  "dtype = 42: not a SIMPLER_DTYPE_*");
+    assert_reason(simpler_tensor_make(&t, a, SIMPLER_DTYPE_FLOAT32, 2, shape, 0), PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                  "shapes[1] = 0");
+    assert_reason(simpler_tensor_make(&t, a, SIMPLER_DTYPE_FLOAT32, 6, shape, 0), PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                  "ndims = 6");
+    assert_reason(simpler_tensor_make(&t, a, SIMPLER_DTYPE_FLOAT32, 1, shape, 4), PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                  "address_space = 4");
+}
+
+static void reason_names_the_configure_field(void **state)
+{
+    (void)state;
+    SimplerKernelCtxControl c;
+    SimplerKernelLayout l;
+    SimplerGraphRequirements req = {0};
+    memset(&c, 0, sizeof c);
+    c.abi_version = SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION;
+    c.struct_size = sizeof c;
+    c.action = SIMPLER_KERNEL_CTX_CONFIGURE;
+    c.mode = 5;
+    assert_reason(simpler_kernel_layout(&c, &l), PTO_RUNTIME_ERR_INVALID_ARGUMENT, "configure->mode = 5");
+    c.mode = SIMPLER_MODE_KERNEL;
+    c.arg_slot_count = 65;
+    assert_reason(simpler_kernel_layout(&c, &l), PTO_RUNTIME_ERR_INVALID_ARGUMENT, "configure->arg_slot_count = 65");
+    c.arg_slot_count = 0;
+    c.reserved[3] = 1;
+    assert_reason(simpler_kernel_layout(&c, &l), PTO_RUNTIME_ERR_INVALID_ARGUMENT, "configure->reserved[3] = 1");
+    c.reserved[3] = 0;
+    c.runtime_arena_bytes = UINT64_MAX - 10;
+    c.graph_definition_bytes = 4096;
+    assert_reason(simpler_kernel_layout(&c, &l), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, "graph_definition_bytes = 4096");
+    assert_reason(simpler_kernel_plan_capacity(&req, 0, &c), PTO_RUNTIME_ERR_INVALID_ARGUMENT, "count = 0");
+}
+
+static void reason_names_the_memory_helper_argument(void **state)
+{
+    (void)state;
+    DeviceContextHandle ctx = create_device_context();
+    assert_non_null(ctx);
+    assert_reason(copy_to_device_ctx(ctx, a, a, 4), PTO_RUNTIME_ERR_INVALID_STATE, "not initialized");
+    assert_null(device_malloc_ctx(ctx, 64));
+    assert_non_null(strstr(simpler_last_error_message(), "not initialized"));
+    assert_reason(finalize_device(ctx), PTO_RUNTIME_ERR_INVALID_STATE, "never initialized");
+    assert_int_equal(simpler_init(ctx, 0, NULL), 0);
+    void *dev = device_malloc_ctx(ctx, 64);
+    assert_non_null(dev);
+    assert_string_equal(simpler_last_error_message(), "");
+    assert_null(device_malloc_ctx(ctx, 0));
+    assert_non_null(strstr(simpler_last_error_message(), "size = 0"));
+    assert_reason(copy_to_device_ctx(ctx, dev, NULL, 4), PTO_RUNTIME_ERR_INVALID_ARGUMENT, "host: NULL");
+    assert_reason(copy_from_device_ctx(ctx, NULL, dev, 4), PTO_RUNTIME_ERR_INVALID_ARGUMENT, "host: NULL");
+    assert_reason(copy_to_device_ctx(ctx, dev, a, 1u << 20), PTO_RUNTIME_ERR_DEVICE, "device call memcpy_sync failed");
+    SimplerRunTimes times = {.struct_size = 4};
+    assert_reason(simpler_run_times(ctx, &times), PTO_RUNTIME_ERR_INVALID_ARGUMENT, "out->struct_size = 4");
+    times.struct_size = sizeof times;
+    assert_reason(simpler_run_times(ctx, &times), PTO_RUNTIME_ERR_INVALID_STATE, "no run has completed");
+    assert_reason(simpler_kernel_mode_errors(ctx, NULL, NULL), PTO_RUNTIME_ERR_INVALID_STATE,
+                  "not a kernel-mode context");
+    device_free_ctx(ctx, dev);
+    assert_int_equal(finalize_device(ctx), 0);
+    destroy_device_context(ctx);
+}
+
 static void reason_is_empty_after_a_success(void **state)
 {
     (void)state;
@@ -239,6 +352,10 @@ int main(void)
         cmocka_unit_test(reason_names_counts_that_disagree_with_the_signature),
         cmocka_unit_test(reason_names_the_callable_id_and_the_config_field),
         cmocka_unit_test(reason_names_the_kernel_phase_and_the_mode),
+        cmocka_unit_test(reason_names_the_descriptor_field),
+        cmocka_unit_test(reason_names_the_tensor_make_argument),
+        cmocka_unit_test(reason_names_the_configure_field),
+        cmocka_unit_test(reason_names_the_memory_helper_argument),
         cmocka_unit_test(reason_is_empty_after_a_success),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

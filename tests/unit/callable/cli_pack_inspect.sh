@@ -41,24 +41,33 @@ done
 cmp -s "$tmp/p1.callable" "$tmp/p2.callable" || fail "packing is not deterministic"
 "$simpler" inspect "$tmp/p1.callable" | grep -q 'func_id 7  AIC .*signature out$' || fail "packed kernel"
 
-# Refusals.
+# Refusals. A refused library call prints "<code> <STATUS_NAME>: <reason>"
+# (docs/cli.md), the reason naming the field.
+expect_refusal() { # what needle command args...
+  what=$1 needle=$2; shift 2
+  if "$simpler" "$@" >/dev/null 2>"$tmp/err"; then fail "$what accepted"; fi
+  grep -q -- "-[0-9]* PTO_RUNTIME_ERR_[A-Z_]*: [^(]*$needle" "$tmp/err" ||
+    fail "$what: message '$(cat "$tmp/err")' lacks 'STATUS_NAME: ...$needle'"
+}
 head -c 100 "$tmp/p1.callable" >"$tmp/short.callable"
-if "$simpler" inspect "$tmp/short.callable" 2>/dev/null; then fail "truncated image accepted"; fi
-if "$simpler" inspect "$tmp/missing.callable" 2>/dev/null; then fail "missing file accepted"; fi
-if "$simpler" pack -o "$tmp/bad" --orchestration "$dir/callable_fixture_orch.so" --entry fixture_orch \
-  --sig scalar,in 2>/dev/null; then fail "scalar before tensor packed"; fi
+expect_refusal "a truncated image" "callable_size = 100: smaller than the 128-byte header" \
+  inspect "$tmp/short.callable"
+expect_refusal "a source file as an image" "callable image: magic = " inspect "$0"
+expect_refusal "a missing file" "cannot open" inspect "$tmp/missing.callable"
+expect_refusal "scalar before tensor" "desc.signature\[1\] = 1: a tensor after a scalar" \
+  pack -o "$tmp/bad" --orchestration "$dir/callable_fixture_orch.so" --entry fixture_orch --sig scalar,in
 if "$simpler" pack -o "$tmp/bad" --orchestration "$dir/callable_fixture_orch.so" --entry fixture_orch \
   --kernel "1024:AIC:$dir/callable_fixture_kernel1.so" 2>/dev/null; then fail "func_id 1024 packed"; fi
 if "$simpler" pack -o "$tmp/bad" --orchestration "$dir/callable_fixture_orch.so" --entry fixture_orch \
   --kernel "1:XYZ:$dir/callable_fixture_kernel1.so" 2>/dev/null; then fail "core type XYZ packed"; fi
-if "$simpler" pack -o "$tmp/bad" --orchestration "$dir/callable_fixture_orch.so" --entry "bad name" \
-  2>/dev/null; then fail "bad entry name packed"; fi
+expect_refusal "a bad entry name" 'desc.entry_name = "bad name": not a C identifier' \
+  pack -o "$tmp/bad" --orchestration "$dir/callable_fixture_orch.so" --entry "bad name"
 # Images whose binaries could not load are refused when packed, with a
 # message naming the binary and the problem.
 expect_pack_refused() { # what needle args...
   what=$1 needle=$2; shift 2
   if "$simpler" pack -o "$tmp/bad" "$@" 2>"$tmp/err"; then fail "$what packed"; fi
-  grep -q "$needle" "$tmp/err" || fail "$what: message '$(cat "$tmp/err")' lacks '$needle'"
+  grep -q -- "-[0-9]* PTO_RUNTIME_ERR_[A-Z_]*: [^(]*$needle" "$tmp/err" || fail "$what: message '$(cat "$tmp/err")' lacks '$needle'"
 }
 expect_pack_refused "a wrong --entry" "the orchestration does not export the function 'no_such_entry'" \
   --orchestration "$dir/callable_fixture_orch.so" --entry no_such_entry
@@ -83,5 +92,6 @@ if "$simpler" inspect "$tmp/ok.callable" >/dev/null 2>"$tmp/err"; then :; else f
 kstart=$(( size - $(wc -c <"$dir/callable_fixture_kernel1.so") ))
 printf '\000\000\000\000' | dd of="$tmp/ok.callable" bs=1 seek="$kstart" conv=notrunc 2>/dev/null
 if "$simpler" inspect "$tmp/ok.callable" >/dev/null 2>"$tmp/err"; then fail "inspect passed a broken kernel"; fi
-grep -q "child 0 (func_id 7): not an ELF file" "$tmp/err" || fail "inspect message '$(cat "$tmp/err")'"
+grep -q -- "-1005 PTO_RUNTIME_ERR_INVALID_ARGUMENT: [^(]*child 0 (func_id 7): not an ELF file" "$tmp/err" ||
+  fail "inspect message '$(cat "$tmp/err")'"
 echo "callable cli: ok"

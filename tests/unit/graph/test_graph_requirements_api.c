@@ -1,6 +1,7 @@
 /* simpler_graph_requirements over a real image (fixtures.cmake): numbers,
  * statuses, "out only on success", and an allocation failure sweep. */
 #include "diamond_image.h"
+#include "reason_check.h"
 
 #include "common/host_alloc.h"
 #include "simpler/runtime_c_api.h"
@@ -63,6 +64,7 @@ static void graph_requirements_api_allocation_failure_sweep_leaks_nothing(void *
         host_alloc_fail_nth(k);
         int rc = simpler_graph_requirements(image, image_size, args, &r);
         host_alloc_fail_nth(0);
+        assert_reason_fits_status(rc);
         uint64_t made = host_alloc_count() - allocs;
         if (rc == 0) {
             assert_int_equal(host_free_count() - frees, made);

@@ -3,6 +3,7 @@
  * window it is made for, statuses with no effect, and allocation failure
  * sweeps of create and of a measure that grows the scratch. */
 #include "diamond_image.h"
+#include "reason_check.h"
 
 #include "common/host_alloc.h"
 #include "simpler/runtime_c_api.h"
@@ -143,6 +144,7 @@ static void graph_sizer_create_failure_sweep_leaks_nothing(void **state)
         host_alloc_fail_nth(k);
         int rc = simpler_graph_sizer_create(image, image_size, 0, &sizer);
         host_alloc_fail_nth(0);
+        assert_reason_fits_status(rc);
         uint64_t made = host_alloc_count() - allocs;
         if (rc == 0) {
             assert_true(k > made);
@@ -173,6 +175,7 @@ static void graph_sizer_growth_failure_sweep_changes_nothing(void **state)
         host_alloc_fail_nth(k);
         int rc = simpler_graph_sizer_measure(sizer, big, &r);
         host_alloc_fail_nth(0);
+        assert_reason_fits_status(rc);
         uint64_t made = host_alloc_count() - allocs;
         if (rc == 0) {
             assert_true(k > made);
