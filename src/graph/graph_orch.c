@@ -351,7 +351,7 @@ static int orch_view_make(SimplerOrch *orch, const ChipTensor *tensor, uint32_t 
                                                 "view_make: the build already holds %u view handles",
                                                 (unsigned)SIMPLER_ORCH_VIEW_MAX));
     memset(&h, 0, sizeof(h));
-    int rc = graph_tensor_check(tensor, &h.view.extent);
+    int rc = graph_tensor_check(tensor, "view_make: tensor", &h.view.extent);
     /* NO_DEP takes every address space: the tag checks come per use. */
     rc = rc ? rc : resolve_address(s, tensor, SIMPLER_TAG_NO_DEP, &h.rec);
     if (rc != 0)
