@@ -9,12 +9,12 @@
  * memory it names (the context's status words with the frozen regions,
  * the callable's slot record); the check must accept it. The rest of
  * the input is a list of (offset, byte) writes inside the block, and a
- * flag that recomputes the checksum afterwards (so corruptions the
- * checksum would catch also reach the checks before it, and the
- * accepted path). The check must then refuse with one of its codes or
- * accept, without reading outside the block or the device memory (ASan
- * watches every byte past each); an accepted block must agree with the
- * slot and the frozen regions.
+ * flag that recomputes both checksums afterwards, when the lengths still
+ * fit the block (so corruptions the checksums would catch also reach
+ * the checks after them, and the accepted path). The check must then
+ * refuse with one of its codes or accept, without reading outside the
+ * block or the device memory (ASan watches every byte past each); an
+ * accepted block must agree with the slot and the frozen regions.
  *
  * The two device addresses the check follows to compare against (the
  * packet's slot_addr and status_addr) are left as built: the device
@@ -136,6 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         image[i] = (uint8_t)(i * 7u);
     for (uint64_t i = 0; i < staged_bytes; i++)
         staged[i] = (uint8_t)(i * 13u);
+    p->head_checksum = kernel_packet_head_checksum(h, p);
     p->checksum = kernel_packet_checksum(h, p, image, staged);
     if (kernel_packet_check(block) != 0)
         abort(); /* the block as the launch builds it is accepted */
@@ -150,8 +151,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             block[off] = v;
     }
     if ((flags & 1u) && p->image_bytes <= block_bytes && p->staged_bytes <= block_bytes &&
-        kernel_packet_args_bytes(p->image_bytes, p->staged_bytes) <= block_bytes)
+        kernel_packet_args_bytes(p->image_bytes, p->staged_bytes) <= block_bytes) {
+        p->head_checksum = kernel_packet_head_checksum(h, p);
         p->checksum = kernel_packet_checksum(h, p, image, image + kernel_packet_pad8(p->image_bytes));
+    }
     int rc = kernel_packet_check(block);
     if (rc != 0 && rc != DEVICE_ERR_PACKET_INVALID && rc != KERNEL_PACKET_ERR_HEADER &&
         rc != KERNEL_PACKET_ERR_CHECKSUM && rc != KERNEL_PACKET_ERR_SLOT && rc != KERNEL_PACKET_ERR_REGION)

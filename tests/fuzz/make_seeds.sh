@@ -75,3 +75,6 @@ args fuzz_cli_options/image --image x.callable --replays 7 --mode program
 bytes fuzz_kernel_packet/plain 3 20 4 1 0 1 0 0 0
 bytes fuzz_kernel_packet/staged 7 40 0 0 4 1 2 5 2 2 3 1 0
 bytes fuzz_kernel_packet/length_write 3 20 4 0 4 0 1 0 1 1 2 1 1 1 64 9
+# The reproducer of the packet check reading past its block (descriptor,
+# header and packet lengths changed together; docs/reliability.md).
+bytes fuzz_kernel_packet/regress_lengths_together 3 20 4 1 0 0 50 0 0 0 0 0 24 185 1 8 185 0 224 96 0 225 1
