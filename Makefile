@@ -71,27 +71,21 @@ tsan: deps-test
 	  ctest --test-dir build-tsan -LE 'valgrind|abi|tsan_open_race' --output-on-failure --no-tests=error -j $(JOBS)
 
 # Every libFuzzer target runs from its seed corpus (tests/fuzz/corpus,
-# copied so new units stay in the build tree) for FUZZ_SECONDS each.
+# copied so new units stay in the build tree) for FUZZ_SECONDS each,
+# JOBS targets at a time (tests/fuzz/run_fuzz.sh prints executions,
+# coverage and corpus per target). The fuzz tree builds only the targets
+# and the images they read (CMake target fuzz_targets), not the tests.
 FUZZ_SECONDS ?= 25
 fuzz-build: deps-test
 	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPLER_FUZZ=ON -DBUILD_TESTING=ON >/dev/null
-	cmake --build build-fuzz -j $(JOBS)
-
-define fuzz_each
-	@for f in build-fuzz/fuzz/fuzz_*; do [ -x "$$f" ] || continue; n=$$(basename $$f); \
-	  mkdir -p build-fuzz/corpus/$$n; cp -r tests/fuzz/corpus/$$n/. build-fuzz/corpus/$$n/ 2>/dev/null || true; \
-	  echo "fuzzing $$n ($(1))"; \
-	  "$$f" $(1) -max_len=131072 -print_final_stats=1 build-fuzz/corpus/$$n >build-fuzz/$$n.log 2>&1 \
-	    || { tail -40 build-fuzz/$$n.log; exit 1; }; \
-	  grep -E "DONE" build-fuzz/$$n.log | tail -1; done
-endef
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_targets
 
 fuzz: fuzz-build
-	$(call fuzz_each,-max_total_time=$(FUZZ_SECONDS))
+	sh tests/fuzz/run_fuzz.sh build-fuzz $(JOBS) -max_total_time=$(FUZZ_SECONDS)
 
 # 10^6 executions per target, printing the coverage each reached.
 fuzz-long: fuzz-build
-	$(call fuzz_each,-runs=1000000)
+	sh tests/fuzz/run_fuzz.sh build-fuzz $(JOBS) -runs=1000000
 
 # Regenerates the committed seed corpora from a built tree (with the
 # tests: the test fixtures are seeds too).

@@ -98,7 +98,7 @@ typedef struct kernel_graph_packet {
     uint64_t status_addr;    /* the context's kernel_status_words */
     kernel_frozen_regions regions;
     uint64_t checksum;       /* kernel_packet_checksum with this field 0 */
-    uint64_t reserved;       /* zero */
+    uint64_t head_checksum;  /* kernel_packet_head_checksum: the header and this packet alone */
 } kernel_graph_packet;
 
 _Static_assert(sizeof(kernel_graph_packet) % 8 == 0, "the image after the packet stays 8-aligned");
@@ -223,8 +223,15 @@ static inline const uint8_t *kernel_packet_image_of(const void *args)
     return (const uint8_t *)(kernel_packet_of(args) + 1);
 }
 
+/* A 64-bit checksum over the header and the packet alone (both checksum
+ * fields taken as 0): fixed-size bytes, so the check verifies it before
+ * it trusts any length. The device body gets a pointer, not the size of
+ * the block it was handed, so lengths a corruption changed consistently
+ * would otherwise make the full checksum read past the block. Pure. */
+uint64_t kernel_packet_head_checksum(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p);
+
 /* A 64-bit checksum over the header, the packet (its checksum field taken
- * as 0), the image and the staged bytes. Pure. */
+ * as 0, head_checksum included), the image and the staged bytes. Pure. */
 uint64_t kernel_packet_checksum(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p,
                                 const void *image, const void *staged);
 

@@ -36,12 +36,20 @@ uint64_t kernel_packet_checksum(const SimplerKernelInvocationHeader *h, const ke
     return mix(sum, staged, p->staged_bytes);
 }
 
+uint64_t kernel_packet_head_checksum(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p)
+{
+    kernel_graph_packet copy = *p;
+    copy.checksum = 0;
+    copy.head_checksum = 0;
+    return mix(mix(0x84222325cbf29ce4ull, h, sizeof(*h)), &copy, sizeof(copy));
+}
+
 static int header_check(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p)
 {
     if (h->abi_version != SIMPLER_KERNEL_INVOCATION_ABI_VERSION || h->header_size != sizeof(*h) ||
         h->mode != SIMPLER_MODE_KERNEL || h->reserved0 != 0 || h->reserved[0] != 0 || h->reserved[1] != 0)
         return KERNEL_PACKET_ERR_HEADER;
-    if (p->format_version != KERNEL_PACKET_FORMAT_VERSION || p->packet_bytes != sizeof(*p) || p->reserved != 0)
+    if (p->format_version != KERNEL_PACKET_FORMAT_VERSION || p->packet_bytes != sizeof(*p))
         return KERNEL_PACKET_ERR_HEADER;
     if (p->image_bytes > UINT32_MAX || p->staged_bytes > UINT32_MAX ||
         h->payload_bytes != kernel_packet_payload_bytes(p->image_bytes, p->staged_bytes) ||
@@ -93,6 +101,9 @@ int kernel_packet_check_parts(const device_run_desc *d, const SimplerKernelInvoc
 {
     if (device_validate_desc(d) == DEVICE_ERR_PACKET_INVALID || d->deferred != 0)
         return DEVICE_ERR_PACKET_INVALID;
+    /* Fixed-size bytes first: no length is trusted before this. */
+    if (kernel_packet_head_checksum(h, p) != p->head_checksum)
+        return KERNEL_PACKET_ERR_CHECKSUM;
     int rc = header_check(h, p);
     rc = rc ? rc : region_check(d, p);
     return rc ? rc : slot_check(d, h, p);

@@ -224,6 +224,7 @@ size_t kernel_packet_write(const simpler_context *ctx, const kernel_state *ks, i
     (void)graph_image_write(call->g, image, call->image_bytes);
     memset(image + call->image_bytes, 0, (size_t)(kernel_packet_pad8(call->image_bytes) - call->image_bytes));
     staged_fill(call, args, staged);
+    p->head_checksum = kernel_packet_head_checksum(h, p);
     p->checksum = kernel_packet_checksum(h, p, image, staged);
     return (size_t)kernel_packet_args_bytes(call->image_bytes, call->staged_bytes);
 }

@@ -8,17 +8,26 @@
 #  - fuzz_graph_requirements: one seed per image (first byte) with the
 #    argument counts its signature wants and small shapes;
 #  - fuzz_loader: each mode with a few truncation and patch choices;
-#  - fuzz_callable_build, fuzz_graph_image: a handful of short inputs.
+#  - fuzz_graph_image: graph images the host build wrote
+#    (seed_graph_images, built with the tests), and one zero header;
+#  - fuzz_task_args_build, fuzz_ctx_control, fuzz_cli_options,
+#    fuzz_kernel_packet, fuzz_callable_build: short inputs in each
+#    target's own decoding (its source says how the bytes are read).
 set -eu
 build=$1 out=$2
 mkdir -p "$out/fuzz_callable_image" "$out/fuzz_graph_requirements" "$out/fuzz_loader" \
-  "$out/fuzz_callable_build" "$out/fuzz_graph_image"
+  "$out/fuzz_callable_build" "$out/fuzz_graph_image" "$out/fuzz_task_args_build" "$out/fuzz_ctx_control" \
+  "$out/fuzz_cli_options" "$out/fuzz_kernel_packet"
 for img in "$build"/examples/*.callable "$build"/tests/fixtures/*/*.callable; do
   [ -f "$img" ] && cp "$img" "$out/fuzz_callable_image/$(basename "$img")"
 done
 # Image index (order of FUZZ_IMAGES), tensor count, scalar count, then
 # per tensor shape, dtype, mangle; then scalars.
 seed() { name=$1; shift; printf "$*" >"$out/$name"; }
+# bytes NAME B...: the decimal bytes B, in order.
+bytes() { name=$1; shift; for b in "$@"; do printf "\\$(printf %03o "$b")"; done >"$out/$name"; }
+# args NAME ARG...: a command line, the arguments separated by NUL.
+args() { name=$1; shift; first=1; for a in "$@"; do [ $first = 1 ] || printf '\000'; printf '%s' "$a"; first=0; done >"$out/$name"; }
 seed fuzz_graph_requirements/vector '\000\003\000\020\001\000\020\001\000\020\001\000'
 seed fuzz_graph_requirements/add_scalar '\001\002\001\020\001\000\020\001\000\002'
 seed fuzz_graph_requirements/matmul_add '\002\004\000\010\001\000\010\001\000\010\001\000\010\001\000'
@@ -32,3 +41,40 @@ seed fuzz_loader/load_ehdr_patch '\001\000\000\001\022\001'
 seed fuzz_callable_build/empty '\000\000\005\000\001'
 seed fuzz_callable_build/two_kids '\003\001\001\000\002\000\001\000\002\000\001\001\000\000\020\000\002\000\001\001\002\000\020\000\005\000\001\000'
 seed fuzz_graph_image/zero '\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000'
+"$build"/tests/seed_graph_images "$out/fuzz_graph_image" 48
+
+# fuzz_task_args_build: config fields; caller count - 1; per caller
+# space (1 DEVICE), dtype - 1, offset (DEVICE only), elems - 1, mangle;
+# counts; task count - 1; per task arg count - 1, then per argument
+# tensor, view form (0 whole, 1 quarter + which, 2 slice + start + cols,
+# 64 block + cols + stride + start + rows), tag choice (0/1 input,
+# 2 output, 3 inout, 4 no_dep).
+bytes fuzz_task_args_build/overlap_chain 0 2 1 0 0 31 0 1 0 64 23 0 0 0 15 0 0 \
+  5 1 0 0 2 1 2 0 8 0 1 0 0 0 2 1 1 1 3 0 2 3 2 0 0 0 4 0 0 2 1 64 2 1 0 1 0 3 0 6 0 0 1 1 0 0
+bytes fuzz_task_args_build/heap_and_host 1 8 3 0 0 0 15 0 0 2 20 7 0 0 \
+  3 2 3 0 2 0 0 0 4 0 3 1 4 0 0 0 0 0 4 2 0 0 3
+bytes fuzz_task_args_build/bad_tensor 16 1 1 0 1 0 1 0 0 0 5 1 3 0 0 0 0 3
+# fuzz_ctx_control: ops (0 CONFIGURE, 1 FREEZE block, 2 freeze, 3 init,
+# 4 finalize, 5 program init, 6 plan, 7 layout, 8 size, 9 mode/slots),
+# each followed by the bytes it reads.
+bytes fuzz_ctx_control/configure_init_freeze 0 0 0 3 0 1 1 0 4 3 0 2 2 0
+bytes fuzz_ctx_control/plan_layout_init 6 2 100 4 100 4 100 4 100 4 0 0 7 100 5 40 3 40 3 40 3 0 9 \
+  40 2 40 2 40 2 40 2 40 2 0 12 0 0 7 0 0 0 0 3 0 1 2 0 4 3 0 1
+bytes fuzz_ctx_control/program_then_kernel 5 0 0 0 3 0 1 2 0 1 0
+bytes fuzz_ctx_control/bad_controls 0 2 0 0 0 5 3 9 0 1 6 0 0 0 4 2 0 0 0 1 4 2
+# fuzz_cli_options: a command line.
+args fuzz_cli_options/run_program vector --mode program --runs 3 --json
+args fuzz_cli_options/run_trace add_scalar --trace t.json --cores 2
+args fuzz_cli_options/help --runs --help
+args fuzz_cli_options/bad_values --runs 2x --mode bogus --cores 0 extra
+args fuzz_cli_options/image --image x.callable --replays 7 --mode program
+# fuzz_kernel_packet: tasks - 1, image size (two bytes), staged off/on,
+# staged size / 8, staged count - 1, id, generation - 1, spare
+# definition and temp room / 8, tensor and scalar counts, flags (1:
+# fresh checksum), then (offset high, offset low, byte) writes.
+bytes fuzz_kernel_packet/plain 3 20 4 1 0 1 0 0 0
+bytes fuzz_kernel_packet/staged 7 40 0 0 4 1 2 5 2 2 3 1 0
+bytes fuzz_kernel_packet/length_write 3 20 4 0 4 0 1 0 1 1 2 1 1 1 64 9
+# The reproducer of the packet check reading past its block (descriptor,
+# header and packet lengths changed together; docs/reliability.md).
+bytes fuzz_kernel_packet/regress_lengths_together 3 20 4 1 0 0 50 0 0 0 0 0 24 185 1 8 185 0 224 96 0 225 1

@@ -5,10 +5,13 @@
  * definition region keeps its contents, the status words say why, and
  * every core is told to quit. Runs the AICPU body on the test thread over
  * host memory (simdev device memory is host memory). */
+#define _GNU_SOURCE /* MAP_ANONYMOUS */
 #include "support.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "device/device_handshake.h"
 #include "device/device_status.h"
@@ -60,6 +63,7 @@ static uint8_t *image_of(void)
 static void reseal(void)
 {
     kernel_graph_packet *p = packet_of();
+    p->head_checksum = kernel_packet_head_checksum(header_of(), p);
     p->checksum = kernel_packet_checksum(header_of(), p, image_of(), image_of() + kernel_packet_pad8(IMAGE_BYTES));
 }
 
@@ -247,6 +251,33 @@ static void packet_corrupted_header_byte_refused(void **state)
     assert_refused(KERNEL_PACKET_ERR_CHECKSUM);
 }
 
+/* A corruption that changes the descriptor's, the header's and the
+ * packet's lengths together (consistent with each other, within the
+ * frozen regions) is refused before any length is trusted: the block
+ * ends right before a page the process may not read, and the check must
+ * not touch it (the device body gets a pointer, not the block's size). */
+static void packet_lengths_changed_together_refused_without_reading_past_the_block(void **state)
+{
+    (void)state;
+    size_t bytes = (size_t)kernel_packet_args_bytes(IMAGE_BYTES, 0);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t span = (bytes + page - 1) / page * page;
+    uint8_t *map = mmap(NULL, span + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(map != MAP_FAILED);
+    assert_int_equal(mprotect(map + span, page, PROT_NONE), 0);
+    uint8_t *block = map + span - bytes; /* ends at the guard page; 8-aligned */
+    memcpy(block, w.args, bytes);
+    assert_int_equal(kernel_packet_check(block), 0);
+    uint64_t longer = IMAGE_BYTES + 1024;
+    ((device_run_desc *)(void *)block)->image_bytes = longer;
+    SimplerKernelInvocationHeader *h = (SimplerKernelInvocationHeader *)(void *)(block + sizeof(device_run_desc));
+    kernel_graph_packet *p = (kernel_graph_packet *)(h + 1);
+    h->payload_bytes = kernel_packet_payload_bytes(longer, 0);
+    p->image_bytes = longer;
+    assert_int_equal(kernel_packet_check(block), KERNEL_PACKET_ERR_CHECKSUM);
+    assert_int_equal(munmap(map, span + page), 0);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, world_make, world_free)
@@ -264,6 +295,7 @@ int main(void)
         T(packet_descriptor_region_other_than_frozen_refused),
         T(packet_corrupted_image_byte_refused),
         T(packet_corrupted_header_byte_refused),
+        T(packet_lengths_changed_together_refused_without_reading_past_the_block),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,174 @@
+/* libFuzzer target for the kernel-mode invocation packet check
+ * (src/device/kernel_packet_check.c), the device's first look at a
+ * launch's argument block: descriptor, invocation header, graph packet,
+ * image and staged bytes.
+ *
+ * Each input builds a valid block the way the launch lays it out (task
+ * count, image and staged sizes, counts and generation from the first
+ * bytes), in an allocation of exactly its size, beside the device
+ * memory it names (the context's status words with the frozen regions,
+ * the callable's slot record); the check must accept it. The rest of
+ * the input is a list of (offset, byte) writes inside the block, and a
+ * flag that recomputes both checksums afterwards, when the lengths still
+ * fit the block (so corruptions the checksums would catch also reach
+ * the checks after them, and the accepted path). The check must then
+ * refuse with one of its codes or accept, without reading outside the
+ * block or the device memory (ASan watches every byte past each); an
+ * accepted block must agree with the slot and the frozen regions.
+ *
+ * The two device addresses the check follows to compare against (the
+ * packet's slot_addr and status_addr) are left as built: the device
+ * trusts the addresses its host wrote, and a corrupted one would make
+ * any check read where it points. Every other byte is open, the length
+ * fields included. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/device_status.h"
+#include "device/kernel_packet.h"
+#include "graph/requirements.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define FROZEN_BASE 0x100000000ull
+
+typedef struct reader {
+    const uint8_t *p;
+    size_t n;
+} reader;
+
+static uint8_t take(reader *r)
+{
+    if (r->n == 0)
+        return 0;
+    r->n--;
+    return *r->p++;
+}
+
+/* Bytes of the block that hold slot_addr and status_addr. */
+static int address_byte(size_t off)
+{
+    size_t p = sizeof(device_run_desc) + sizeof(SimplerKernelInvocationHeader);
+    size_t lo = p + offsetof(kernel_graph_packet, slot_addr), hi = p + offsetof(kernel_graph_packet, status_addr) + 8;
+    return off >= lo && off < hi;
+}
+
+static void frozen_fill(kernel_frozen_regions *f, uint32_t tasks, uint64_t image_room, uint64_t temp_room)
+{
+    memset(f, 0, sizeof(*f));
+    f->heap_base = FROZEN_BASE;
+    f->heap_bytes = 1 << 16;
+    f->temp_base = FROZEN_BASE + 0x100000;
+    f->temp_bytes = temp_room;
+    f->runtime_base = FROZEN_BASE + 0x200000;
+    f->runtime_bytes = graph_runtime_arena_bytes(tasks) + 4096;
+    f->definition_base = FROZEN_BASE + 0x400000;
+    f->definition_bytes = image_room;
+    f->scheduler_base = FROZEN_BASE + 0x500000;
+    f->scheduler_bytes = 4096;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    reader r = {data, size};
+    uint32_t tasks = 1 + take(&r) % 64u;
+    uint64_t image_bytes = 1 + take(&r) * 4u + take(&r) % 8u;
+    uint64_t staged_bytes = take(&r) & 1u ? 0 : 8u * take(&r);
+    uint32_t staged_count = staged_bytes ? 1 + take(&r) % 4u : 0;
+    int32_t id = take(&r) % 8u;
+    uint64_t generation = 1 + take(&r);
+
+    kernel_status_words *w = calloc(1, sizeof(*w));
+    kernel_slot_record *slot = calloc(1, sizeof(*slot));
+    size_t block_bytes = (size_t)kernel_packet_args_bytes(image_bytes, staged_bytes);
+    uint8_t *block = calloc(1, block_bytes);
+    if (w == NULL || slot == NULL || block == NULL)
+        abort();
+    frozen_fill(&w->frozen, tasks, image_bytes + 8u * take(&r), staged_bytes + 8u * take(&r));
+    slot->callable_id = id;
+    slot->tensor_count = take(&r) % 8u;
+    slot->scalar_count = take(&r) % 4u;
+    slot->table.generation = generation;
+
+    device_run_desc *d = (device_run_desc *)(void *)block;
+    SimplerKernelInvocationHeader *h = (SimplerKernelInvocationHeader *)(d + 1);
+    kernel_graph_packet *p = (kernel_graph_packet *)(h + 1);
+    uint8_t *image = (uint8_t *)(p + 1);
+    uint8_t *staged = image + kernel_packet_pad8(image_bytes);
+    const kernel_frozen_regions *f = &w->frozen;
+    d->version = DEVICE_RUN_DESC_VERSION;
+    d->desc_bytes = sizeof(*d);
+    d->aic_count = 1;
+    d->aiv_count = 2;
+    d->task_count = tasks;
+    d->image_bytes = image_bytes;
+    d->generation = generation;
+    d->heap_base = f->heap_base, d->heap_bytes = f->heap_bytes;
+    d->temp_base = f->temp_base, d->temp_bytes = f->temp_bytes;
+    d->runtime_base = f->runtime_base, d->runtime_bytes = f->runtime_bytes;
+    d->definition_base = f->definition_base, d->definition_bytes = f->definition_bytes;
+    d->scheduler_base = f->scheduler_base, d->scheduler_bytes = f->scheduler_bytes;
+    d->status_addr = (uint64_t)(uintptr_t)&w->run;
+    d->kernels = &slot->table;
+    d->gate_addr = (uint64_t)(uintptr_t)&w->owner;
+    d->serial = 1;
+    h->abi_version = SIMPLER_KERNEL_INVOCATION_ABI_VERSION;
+    h->header_size = sizeof(*h);
+    h->mode = SIMPLER_MODE_KERNEL;
+    h->callable_id = id;
+    h->generation = generation;
+    h->tensor_count = slot->tensor_count;
+    h->scalar_count = slot->scalar_count;
+    h->host_copy_tensor_count = (int32_t)staged_count;
+    h->payload_bytes = kernel_packet_payload_bytes(image_bytes, staged_bytes);
+    p->format_version = KERNEL_PACKET_FORMAT_VERSION;
+    p->packet_bytes = sizeof(*p);
+    p->task_count = tasks;
+    p->staged_count = staged_count;
+    p->image_bytes = image_bytes;
+    p->staged_bytes = staged_bytes;
+    p->slot_addr = (uint64_t)(uintptr_t)slot;
+    p->status_addr = (uint64_t)(uintptr_t)w;
+    p->regions = *f;
+    for (uint64_t i = 0; i < image_bytes; i++)
+        image[i] = (uint8_t)(i * 7u);
+    for (uint64_t i = 0; i < staged_bytes; i++)
+        staged[i] = (uint8_t)(i * 13u);
+    p->head_checksum = kernel_packet_head_checksum(h, p);
+    p->checksum = kernel_packet_checksum(h, p, image, staged);
+    if (kernel_packet_check(block) != 0)
+        abort(); /* the block as the launch builds it is accepted */
+
+    /* Writes inside the block, then maybe a fresh checksum. */
+    uint8_t flags = take(&r);
+    uint32_t writes = 0;
+    while (r.n >= 3 && writes++ < 16) {
+        size_t off = ((size_t)take(&r) << 8 | take(&r)) % block_bytes;
+        uint8_t v = take(&r);
+        if (!address_byte(off))
+            block[off] = v;
+    }
+    if ((flags & 1u) && p->image_bytes <= block_bytes && p->staged_bytes <= block_bytes &&
+        kernel_packet_args_bytes(p->image_bytes, p->staged_bytes) <= block_bytes) {
+        p->head_checksum = kernel_packet_head_checksum(h, p);
+        p->checksum = kernel_packet_checksum(h, p, image, image + kernel_packet_pad8(p->image_bytes));
+    }
+    int rc = kernel_packet_check(block);
+    if (rc != 0 && rc != DEVICE_ERR_PACKET_INVALID && rc != KERNEL_PACKET_ERR_HEADER &&
+        rc != KERNEL_PACKET_ERR_CHECKSUM && rc != KERNEL_PACKET_ERR_SLOT && rc != KERNEL_PACKET_ERR_REGION)
+        abort();
+    if (rc == 0) {
+        /* What the device then relies on. */
+        if (p->image_bytes != d->image_bytes || p->image_bytes > f->definition_bytes ||
+            p->staged_bytes > f->temp_bytes || memcmp(&p->regions, f, sizeof(*f)) != 0 ||
+            h->callable_id != slot->callable_id || h->generation != slot->table.generation ||
+            d->kernels != &slot->table || p->task_count != d->task_count)
+            abort();
+    }
+    free(block);
+    free(slot);
+    free(w);
+    return 0;
+}
