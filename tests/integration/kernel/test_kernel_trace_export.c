@@ -305,6 +305,32 @@ static void trace_export_of_a_second_replay_carries_no_host_spans(void **state)
     kfix_close(&k);
 }
 
+/* Tasks are named from the callable the execution ran; once the slot
+ * holds another generation, the names are no longer known: "func N". */
+static void trace_export_names_kernels_of_the_resident_generation_only(void **state)
+{
+    static vadd_buffers v;
+    kfix k;
+    kbufs d;
+    (void)state;
+    open_traced(&k, 2);
+    kbufs_alloc(&d);
+    kbufs_upload(&d, &v, 1.0f);
+    kfix_assert_golden(&k, &d, &v, 2);
+    assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
+    const char *text = trace_text(TRACE_PATH);
+    assert_non_null(strstr(text, "\"name\":\"vadd_kernel\",\"cat\":\"task\""));
+    assert_null(strstr(text, "\"name\":\"func "));
+    assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, KFIX_ID, image.bytes, image.size, k.stream), 0);
+    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
+    text = trace_text(TRACE_PATH);
+    assert_null(strstr(text, "\"name\":\"vadd_kernel\""));
+    assert_non_null(strstr(text, "\"name\":\"func "));
+    kbufs_free(&d);
+    kfix_close(&k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +341,7 @@ int main(void)
         cmocka_unit_test(trace_export_to_an_uncreatable_file_fails_and_changes_nothing),
         cmocka_unit_test(trace_export_of_a_slot_launch_holds_its_tasks_and_host_spans),
         cmocka_unit_test(trace_export_of_a_second_replay_carries_no_host_spans),
+        cmocka_unit_test(trace_export_names_kernels_of_the_resident_generation_only),
     };
     return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
 }
