@@ -37,6 +37,11 @@ static int run_kernel(const run_options *o)
         rc = simpler_kernel_mode_trace_export(s.ctx, o->trace_path);
         if (rc != 0)
             run_outcome_fail(&s.out, "simpler_kernel_mode_trace_export", rc);
+        else if (o->runs > 0)
+            snprintf(rep.trace_holds, sizeof rep.trace_holds, "replay %d of %d of the captured launch", o->runs,
+                     o->runs);
+        else
+            snprintf(rep.trace_holds, sizeof rep.trace_holds, "the eager launch");
     }
     rep.tasks = s.task_count;
     rep.first_us = s.first_us;

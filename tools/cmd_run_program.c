@@ -150,6 +150,9 @@ static void trace_move(program_session *ps)
     snprintf(made, sizeof(made), "%s.trace.json", ps->rep->trace);
     if (rename(made, ps->rep->trace) != 0)
         fail(ps, "writing the trace file", PTO_RUNTIME_ERR_INTERNAL);
+    else
+        snprintf(ps->rep->trace_holds, sizeof ps->rep->trace_holds, "simpler_run %d of %d (the last)", ps->rep->runs,
+                 ps->rep->runs);
 }
 
 /* Runs the session of `o` into *rep; 0, or 2 for an unreadable image.

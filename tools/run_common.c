@@ -276,8 +276,10 @@ static void report_text(const run_report *r)
            (unsigned long long)r->heap_after);
     printf("  retained temp base  0x%llx before, 0x%llx after\n", (unsigned long long)r->temp_before,
            (unsigned long long)r->temp_after);
-    if (r->trace != NULL)
-        printf("  trace               %s%s\n", r->trace, r->out.status == 0 ? "" : " (not written)");
+    if (r->trace != NULL && r->out.status == 0 && r->trace_holds[0] != '\0')
+        printf("  trace               %s (holds %s)\n", r->trace, r->trace_holds);
+    else if (r->trace != NULL)
+        printf("  trace               %s (not written)\n", r->trace);
     golden_text(r);
     if (r->out.status != 0) {
         char text[RUN_REASON_MAX + 128];
@@ -347,6 +349,8 @@ static void report_json(const run_report *r)
            (unsigned long long)r->out.check.elements, (unsigned long long)r->out.check.mismatches, r->out.bad_run,
            r->out.check.max_abs_err);
     json_string(stdout, r->trace);
+    printf(",\"trace_holds\":");
+    json_string(stdout, r->trace != NULL && r->out.status == 0 && r->trace_holds[0] != '\0' ? r->trace_holds : NULL);
     printf(",\"error\":");
     json_error(stdout, &r->out);
     printf("}\n");

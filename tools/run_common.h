@@ -87,6 +87,7 @@ void run_outcome_check(run_outcome *out, int run, const example_check_result *re
 /* The report of one `simpler run`, in either mode. */
 typedef struct run_report {
     const char *example, *mode, *image, *trace;
+    char trace_holds[64];   /* which execution the trace file holds; "" until it is written */
     const char *first_what; /* what the first run's time covers */
     const char *run_what;   /* what each timed run covers */
     uint32_t cores;

@@ -430,21 +430,39 @@ SIMPLER_API int simpler_kernel_mode_write_args(DeviceContextHandle ctx, uint32_t
  * the chain was enqueued). Thread-safe (the context's lock). */
 SIMPLER_API int simpler_kernel_mode_launch_slot(DeviceContextHandle ctx, uint32_t slot, void *caller_stream);
 
-/* Writes the per-task trace of the kernel context's last completed
- * execution (the eager launch or a replay, whichever ran last) to `path`
- * as Chrome/Perfetto JSON (docs/trace.md): one complete ("X") event per
- * task. The context needs a trace buffer, sized once at init (CONFIGURE
- * trace_records, or CallConfig.trace); every execution overwrites it, so
- * call this after the launch of interest has finished: the caller has
- * synchronized every stream that ran one of its launches. Reads device
- * memory synchronously, so not while the calling thread captures. `path`
- * is borrowed; an existing file is replaced. Returns 0; -1005 for a NULL
- * ctx or path, or a file that cannot be created or closed; -1003 for a
- * context not in kernel mode, not initialized, Closing or Closed, or
- * without a trace buffer; -1007 when host memory runs out; -1007/-1008
- * when reading device memory fails; -1000 when a write fails (logged). A
- * failed export leaves no partial file. Thread-safe (the context's
- * lock). */
+/* Writes the trace of the kernel context's last completed execution to
+ * `path` as Chrome/Perfetto JSON (docs/trace.md). The execution is
+ * whichever ran last on the device: an eager simpler_kernel_mode_launch,
+ * a simpler_kernel_mode_launch_slot, or a replay of a captured one. The
+ * file holds one complete event per task on its core's track ("AIC i",
+ * "AIV j"), named after its kernel (the image's kernel name, "func N"
+ * when the image names none or the callable was replaced since), the
+ * scheduler's prepare and dispatch phases on the "scheduler" track, one
+ * flow per dependency of the executed graph, and, on the "host" track,
+ * the host spans of the launch that built the execution's packet (build,
+ * enqueue; write_args' build and store for a slot launch) when the
+ * execution is the first one of that packet: an eager launch, or the
+ * first replay of a captured one. The runtime does not see the caller's
+ * synchronization, so there is no wait span. "otherData" says which
+ * execution it is (serial, and runs: executions in a row of that packet)
+ * and how many task records the buffer could not hold.
+ *
+ * The context needs a trace buffer, sized once at init (CONFIGURE
+ * trace_records per-task records, or CallConfig.trace for the task
+ * window) and never grown; every execution overwrites it, and a graph of
+ * more tasks than it holds keeps the first records claimed (the rest are
+ * counted as dropped). Call this after the execution of interest has
+ * finished: the caller has synchronized every stream that ran one of its
+ * launches. Reads device memory synchronously, so not while the calling
+ * thread captures. `path` is borrowed; an existing file is replaced. A
+ * context that has not executed yet writes a file with no events.
+ * Returns 0; -1005 for a NULL ctx or path, or a file that cannot be
+ * created, written or closed; -1003 for a context not in kernel mode,
+ * not initialized, Closing or Closed, or without a trace buffer; -1007
+ * when host memory runs out; -1007/-1008 when reading device memory
+ * fails. Every refusal records its reason (simpler_last_error_message).
+ * A failed export changes nothing and leaves no partial file.
+ * Thread-safe (the context's lock). */
 SIMPLER_API int simpler_kernel_mode_trace_export(DeviceContextHandle ctx, const char *path);
 
 /* ---- sizing, host only: no context, no device memory ---- */

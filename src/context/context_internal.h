@@ -28,6 +28,7 @@
 #include "memory/device_arena.h"
 #include "memory/retained_temp.h"
 #include "platform/platform_ops.h"
+#include "trace/trace_host.h"
 #include "simpler/runtime_c_api.h"
 
 /* The execution modes a context can latch, once. */
@@ -86,6 +87,7 @@ typedef struct simpler_context {
     arena_bank bank;
     retained_temp temp;
     device_arena trace;        /* per-task trace records of the last traced execution */
+    trace_host_log trace_host; /* the host spans leading to a traced execution (trace_host.h) */
     device_arena arg_slots;    /* kernel mode's argument slots, one allocation for all */
     residency_table residency;
     callable_dlopen_counts dlopen_counts;

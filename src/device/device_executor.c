@@ -26,7 +26,8 @@ static void trace_task(const device_run_desc *d, const SimplerKernelArgs *k, uin
     r->task_id = k->task_id;
     r->func_id = k->func_id;
     r->core_id = k->core_id;
-    r->core_type = k->core_type;
+    r->core_type = (uint16_t)k->core_type;
+    r->kind = DEVICE_TRACE_KIND_TASK;
 }
 
 /* Runs task `id` of the image in the definition region on core `core`.

@@ -330,15 +330,42 @@ static void run_graph(const device_run_desc *d)
     }
 }
 
+/* A new execution's header: what it runs, its run count (a replay of
+ * the same packet counts on), the scheduler's records marked unwritten. */
 static void reset_trace(const device_run_desc *d)
 {
     device_trace_header *h = (device_trace_header *)(uintptr_t)d->trace_base;
+    device_trace_record *sched = (device_trace_record *)(h + 1);
     uint64_t capacity = (d->trace_bytes - sizeof(*h)) / sizeof(device_trace_record);
+    int again = h->magic == DEVICE_TRACE_MAGIC && h->version == DEVICE_TRACE_VERSION && h->serial == d->serial;
+    uint32_t runs = again ? h->runs + 1 : 1;
 
     memset(h, 0, sizeof(*h));
     h->magic = DEVICE_TRACE_MAGIC;
     h->version = DEVICE_TRACE_VERSION;
     h->capacity = capacity > UINT32_MAX ? UINT32_MAX : (uint32_t)capacity;
+    h->record_count = DEVICE_TRACE_SCHED_RECORDS;
+    h->task_count = d->task_count;
+    h->serial = d->serial;
+    h->generation = d->generation;
+    h->kernels_addr = (uint64_t)(uintptr_t)d->kernels;
+    h->image_bytes = d->image_bytes;
+    h->runs = runs;
+    h->aic_count = (uint16_t)d->aic_count;
+    h->aiv_count = (uint16_t)d->aiv_count;
+    memset(sched, 0, DEVICE_TRACE_SCHED_RECORDS * sizeof(*sched));
+    for (uint32_t i = 0; i < DEVICE_TRACE_SCHED_RECORDS; i++)
+        sched[i].kind = DEVICE_TRACE_KIND_EMPTY;
+}
+
+/* The scheduler's two phases, at their reserved indexes. */
+static void trace_sched(const device_run_desc *d, uint64_t t0, uint64_t t1, uint64_t t2)
+{
+    device_trace_record *r = (device_trace_record *)((device_trace_header *)(uintptr_t)d->trace_base + 1);
+    r[DEVICE_TRACE_SCHED_PREPARE] = (device_trace_record){t0, t1, DEVICE_TRACE_SCHED_PREPARE, -1, 0, 0,
+                                                          DEVICE_TRACE_KIND_SCHED};
+    r[DEVICE_TRACE_SCHED_DISPATCH] = (device_trace_record){t1, t2, DEVICE_TRACE_SCHED_DISPATCH, -1, 0, 0,
+                                                           DEVICE_TRACE_KIND_SCHED};
 }
 
 /* Refuses the execution: status word, stream fault, quit. A descriptor
@@ -382,7 +409,10 @@ void device_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void 
     run_graph(d);
     device_runtime_header *rt = device_runtime_header_at(d);
     rt->prepare_ns = t1 - t0;
-    rt->graph_ns = device_now_ns() - t1;
+    uint64_t t2 = device_now_ns();
+    rt->graph_ns = t2 - t1;
+    if (d->trace_base != 0)
+        trace_sched(d, t0, t1, t2);
     write_status(d, DEVICE_STATUS_OK); /* release: the timings travel with it */
     device_slots_quit(d);
 }

@@ -6,6 +6,7 @@
  * synchronization, creation or capture query. */
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/error.h"
 #include "context/context.h"
 #include "device/kernel_packet.h"
@@ -64,14 +65,22 @@ static int write_args_locked(simpler_context *ctx, uint32_t slot, int32_t id, co
     if (rc != 0)
         return rc;
     kernel_state *ks = kernel_state_of(ctx);
+    int traced = ctx->trace.base != NULL;
+    uint64_t t0 = traced ? clock_now_ns() : 0;
     rc = kernel_launch_build(ctx, ks, args, &call, host_outputs_refused);
     if (rc != 0)
         return rc;
+    uint64_t t1 = traced ? clock_now_ns() : 0;
     /* The packet goes after the store's own arguments, in the storage
      * init reserved for both. */
     uint8_t *packet = (uint8_t *)ks->packet + sizeof(kernel_arg_store_args);
     size_t bytes = kernel_packet_write(ctx, ks, id, &call, args, packet);
-    return store_enqueue(ctx, ks, slot, bytes, caller_stream);
+    rc = store_enqueue(ctx, ks, slot, bytes, caller_stream);
+    if (rc == 0 && traced) {
+        trace_host_add(&ctx->trace_host, "build", t0, t1);
+        trace_host_add(&ctx->trace_host, "write args", t1, clock_now_ns());
+    }
+    return rc;
 }
 
 int simpler_kernel_mode_write_args(DeviceContextHandle handle, uint32_t slot, int32_t callable_id, const void *args,
@@ -128,9 +137,16 @@ static int launch_slot_locked(simpler_context *ctx, uint32_t slot, void *caller_
     rc = kernel_stream_switch_check(&ops, ctx, ks, caller_stream);
     if (rc != 0)
         return rc;
+    int traced = ctx->trace.base != NULL;
+    uint64_t t0 = traced ? clock_now_ns() : 0;
     slot_launch_fill(ctx, ks, slot, ks->packet);
-    return kernel_chain_enqueue(ctx, ks, &ops, kernel_slot_scheduler_kernel, sizeof(kernel_slot_launch_args), NULL,
-                                NULL, caller_stream);
+    rc = kernel_chain_enqueue(ctx, ks, &ops, kernel_slot_scheduler_kernel, sizeof(kernel_slot_launch_args), NULL,
+                              NULL, caller_stream);
+    if (rc == 0 && traced) {
+        trace_host_add(&ctx->trace_host, "enqueue", t0, clock_now_ns());
+        trace_host_close(&ctx->trace_host, ks->serial, 0);
+    }
+    return rc;
 }
 
 int simpler_kernel_mode_launch_slot(DeviceContextHandle handle, uint32_t slot, void *caller_stream)

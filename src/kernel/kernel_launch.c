@@ -5,6 +5,7 @@
  * in reach is the restricted platform_launch_ops table. */
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/error.h"
 #include "context/context.h"
 #include "kernel/kernel_launch.h"
@@ -307,13 +308,23 @@ static int launch_locked(simpler_context *ctx, int32_t id, const ChipStorageTask
     int rc = kernel_launch_check(ctx, id, args, caller_stream, &call);
     if (rc != 0)
         return rc;
+    /* Traced contexts log the host spans; untraced ones pay one branch. */
+    int traced = ctx->trace.base != NULL;
+    uint64_t t0 = traced ? clock_now_ns() : 0;
     platform_launch_ops_derive(ctx->ops, &ops);
     rc = kernel_stream_switch_check(&ops, ctx, ks, caller);
     rc = rc ? rc : kernel_launch_build(ctx, ks, args, &call, NULL);
     if (rc != 0)
         return rc;
+    uint64_t t1 = traced ? clock_now_ns() : 0;
     size_t args_bytes = kernel_packet_write(ctx, ks, id, &call, args, ks->packet);
-    return kernel_chain_enqueue(ctx, ks, &ops, kernel_packet_scheduler_kernel, args_bytes, &call, args, caller);
+    rc = kernel_chain_enqueue(ctx, ks, &ops, kernel_packet_scheduler_kernel, args_bytes, &call, args, caller);
+    if (rc == 0 && traced) {
+        trace_host_add(&ctx->trace_host, "build", t0, t1);
+        trace_host_add(&ctx->trace_host, "enqueue", t1, clock_now_ns());
+        trace_host_close(&ctx->trace_host, ks->serial, 0);
+    }
+    return rc;
 }
 
 int simpler_kernel_mode_launch(DeviceContextHandle handle, int32_t callable_id, const void *args,

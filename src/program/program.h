@@ -24,6 +24,7 @@ typedef struct program_state {
     device_kernel_table *kernel_tables[SIMPLER_MAX_CALLABLES_PROGRAM]; /* per slot, or NULL */
     uint64_t last_runtime_base;  /* runtime arena of the last run that completed, or 0 */
     SimplerRunTimes run_times;   /* the last run's phases (valid with last_runtime_base) */
+    uint64_t exec_marks[3];      /* the last execute's clock: image uploaded, chain enqueued, streams idle */
     void *image;                 /* host copy of the last graph image */
     size_t image_capacity;
 } program_state;

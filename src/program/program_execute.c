@@ -202,6 +202,9 @@ int program_execute(simpler_context *ctx, const device_run_desc *desc)
     uint64_t launched = clock_now_ns();
     code = chain_wait(ctx);
     uint64_t waited = clock_now_ns();
+    ps->exec_marks[0] = uploaded;
+    ps->exec_marks[1] = launched;
+    ps->exec_marks[2] = waited;
     if (code != 0)
         streams_renew_faulted(ctx);
     rc = status_word_read(ctx, desc, &word);

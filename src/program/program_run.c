@@ -89,8 +89,10 @@ static int run_locked(simpler_context *ctx, int32_t id, const ChipStorageTaskArg
     rc = rc ? rc : program_execute(ctx, &desc);
     uint64_t executed = clock_now_ns();
     rc = rc ? rc : program_stage_out(ctx, g, args);
-    if (rc == 0 && rq.config.trace)
-        rc = program_trace_export(ctx, &rq.config);
+    if (rc == 0 && rq.config.trace) {
+        program_trace_spans(ctx, start, built, clock_now_ns());
+        rc = program_trace_export(ctx, &rq.config, &desc, id);
+    }
     if (rc != 0) {
         if (ps != NULL)
             ps->last_runtime_base = 0; /* nothing to report after a failure */

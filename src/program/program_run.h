@@ -52,10 +52,16 @@ int program_stage_out(simpler_context *ctx, const graph *g, const ChipStorageTas
  * idle and usable either way). */
 int program_execute(simpler_context *ctx, const device_run_desc *desc);
 
-/* Exports the trace records of the last run to
- * "<config->output_prefix>trace.json". Returns 0 or the failing step's
- * status. */
-int program_trace_export(simpler_context *ctx, const CallConfig *config);
+/* Logs the host spans of the run that just finished (trace_host.h):
+ * build [start, built], upload, launch and wait from the execute's marks,
+ * copy back [waited, finished]. */
+void program_trace_spans(simpler_context *ctx, uint64_t start, uint64_t built, uint64_t finished);
+
+/* Exports the trace of the run that just finished (the device records,
+ * the image in desc's definition region, callable `id`'s kernel names and
+ * the host spans) to "<config->output_prefix>trace.json". Returns 0 or
+ * the failing step's status. */
+int program_trace_export(simpler_context *ctx, const CallConfig *config, const device_run_desc *desc, int32_t id);
 
 /* Before a traced run: the trace file "<output_prefix>trace.json" can be
  * written (its directory exists and is writable; an existing file there

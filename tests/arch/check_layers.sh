@@ -19,7 +19,7 @@ allowed() {
     graph) echo "common callable platform" ;;
     memory) echo "common platform" ;;
     device) echo "common platform callable graph" ;;
-    trace) echo "common platform device" ;;
+    trace) echo "common platform callable graph device" ;;
     context) echo "common platform callable graph memory device trace" ;;
     program) echo "common platform callable graph memory device trace context" ;;
     kernel) echo "common platform callable graph memory device trace context" ;;

@@ -4,14 +4,16 @@ success and failure, parsed with the json module (docs/cli.md).
 
 usage: cli_json.py SIMPLER WRONG_KERNEL_IMAGE"""
 import json
+import os
 import subprocess
+import tempfile
 import sys
 
 SIMPLER, WRONG_KERNEL = sys.argv[1], sys.argv[2]
 
 RUN_KEYS = {"example", "mode", "image", "tasks", "runs", "runs_done", "cores", "result", "time_us",
             "ns_per_task", "allocations", "committed_device_bytes", "gm_heap_base", "retained_temp_base",
-            "golden", "trace", "error"}
+            "golden", "trace", "trace_holds", "error"}
 ERROR_KEYS = {"status", "name", "message", "reason", "step"}
 BENCH_KEYS = {"example", "tasks", "runs", "cores", "result", "rows", "error"}
 ROW_KEYS = {"mode", "measure", "median_us", "min_us", "max_us", "ns_per_task"}
@@ -46,6 +48,7 @@ def run_object(obj, mode, result):
         check(e["name"].startswith("PTO_"), "error name")
         check(e["message"] != "" and e["step"] != "", "error message and step")
         check(isinstance(e["reason"], str), "error reason")
+        check(obj["trace_holds"] is None, "a failed run's trace holds nothing")
     else:
         check(obj["error"] is None, f"error is {obj['error']}, want null")
 
@@ -63,6 +66,17 @@ for mode in ("kernel", "program"):
     # The alias spells the same option.
     alias = simpler("run", "vector", "--mode", mode, "--replays", "1", "--json", want=0)
     check(alias["runs"] == 1, "--replays is --runs")
+    check(ok["trace"] is None and ok["trace_holds"] is None, "no --trace: no trace, nothing held")
+    # A trace: its path, and which execution it holds.
+    path = os.path.join(tempfile.mkdtemp(prefix="simpler_cli_json_"), "t.json")
+    traced = simpler("run", "vector", "--mode", mode, "--runs", "2", "--json", "--trace", path, want=0)
+    run_object(traced, mode, "ok")
+    holds = {"kernel": "replay 2 of 2 of the captured launch", "program": "simpler_run 2 of 2 (the last)"}[mode]
+    check(traced["trace"] == path and traced["trace_holds"] == holds, f"trace {traced['trace']}: {traced['trace_holds']}")
+    with open(path) as f:
+        check("traceEvents" in json.load(f), "the trace file is Chrome trace JSON")
+    os.remove(path)
+    os.rmdir(os.path.dirname(path))
     # A trace that cannot be written: the run fails with an error object.
     bad = simpler("run", "vector", "--mode", mode, "--runs", "1", "--json", "--trace",
                   "/nonexistent-simpler-dir/t.json", want=1)

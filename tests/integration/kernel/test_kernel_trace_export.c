@@ -31,7 +31,7 @@ static void scan_space(json_scan *s)
         s->p++;
 }
 
-/* A string without escapes; *is_x set when it is the literal "X". */
+/* A string without escapes; *is_x set when it is the literal "task". */
 static int scan_string(json_scan *s, int *is_x)
 {
     const char *start = ++s->p;
@@ -40,7 +40,7 @@ static int scan_string(json_scan *s, int *is_x)
     if (*s->p != '"')
         return -1;
     if (is_x != NULL)
-        *is_x = s->p - start == 1 && *start == 'X';
+        *is_x = s->p - start == 4 && strncmp(start, "task", 4) == 0;
     s->p++;
     return 0;
 }
@@ -55,7 +55,7 @@ static int scan_members(json_scan *s, int depth, char close)
             const char *key = s->p + 1;
             if (*s->p != '"' || scan_string(s, NULL) != 0)
                 return -1;
-            ph_key = strncmp(key, "ph\"", 3) == 0;
+            ph_key = strncmp(key, "cat\"", 4) == 0;
             scan_space(s);
             if (*s->p++ != ':')
                 return -1;
@@ -102,8 +102,8 @@ static int scan_value(json_scan *s, int depth)
     return 0;
 }
 
-/* The complete events of the JSON file at `path`, or -1 when it is not
- * one JSON value. */
+/* The task events ("cat":"task") of the JSON file at `path`, or -1 when
+ * it is not one JSON value. */
 static int trace_file_complete_events(const char *path)
 {
     static char text[TRACE_TEXT_MAX];
@@ -218,6 +218,119 @@ static void trace_export_to_an_uncreatable_file_fails_and_changes_nothing(void *
     kfix_close(&k);
 }
 
+/* The file's text, for the checks the event counter does not make. */
+static const char *trace_text(const char *path)
+{
+    static char text[TRACE_TEXT_MAX];
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    return text;
+}
+
+static int occurrences(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)) != NULL; p++)
+        n++;
+    return n;
+}
+
+/* An argument-slot launch traces too: its tasks, the scheduler's phases,
+ * the dependencies, and the host spans of write_args and launch_slot. */
+static void trace_export_of_a_slot_launch_holds_its_tasks_and_host_spans(void **state)
+{
+    static vadd_buffers v;
+    SimplerKernelCtxControl c = kfix_plan(&image, 4);
+    ChipStorageTaskArgs args;
+    kfix k;
+    kbufs d;
+    (void)state;
+    c.trace_records = (uint32_t)vadd_task_count(4);
+    c.arg_slot_count = 1;
+    kfix_open(&k, &image, &c);
+    kbufs_alloc(&d);
+    kbufs_upload(&d, &v, 1.0f);
+    vadd_args_make(&args, d.a, d.b, d.f, SIMPLER_ADDRESS_SPACE_DEVICE, 3, 0);
+    assert_int_equal(simpler_kernel_mode_write_args(k.ctx, 0, KFIX_ID, &args, k.stream), 0);
+    assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, 0, k.stream), 0);
+    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(kbufs_check(&d, &v, 3), 0);
+    unlink(TRACE_PATH);
+    assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
+    assert_int_equal(trace_file_complete_events(TRACE_PATH), (int)vadd_task_count(3));
+    const char *text = trace_text(TRACE_PATH);
+    assert_non_null(strstr(text, "\"name\":\"build\",\"cat\":\"host\""));
+    assert_non_null(strstr(text, "\"name\":\"write args\",\"cat\":\"host\""));
+    assert_non_null(strstr(text, "\"name\":\"enqueue\",\"cat\":\"host\""));
+    assert_non_null(strstr(text, "\"name\":\"dispatch\",\"cat\":\"scheduler\""));
+    assert_non_null(strstr(text, "\"dependencies\":\"from the executed graph\""));
+    assert_int_equal(occurrences(text, "\"ph\":\"s\""), occurrences(text, "\"ph\":\"f\""));
+    assert_true(occurrences(text, "\"ph\":\"s\"") > 0);
+    kbufs_free(&d);
+    kfix_close(&k);
+}
+
+/* A captured launch: its first replay carries the launch's host spans
+ * (they built the packet it runs), a second replay of it none, and the
+ * file says which run of the packet it holds. */
+static void trace_export_of_a_second_replay_carries_no_host_spans(void **state)
+{
+    static vadd_buffers v;
+    kfix k;
+    kbufs d;
+    (void)state;
+    open_traced(&k, 2);
+    kbufs_alloc(&d);
+    kbufs_upload(&d, &v, 1.0f);
+    simdev_graph_t captured = kfix_capture(&k, &d, 2);
+    assert_int_equal(simdev_graph_launch(captured, k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
+    const char *text = trace_text(TRACE_PATH);
+    assert_int_equal(occurrences(text, "\"cat\":\"host\""), 2);
+    assert_non_null(strstr(text, "\"runs\":1,"));
+    assert_int_equal(simdev_graph_launch(captured, k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(kbufs_check(&d, &v, 2), 0);
+    assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
+    text = trace_text(TRACE_PATH);
+    assert_int_equal(occurrences(text, "\"cat\":\"host\""), 0);
+    assert_non_null(strstr(text, "\"runs\":2,"));
+    assert_int_equal(trace_file_complete_events(TRACE_PATH), (int)vadd_task_count(2));
+    assert_int_equal(simdev_graph_destroy(captured), SIMDEV_SUCCESS);
+    kbufs_free(&d);
+    kfix_close(&k);
+}
+
+/* Tasks are named from the callable the execution ran; once the slot
+ * holds another generation, the names are no longer known: "func N". */
+static void trace_export_names_kernels_of_the_resident_generation_only(void **state)
+{
+    static vadd_buffers v;
+    kfix k;
+    kbufs d;
+    (void)state;
+    open_traced(&k, 2);
+    kbufs_alloc(&d);
+    kbufs_upload(&d, &v, 1.0f);
+    kfix_assert_golden(&k, &d, &v, 2);
+    assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
+    const char *text = trace_text(TRACE_PATH);
+    assert_non_null(strstr(text, "\"name\":\"vadd_kernel\",\"cat\":\"task\""));
+    assert_null(strstr(text, "\"name\":\"func "));
+    assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, KFIX_ID, image.bytes, image.size, k.stream), 0);
+    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
+    text = trace_text(TRACE_PATH);
+    assert_null(strstr(text, "\"name\":\"vadd_kernel\""));
+    assert_non_null(strstr(text, "\"name\":\"func "));
+    kbufs_free(&d);
+    kfix_close(&k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,6 +339,9 @@ int main(void)
         cmocka_unit_test(trace_export_refuses_a_kernel_context_without_trace_buffer),
         cmocka_unit_test(trace_export_writes_one_complete_event_per_task_of_the_last_launch),
         cmocka_unit_test(trace_export_to_an_uncreatable_file_fails_and_changes_nothing),
+        cmocka_unit_test(trace_export_of_a_slot_launch_holds_its_tasks_and_host_spans),
+        cmocka_unit_test(trace_export_of_a_second_replay_carries_no_host_spans),
+        cmocka_unit_test(trace_export_names_kernels_of_the_resident_generation_only),
     };
     return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
 }

@@ -389,13 +389,33 @@ static void device_trace_records_one_entry_per_task(void **state)
     assert_non_null(copy);
     assert_int_equal(simdev_memcpy(copy, f->trace, bytes), SIMDEV_SUCCESS);
     const device_trace_header *h = (const device_trace_header *)copy;
-    const device_trace_record *r = (const device_trace_record *)(h + 1);
+    const device_trace_record *sched = (const device_trace_record *)(h + 1);
+    const device_trace_record *r = sched + DEVICE_TRACE_SCHED_RECORDS;
     assert_int_equal(h->magic, DEVICE_TRACE_MAGIC);
-    assert_int_equal(h->capacity, DT_TRACE_RECORDS);
-    assert_int_equal(h->record_count, 60);
+    assert_int_equal(h->version, DEVICE_TRACE_VERSION);
+    assert_int_equal(h->capacity, DT_TRACE_RECORDS + DEVICE_TRACE_SCHED_RECORDS);
+    assert_int_equal(h->record_count, 60 + DEVICE_TRACE_SCHED_RECORDS);
     assert_int_equal(h->dropped, 0);
+    /* The stamps name what ran: the image, its kernel table, the cores. */
+    assert_int_equal(h->task_count, 60);
+    assert_int_equal(h->image_bytes, f->desc.image_bytes);
+    assert_int_equal(h->kernels_addr, (uint64_t)(uintptr_t)f->desc.kernels);
+    assert_int_equal(h->generation, f->desc.generation);
+    assert_int_equal(h->aic_count, f->desc.aic_count);
+    assert_int_equal(h->aiv_count, f->desc.aiv_count);
+    assert_int_equal(h->runs, 1);
+    /* The scheduler's two phases, back to back, around every task. */
+    for (uint32_t i = 0; i < DEVICE_TRACE_SCHED_RECORDS; i++) {
+        assert_int_equal(sched[i].kind, DEVICE_TRACE_KIND_SCHED);
+        assert_int_equal(sched[i].task_id, i);
+        assert_true(sched[i].end_ns >= sched[i].start_ns);
+    }
+    assert_int_equal(sched[DEVICE_TRACE_SCHED_PREPARE].end_ns, sched[DEVICE_TRACE_SCHED_DISPATCH].start_ns);
     uint64_t seen = 0;
     for (uint32_t i = 0; i < 60; i++) {
+        assert_int_equal(r[i].kind, DEVICE_TRACE_KIND_TASK);
+        assert_true(r[i].start_ns >= sched[DEVICE_TRACE_SCHED_DISPATCH].start_ns &&
+                    r[i].end_ns <= sched[DEVICE_TRACE_SCHED_DISPATCH].end_ns);
         uint32_t t = r[i].task_id;
         assert_true(t < 60 && r[i].end_ns >= r[i].start_ns);
         assert_int_equal(r[i].func_id, t % 2 == 0 ? K_NOOP_AIC : K_NOOP_AIV);
@@ -421,8 +441,8 @@ static void device_trace_past_capacity_counts_dropped_records(void **state)
 
     device_trace_header h;
     assert_int_equal(simdev_memcpy(&h, f->trace, sizeof(h)), SIMDEV_SUCCESS);
-    assert_int_equal(h.capacity, 10);
-    assert_int_equal(h.record_count, 60);
+    assert_int_equal(h.capacity, 10 + DEVICE_TRACE_SCHED_RECORDS);
+    assert_int_equal(h.record_count, 60 + DEVICE_TRACE_SCHED_RECORDS);
     assert_int_equal(h.dropped, 50);
     dt_assert_device_bytes((uint8_t *)f->trace + device_trace_bytes(10), 64, 0x33);
     free(args);

@@ -158,8 +158,10 @@ static void trace_export_writes_one_complete_event_per_record(void **state)
     (void)state;
     const char *text = export_to_string(ev, 3, 1);
     assert_int_equal(parse_document(text, &c), 0);
-    assert_int_equal(c.events, 3);
+    /* The process name, a name and an order per core, three tasks. */
+    assert_int_equal(c.events, 1 + 2 * 3 + 3);
     assert_int_equal(c.x_events, 3);
+    assert_non_null(strstr(text, "\"tid\":2,\"args\":{\"name\":\"AIV 2\"}"));
     /* ts counts from the earliest start, in microseconds with ns kept. */
     assert_non_null(strstr(text, "\"name\":\"func 4\",\"cat\":\"task\",\"ph\":\"X\",\"pid\":1,\"tid\":0,"
                                  "\"ts\":4.000,\"dur\":2.500"));
@@ -169,13 +171,40 @@ static void trace_export_writes_one_complete_event_per_record(void **state)
     assert_non_null(strstr(text, "\"args\":{\"task\":2,\"func_id\":9,\"core_type\":1}"));
 }
 
+static const char *odd_name(void *user, int32_t func_id)
+{
+    (void)user;
+    return func_id == 4 ? "a\"b\\c\x01" : "";
+}
+
+/* A kernel name is a JSON string whatever it holds (quote, backslash
+ * and control characters escaped); an empty one is "func N". */
+static void trace_export_escapes_kernel_names_and_falls_back_to_func(void **state)
+{
+    trace_event ev[2] = {
+        {.core = 0, .task_id = 0, .func_id = 4, .start_ns = 10, .end_ns = 20},
+        {.core = 0, .task_id = 1, .func_id = 5, .start_ns = 30, .end_ns = 40},
+    };
+    trace_run run = {.events = ev, .event_count = 2, .kernel_name = odd_name};
+    static char text[8192];
+    (void)state;
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(trace_export_write_run(f, &run), 0);
+    rewind(f);
+    text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
+    fclose(f);
+    assert_non_null(strstr(text, "\"name\":\"a\\\"b\\\\c\\u0001\""));
+    assert_non_null(strstr(text, "\"name\":\"func 5\""));
+}
+
 static void trace_export_of_no_records_is_an_empty_event_list(void **state)
 {
     cursor c;
     (void)state;
     const char *text = export_to_string(NULL, 0, 0);
     assert_int_equal(parse_document(text, &c), 0);
-    assert_int_equal(c.events, 0);
+    assert_int_equal(c.events, 1); /* the process name only */
     assert_non_null(strstr(text, "\"traceEvents\":["));
 }
 
@@ -214,6 +243,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(trace_export_writes_one_complete_event_per_record),
         cmocka_unit_test(trace_export_of_no_records_is_an_empty_event_list),
+        cmocka_unit_test(trace_export_escapes_kernel_names_and_falls_back_to_func),
         cmocka_unit_test(trace_export_refuses_null_arguments),
         cmocka_unit_test(trace_export_path_appends_the_file_name_and_refuses_overlong),
         cmocka_unit_test(trace_export_file_to_unwritable_path_is_internal_and_leaves_no_file),
