@@ -1,6 +1,7 @@
 /* The device trace buffer, read back and exported (trace_device.h). */
 #include "trace/trace_device.h"
 
+#include "common/error.h"
 #include "common/host_alloc.h"
 #include "common/log.h"
 #include "device/trace_record.h"
@@ -68,7 +69,10 @@ static int graph_edges(const platform_ops *ops, const trace_device_source *src, 
         return 0;
     uint64_t *image = host_calloc((size_t)(h->image_bytes + 7) / 8, sizeof(*image));
     uint32_t *scratch = host_calloc(h->task_count, sizeof(*scratch));
-    int rc = image != NULL && scratch != NULL ? 0 : PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+    int rc = image != NULL && scratch != NULL
+                 ? 0
+                 : simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "trace export: no host memory for the %llu-byte graph image",
+                                (unsigned long long)h->image_bytes);
     rc = rc ? rc : device_read(ops, image, src->definition_base, (size_t)h->image_bytes, last_device_error);
     const graph_image_header *gh = (const graph_image_header *)image;
     if (rc == 0 && graph_image_check(image, (size_t)h->image_bytes, scratch, h->task_count) == 0 &&
@@ -77,7 +81,8 @@ static int graph_edges(const platform_ops *ops, const trace_device_source *src, 
         const uint32_t *fanout = (const uint32_t *)((const uint8_t *)image + gh->fanout_offset);
         *edges = host_calloc(gh->edge_count ? 2 * (size_t)gh->edge_count : 1, sizeof(**edges));
         if (*edges == NULL)
-            rc = PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+            rc = simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "trace export: no host memory for %u edges",
+                              (unsigned)gh->edge_count);
         for (uint32_t t = 0; rc == 0 && t < gh->task_count; t++) {
             for (uint32_t k = 0; k < tasks[t].fanout_count; k++, (*edge_count)++) {
                 (*edges)[2 * *edge_count] = t;
@@ -143,7 +148,8 @@ int trace_device_export_source(const platform_ops *ops, const trace_device_sourc
 {
     device_trace_header header;
     if (ops == NULL || src == NULL || src->trace_base == NULL || path == NULL || src->trace_bytes < sizeof(header))
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace export: %s",
+                            path == NULL ? "path = NULL" : "the context has no trace buffer (tracing was not on)");
     int rc = device_read(ops, &header, src->trace_base, sizeof(header), last_device_error);
     if (rc != 0)
         return rc;
@@ -154,7 +160,8 @@ int trace_device_export_source(const platform_ops *ops, const trace_device_sourc
     device_trace_record *records = host_calloc(count ? count : 1, sizeof(*records));
     trace_event *events = host_calloc(count ? count : 1, sizeof(*events));
     if (records == NULL || events == NULL) {
-        rc = PTO_RUNTIME_ERR_OUT_OF_MEMORY;
+        rc = simpler_fail(PTO_RUNTIME_ERR_OUT_OF_MEMORY, "trace export: no host memory for %u records",
+                          (unsigned)count);
         goto out_free;
     }
     if (count != 0)

@@ -231,7 +231,7 @@ int trace_export_write_run(FILE *out, const trace_run *run)
 {
     if (out == NULL || run == NULL || (run->events == NULL && run->event_count > 0) ||
         (run->edges == NULL && run->edge_count > 0) || (run->host == NULL && run->host_count > 0))
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return PTO_RUNTIME_ERR_INVALID_ARGUMENT; /* reason: internal helper; callers pass checked runs */
     uint32_t *where = NULL;
     int rc = task_index(run, &where);
     if (rc != 0)
@@ -265,7 +265,7 @@ int trace_export_write(FILE *out, const trace_event *events, size_t count, int d
 int trace_export_path(const char *prefix, char *path)
 {
     if (prefix == NULL || path == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace: %s = NULL", prefix == NULL ? "output_prefix" : "path");
     int n = snprintf(path, TRACE_PATH_MAX, "%s%s", prefix, TRACE_FILE_NAME);
     if (n < 0 || n >= TRACE_PATH_MAX)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "config.output_prefix: \"%s%s\" is longer than %d bytes",
@@ -276,7 +276,7 @@ int trace_export_path(const char *prefix, char *path)
 int trace_export_file_run(const char *path, const trace_run *run)
 {
     if (path == NULL || run == NULL)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace export: %s = NULL", path == NULL ? "path" : "run");
     FILE *out = fopen(path, "w");
     if (out == NULL)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace path \"%s\": cannot create it: %s", path,
@@ -292,7 +292,7 @@ int trace_export_file_run(const char *path, const trace_run *run)
 int trace_export_file(const char *path, const trace_event *events, size_t count, int device_id)
 {
     if (events == NULL && count > 0)
-        return PTO_RUNTIME_ERR_INVALID_ARGUMENT;
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace export: events = NULL with count %zu", count);
     trace_run run = {.device_id = device_id, .events = events, .event_count = count};
     return trace_export_file_run(path, &run);
 }

@@ -18,9 +18,7 @@ set -u
 root=${1:?usage: check_reasons.sh SOURCE_DIR}
 cd "$root" || exit 2
 
-# src/trace/ is left out while the trace export is reworked on its own
-# branch; put it back in once that lands.
-files=$(find src -name '*.[ch]' ! -path 'src/simdev/*' ! -path 'src/device/*' ! -path 'src/trace/*' | sort)
+files=$(find src -name '*.[ch]' ! -path 'src/simdev/*' ! -path 'src/device/*' | sort)
 status=0
 for f in $files; do
     awk -v file="$f" '
