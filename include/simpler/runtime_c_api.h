@@ -345,7 +345,10 @@ SIMPLER_API int simpler_kernel_mode_init(DeviceContextHandle ctx, int device_id,
 /* Validates and loads a callable image into slot `callable_id` (0 <= id <
  * SIMPLER_KERNEL_MAX_CALLABLES), bumping the slot generation, and enqueues
  * its registration on the context's AICPU stream, with `caller_stream` (a
- * simdev_stream_t, not NULL) waiting for it.
+ * simdev_stream_t, not NULL) waiting for it. Only work enqueued later on
+ * `caller_stream` is ordered after the registration: the caller orders a
+ * launch or a replay on any other stream after `caller_stream` itself (an
+ * event, or a synchronize), or it races the registration.
  * Outside capture only: a capturing stream is refused. Never synchronizes
  * the caller stream. `callable` is borrowed for the call. Returns 0;
  * -1005 for a NULL ctx, callable or stream, a malformed image or an id

@@ -9,10 +9,18 @@
  * lives on the caller's stack: sd_pool_run returns when its last block
  * finished, so the pool needs no allocation per launch.
  *
- * A launch of one block is not queued: the calling thread (the stream's
- * worker, or a graph lane) runs it itself, which saves the two hand-offs
- * to and from a pool thread and means a one-block kernel never waits for
- * a free pool thread.
+ * The calling thread (the stream's worker, or a graph lane) runs blocks
+ * of its own launch too: a launch of one block is not queued at all,
+ * which saves the two hand-offs to and from a pool thread; of a larger
+ * launch the caller wakes pool threads for the blocks beyond the first
+ * (one broadcast when that is every idle thread, else one signal each),
+ * claims blocks of its own launch until none is left, then waits for
+ * the blocks pool threads still run: briefly yielding, then blocked.
+ * Every block that would have had a pool thread still gets one, so a
+ * launch of up to the pool size still runs all its blocks at once (one
+ * more runner, the caller, only adds concurrency), and a caller never
+ * sleeps while a block of its own is unclaimed (docs/performance.md,
+ * set O).
  *
  * Placement (simdev_config.engine_affinity): each pool thread restricts
  * itself to its pool's CPU set when it starts; a thread running a block
@@ -100,8 +108,11 @@ static void *pool_main(void *arg)
     cpus_apply(&p->cpus);
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (p->head == NULL && !p->stop)
+        while (p->head == NULL && !p->stop) {
+            p->idle++;
             pthread_cond_wait(&p->work_cv, &p->mu);
+            p->idle--;
+        }
         if (p->head == NULL)
             break;
         uint32_t block;
@@ -111,7 +122,9 @@ static void *pool_main(void *arg)
         l->fn(block, l->block_dim, l->args);
         current_launch = NULL;
         pthread_mutex_lock(&p->mu);
-        if (++l->done_blocks == l->block_dim)
+        /* Under p->mu: the caller, even one that saw the count while
+         * yielding, takes p->mu before its launch leaves the stack. */
+        if (atomic_fetch_add_explicit(&l->done_blocks, 1, memory_order_release) + 1 == l->block_dim)
             pthread_cond_broadcast(&p->done_cv);
     }
     pthread_mutex_unlock(&p->mu);
@@ -154,9 +167,9 @@ static _Thread_local int inline_placed;
 static _Thread_local cpu_set_t own_cpus;
 static _Thread_local int own_cpus_known;
 
-/* Runs the one block of `l` on the calling thread, placed on the pool's
+/* Runs block `block` of `l` on the calling thread, placed on the pool's
  * CPUs (a syscall only when that differs from the last inline block). */
-static void run_inline(struct sd_pool *p, struct sd_launch *l)
+static void run_inline(struct sd_pool *p, struct sd_launch *l, uint32_t block)
 {
     if (p->cpus.count != 0 && (!inline_placed || memcmp(&inline_cpus, &p->cpus, sizeof(p->cpus)) != 0)) {
         if (!own_cpus_known)
@@ -167,7 +180,7 @@ static void run_inline(struct sd_pool *p, struct sd_launch *l)
     }
     struct sd_launch *outer = current_launch;
     current_launch = l;
-    l->fn(0, 1, l->args);
+    l->fn(block, l->block_dim, l->args);
     current_launch = outer;
 }
 
@@ -180,12 +193,49 @@ void sd_engine_unplace(void)
     inline_placed = 0;
 }
 
+/* Under p->mu: the next unclaimed block of `l` (queued in p), taking
+ * `l` off the queue with its last block; UINT32_MAX when none is left. */
+static uint32_t claim_own(struct sd_pool *p, struct sd_launch *l)
+{
+    if (l->next_block == l->block_dim)
+        return UINT32_MAX;
+    uint32_t block = l->next_block++;
+    if (l->next_block == l->block_dim) {
+        struct sd_launch *prev = NULL;
+        for (struct sd_launch *it = p->head; it != l; it = it->next)
+            prev = it;
+        if (prev == NULL)
+            p->head = l->next;
+        else
+            prev->next = l->next;
+        if (p->tail == l)
+            p->tail = prev;
+    }
+    return block;
+}
+
+/* Waits for the pool threads' blocks of `l`: yields up to SD_POOL_YIELDS
+ * times, then blocks; returns with p->mu held. */
+#define SD_POOL_YIELDS 32
+static void wait_blocks(struct sd_pool *p, struct sd_launch *l)
+{
+    for (int i = 0; i < SD_POOL_YIELDS; i++) {
+        if (atomic_load_explicit(&l->done_blocks, memory_order_acquire) == l->block_dim)
+            break;
+        sched_yield();
+    }
+    pthread_mutex_lock(&p->mu);
+    while (atomic_load_explicit(&l->done_blocks, memory_order_relaxed) < l->block_dim)
+        pthread_cond_wait(&p->done_cv, &p->mu);
+}
+
 int sd_pool_run(struct sd_pool *p, simdev_kernel_fn fn, uint32_t block_dim, const void *args)
 {
     struct sd_launch l = {.fn = fn, .args = args, .block_dim = block_dim};
     atomic_init(&l.fault, 0);
+    atomic_init(&l.done_blocks, 0);
     if (block_dim == 1) {
-        run_inline(p, &l);
+        run_inline(p, &l, 0);
         return atomic_load(&l.fault);
     }
     pthread_mutex_lock(&p->mu);
@@ -194,12 +244,28 @@ int sd_pool_run(struct sd_pool *p, simdev_kernel_fn fn, uint32_t block_dim, cons
     else
         p->head = &l;
     p->tail = &l;
-    /* Wake one idle thread per block, not all of them: each woken thread
-     * that finds no work goes back to waiting, which costs a handoff. */
-    for (uint32_t i = 0; i < block_dim && i < p->thread_count; i++)
-        pthread_cond_signal(&p->work_cv);
-    while (l.done_blocks < block_dim)
-        pthread_cond_wait(&p->done_cv, &p->mu);
+    /* One pool thread per block beyond the caller's; a thread woken
+     * without work goes back to waiting, which costs a hand-off, so a
+     * broadcast only when the blocks cover every idle thread. */
+    uint32_t want = block_dim - 1 < p->thread_count ? block_dim - 1 : p->thread_count;
+    int all = want >= p->idle && p->idle > 1;
+    uint32_t block = claim_own(p, &l), mine = 0;
+    /* Signalled after the unlock: a woken thread then finds p->mu free
+     * instead of blocking on it once more. */
+    pthread_mutex_unlock(&p->mu);
+    if (all)
+        pthread_cond_broadcast(&p->work_cv);
+    else
+        for (uint32_t i = 0; i < want; i++)
+            pthread_cond_signal(&p->work_cv);
+    for (; block != UINT32_MAX; mine++) {
+        run_inline(p, &l, block);
+        pthread_mutex_lock(&p->mu);
+        block = claim_own(p, &l);
+        pthread_mutex_unlock(&p->mu);
+    }
+    atomic_fetch_add_explicit(&l.done_blocks, mine, memory_order_relaxed);
+    wait_blocks(p, &l);
     pthread_mutex_unlock(&p->mu);
     return atomic_load(&l.fault);
 }

@@ -86,8 +86,8 @@ struct sd_launch {
     simdev_kernel_fn fn;
     const void *args;
     uint32_t block_dim;
-    uint32_t next_block;  /* next block index to hand out */
-    uint32_t done_blocks;
+    uint32_t next_block;  /* next block index to hand out (under mu) */
+    atomic_uint done_blocks;  /* raised under mu by pool threads */
     atomic_int fault;
     struct sd_launch *next;
 };
@@ -111,6 +111,7 @@ struct sd_pool {
     pthread_t threads[SIMDEV_MAX_ENGINE_THREADS];
     uint32_t thread_count;  /* configured size */
     uint32_t started;       /* threads running */
+    uint32_t idle;          /* threads waiting for work (under mu) */
     int stop;
     struct sd_cpus cpus;    /* where the threads run; count 0: anywhere */
 };
@@ -122,7 +123,7 @@ void sd_pool_deinit(struct sd_pool *p);  /* joins the threads */
  * engine's CPUs). No syscall when it is not placed. */
 void sd_engine_unplace(void);
 /* Runs all blocks of one launch, returns its fault code (0 if none).
- * One block runs inline on the calling thread (sd_engine.c). */
+ * The calling thread runs blocks of it too (sd_engine.c). */
 int sd_pool_run(struct sd_pool *p, simdev_kernel_fn fn, uint32_t block_dim, const void *args);
 
 /* ---- stream ops ---- */

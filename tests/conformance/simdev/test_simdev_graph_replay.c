@@ -333,6 +333,66 @@ static void graph_destroy_waits_for_pending_replays(void **state)
     assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
 }
 
+/* ---- every lane is ordered after the launch stream's history ---- */
+
+/* Round r: an eager kernel on a writer stream fills a plain buffer; the
+ * launch stream waits for it by event and replays a graph whose two lanes
+ * (lane 0 on the stream worker, lane 1 on a lane thread) read the buffer
+ * with plain loads; then the launch stream clears the buffer and the
+ * writer waits for that before the next fill. The check kernels compare
+ * with what the fill wrote: a lane not ordered after the fill sees a
+ * stale word, and under TSan any missing hand-off (into a lane thread, or
+ * back out of one) is reported as a race between the fill, the reads
+ * and the clear. */
+#define ORDER_ROUNDS 100
+
+static void graph_replay_every_lane_ordered_after_cross_stream_work(void **state)
+{
+    (void)state;
+    simdev_stream_t writer = fix_stream();
+    simdev_stream_t launch = fix_stream();
+    simdev_stream_t origin = fix_stream();
+    simdev_stream_t side = fix_stream();
+    simdev_event_t filled = fix_event();
+    simdev_event_t cleared = fix_event();
+    simdev_event_t fork = fix_event();
+    simdev_event_t join = fix_event();
+    uint32_t *buf = fix_malloc(WORDS * 4);
+    struct pair p = {buf, buf, 0, 0};
+    assert_int_equal(simdev_capture_begin(origin, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_record(fork, origin), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_wait_event(side, fork), SIMDEV_SUCCESS);
+    launch_check(origin, &p, buf, PATTERN_A);
+    launch_check(side, &p, buf, PATTERN_A);
+    assert_int_equal(simdev_event_record(join, side), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_wait_event(origin, join), SIMDEV_SUCCESS);
+    simdev_graph_t graph = NULL;
+    assert_int_equal(simdev_capture_end(origin, &graph), SIMDEV_SUCCESS);
+    assert_int_equal(fix_node_count(graph), 2);
+    for (int r = 0; r < ORDER_ROUNDS; r++) {
+        if (r > 0)
+            assert_int_equal(simdev_stream_wait_event(writer, cleared), SIMDEV_SUCCESS);
+        fix_launch_fill(writer, buf, WORDS, PATTERN_A);
+        assert_int_equal(simdev_event_record(filled, writer), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_wait_event(launch, filled), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_graph_launch(graph, launch), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_memset_async(buf, 0, WORDS * 4, launch), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_event_record(cleared, launch), SIMDEV_SUCCESS);
+    }
+    assert_int_equal(simdev_device_synchronize(), SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&p.runs), 2 * ORDER_ROUNDS);
+    assert_int_equal(atomic_load(&p.bad), 0);
+    fix_assert_words(buf, WORDS, 0);
+    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    simdev_event_t events[] = {filled, cleared, fork, join};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(simdev_event_destroy(events[i]), SIMDEV_SUCCESS);
+    simdev_stream_t streams[] = {writer, launch, origin, side};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(simdev_stream_destroy(streams[i]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_free(buf), SIMDEV_SUCCESS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -343,6 +403,7 @@ int main(void)
         FIX_TEST(graph_launch_ordered_after_prior_and_before_later_work),
         FIX_TEST(graph_replay_runs_independent_lanes_concurrently),
         FIX_TEST(graph_replay_lanes_waiting_through_device_memory_both_progress),
+        FIX_TEST(graph_replay_every_lane_ordered_after_cross_stream_work),
         FIX_TEST(graph_launches_of_one_graph_are_serialized_across_streams),
         FIX_TEST(graph_destroy_waits_for_pending_replays),
     };

@@ -261,6 +261,82 @@ static void kernel_runs_every_block_once_in_waves_beyond_pool(void **state)
     assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
 }
 
+/* A hold whose blocks count the ones the gate never opened for. */
+struct hold_timed_args {
+    struct hold_args hold;
+    atomic_uint *timeouts;
+};
+
+static void hold_timed_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx;
+    (void)block_dim;
+    const struct hold_timed_args *a = args;
+    atomic_fetch_add(a->hold.arrived, 1);
+    if (!fix_flag_wait(a->hold.gate))
+        atomic_fetch_add(a->timeouts, 1);
+}
+
+/* Counts its blocks; the last one to finish raises the flag. */
+struct count_raise_args {
+    atomic_uint *count;
+    struct fix_flag *done;
+};
+
+static void count_raise_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx;
+    const struct count_raise_args *a = args;
+    if (atomic_fetch_add(a->count, 1) + 1 == block_dim)
+        fix_flag_raise(a->done);
+}
+
+/* The thread that launches a multi-block kernel runs blocks of it too:
+ * a holder of pool-size + 1 blocks occupies its stream's thread and
+ * every pool thread at once, and a 3-block launch on another stream
+ * still completes meanwhile, all its blocks run by that stream's own
+ * thread. */
+static void kernel_of_many_blocks_runs_on_its_caller_while_every_pool_thread_is_busy(void **state)
+{
+    (void)state;
+    simdev_stream_t holder = fix_stream(), other = fix_stream();
+    struct fix_flag gate, ran;
+    atomic_uint arrived = 0, counted = 0, timeouts = 0;
+    fix_flag_init(&gate);
+    fix_flag_init(&ran);
+    struct hold_timed_args h = {{&arrived, &gate}, &timeouts};
+    assert_int_equal(
+        simdev_launch_kernel(holder, SIMDEV_ENGINE_AICORE, hold_timed_kernel, FIX_AICORE_POOL + 1, &h, sizeof h),
+        SIMDEV_SUCCESS);
+    struct timespec deadline = fix_deadline(), nap = {0, 1000000};
+    while (atomic_load(&arrived) < FIX_AICORE_POOL + 1 && fix_flag_is_set(&gate) == 0) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        if (now.tv_sec > deadline.tv_sec)
+            break;
+        nanosleep(&nap, NULL);
+    }
+    assert_int_equal(atomic_load(&arrived), FIX_AICORE_POOL + 1);
+    struct count_raise_args c = {&counted, &ran};
+    assert_int_equal(simdev_launch_kernel(other, SIMDEV_ENGINE_AICORE, count_raise_kernel, 3, &c, sizeof c),
+                     SIMDEV_SUCCESS);
+    int raised = 0;
+    for (int i = 0; i < 5000 && !(raised = fix_flag_is_set(&ran)); i++)
+        nanosleep(&nap, NULL);
+    fix_flag_raise(&gate);
+    assert_int_equal(simdev_stream_synchronize(holder), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(other), SIMDEV_SUCCESS);
+    /* All pool-size + 1 blocks were in at once: none waited out the
+     * gate's liveness bound for a thread to free up. */
+    assert_int_equal(atomic_load(&timeouts), 0);
+    assert_int_equal(raised, 1);
+    assert_int_equal(atomic_load(&counted), 3);
+    assert_int_equal(simdev_stream_destroy(holder), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(other), SIMDEV_SUCCESS);
+    fix_flag_deinit(&gate);
+    fix_flag_deinit(&ran);
+}
+
 static void sleep_count_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
     struct timespec pause = {0, 5 * 1000 * 1000};
@@ -469,6 +545,7 @@ int main(void)
         FIX_TEST(kernel_blocks_of_one_launch_run_concurrently_on_aicore),
         FIX_TEST(kernel_blocks_of_one_launch_run_concurrently_on_aicpu),
         FIX_TEST(kernel_runs_every_block_once_in_waves_beyond_pool),
+        FIX_TEST(kernel_of_many_blocks_runs_on_its_caller_while_every_pool_thread_is_busy),
         FIX_TEST(stream_destroy_and_device_synchronize_wait_for_queued_work),
         FIX_TEST(stream_synchronize_blocks_after_a_brief_poll),
         FIX_TEST(device_current_is_per_thread_and_defaults_to_zero),

@@ -181,6 +181,9 @@ static void overlap_eager_launch_while_replay_runs_refused_on_device_replay_corr
     int refused = 0;
     (void)state;
     kfix_open_plan(&k, &image, LONG_ROUNDS);
+    /* The replays run on `other`, which never waited for the prepare's
+     * registration (only k.stream did): order it before them. */
+    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
     kbufs_alloc(&d);
     kbufs_alloc(&e);
     assert_int_equal(simdev_stream_create(&other), SIMDEV_SUCCESS);
