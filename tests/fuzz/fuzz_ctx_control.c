@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_reader.h"
 #include "context/context_internal.h"
 #include "kernel/kernel_state.h"
 #include "simpler/runtime_c_api.h"
@@ -26,19 +27,6 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define OPS_MAX 24
-
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint8_t take(reader *r)
-{
-    if (r->n == 0)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
 
 /* A size: 0, small, or anything up to 2^63 (most init refusals). */
 static uint64_t take_size(reader *r)

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_reader.h"
 #include "device/device_status.h"
 #include "device/kernel_packet.h"
 #include "graph/requirements.h"
@@ -33,19 +34,6 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FROZEN_BASE 0x100000000ull
-
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint8_t take(reader *r)
-{
-    if (r->n == 0)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
 
 /* Bytes of the block that hold slot_addr and status_addr. */
 static int address_byte(size_t off)

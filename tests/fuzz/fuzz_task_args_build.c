@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_reader.h"
 #include "common/task_args_check.h"
 #include "graph/graph_build.h"
 #include "graph/graph_limits.h"
@@ -42,27 +43,6 @@ static _Alignas(64) ChipStorageTaskArgs args;
 static _Alignas(64) uint8_t host_memory[RO_CALLERS_MAX][HOST_CELLS];
 static ro_prog prog;
 static ro_cells cells[RO_TASKS_MAX];
-
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint8_t take(reader *r)
-{
-    if (r->n == 0)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
-
-static uint32_t take32(reader *r)
-{
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++)
-        v |= (uint32_t)take(r) << (8 * i);
-    return v;
-}
 
 static void config_decode(reader *r, CallConfig *c)
 {
