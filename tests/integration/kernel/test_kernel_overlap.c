@@ -209,7 +209,15 @@ static void overlap_eager_launch_while_replay_runs_refused_on_device_replay_corr
         if (wait_gate_taken(&k, other) == 0) {
             ChipStorageTaskArgs args;
             vadd_args_make(&args, e.a, e.b, e.f, SIMPLER_ADDRESS_SPACE_DEVICE, 2, 0);
-            assert_int_equal(simpler_kernel_mode_launch(k.ctx, KFIX_ID, &args, k.stream), 0);
+            int rc = simpler_kernel_mode_launch(k.ctx, KFIX_ID, &args, k.stream);
+            if (rc != 0) {
+                /* Nothing was refused yet, so nothing may have poisoned
+                 * the context: say what the runtime saw. */
+                char why[256];
+                snprintf(why, sizeof(why), "%s", simpler_last_error_message());
+                fail_msg("attempt %u: eager launch returned %d (%s); runtime error %d, gate owner %llu", a, rc, why,
+                         runtime_error(&k), (unsigned long long)gate_owner(&k));
+            }
             if (simdev_stream_synchronize(k.stream) != SIMDEV_SUCCESS) {
                 refused = 1;
                 assert_int_equal(simdev_memcpy(f, e.f, sizeof(f)), SIMDEV_SUCCESS);
