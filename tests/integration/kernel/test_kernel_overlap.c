@@ -118,22 +118,31 @@ static void overlap_two_graphs_replayed_at_once_500_rounds_correct_or_refused(vo
 /* An eager launch on another stream than the last launch's while a
  * replay of the same context runs: the replay never re-records
  * SerialTail, so only the gate shows it; the launch is refused with
- * -1002 and nothing enqueued, and the replay's result is correct. */
+ * -1002 and nothing enqueued, and the replay's result is correct.
+ *
+ * The host rule applies only to a stream other than the last launch's,
+ * and a launch that got through (the replay ended between the look and
+ * the launch) makes its own stream the last launch's: the next attempt
+ * on that stream would meet the replay at the device gate instead (the
+ * other test's case). So the eager launches alternate between two
+ * streams, each attempt on the one that was not the last launch's. */
 static void overlap_eager_launch_on_another_stream_while_replay_runs_refused_on_host(void **state)
 {
     static vadd_buffers v, w;
     simdev_counters before, after;
-    simdev_stream_t other;
+    simdev_stream_t others[2];
     kfix k;
     kbufs d, e;
-    uint32_t refused = 0;
+    uint32_t refused = 0, next = 0;
     (void)state;
     kfix_open_plan(&k, &image, LONG_ROUNDS);
     kbufs_alloc(&d);
     kbufs_alloc(&e);
-    assert_int_equal(simdev_stream_create(&other), SIMDEV_SUCCESS);
-    simdev_graph_t g = kfix_capture(&k, &d, LONG_ROUNDS);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(simdev_stream_create(&others[i]), SIMDEV_SUCCESS);
+    simdev_graph_t g = kfix_capture(&k, &d, LONG_ROUNDS); /* the last launch's stream: k.stream */
     for (uint32_t a = 0; a < ATTEMPTS && refused == 0; a++) {
+        simdev_stream_t other = others[next];
         kbufs_upload(&d, &v, (float)a);
         kbufs_upload(&e, &w, (float)a + 0.5f);
         assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
@@ -148,10 +157,14 @@ static void overlap_eager_launch_on_another_stream_while_replay_runs_refused_on_
                 assert_int_equal(after.kernel_launches, before.kernel_launches);
                 assert_int_equal(after.event_record_calls, before.event_record_calls);
             } else {
-                /* The replay ended between the look and the launch. */
+                /* The replay ended between the look and the launch (it
+                 * released the gate, and takes it only once): nothing
+                 * else can hold the gate, so the launch runs and is
+                 * correct. Its stream is now the last launch's. */
                 assert_int_equal(rc, 0);
                 assert_int_equal(simdev_stream_synchronize(other), SIMDEV_SUCCESS);
                 assert_int_equal(kbufs_check(&e, &w, 2), 0);
+                next ^= 1u;
             }
         }
         assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
@@ -160,7 +173,8 @@ static void overlap_eager_launch_on_another_stream_while_replay_runs_refused_on_
     assert_int_equal(refused, 1);
     assert_int_equal(runtime_error(&k), 0); /* a host refusal poisons nothing */
     assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_stream_destroy(other), SIMDEV_SUCCESS);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(simdev_stream_destroy(others[i]), SIMDEV_SUCCESS);
     kbufs_free(&d);
     kbufs_free(&e);
     kfix_close(&k);
@@ -195,7 +209,15 @@ static void overlap_eager_launch_while_replay_runs_refused_on_device_replay_corr
         if (wait_gate_taken(&k, other) == 0) {
             ChipStorageTaskArgs args;
             vadd_args_make(&args, e.a, e.b, e.f, SIMPLER_ADDRESS_SPACE_DEVICE, 2, 0);
-            assert_int_equal(simpler_kernel_mode_launch(k.ctx, KFIX_ID, &args, k.stream), 0);
+            int rc = simpler_kernel_mode_launch(k.ctx, KFIX_ID, &args, k.stream);
+            if (rc != 0) {
+                /* Nothing was refused yet, so nothing may have poisoned
+                 * the context: say what the runtime saw. */
+                char why[256];
+                snprintf(why, sizeof(why), "%s", simpler_last_error_message());
+                fail_msg("attempt %u: eager launch returned %d (%s); runtime error %d, gate owner %llu", a, rc, why,
+                         runtime_error(&k), (unsigned long long)gate_owner(&k));
+            }
             if (simdev_stream_synchronize(k.stream) != SIMDEV_SUCCESS) {
                 refused = 1;
                 assert_int_equal(simdev_memcpy(f, e.f, sizeof(f)), SIMDEV_SUCCESS);
