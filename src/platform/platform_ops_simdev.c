@@ -75,7 +75,8 @@ static int sd_memset_async(void *user, void *dev_ptr, int value, size_t size, pl
 
 /* simdev device memory is host memory: a peek is a copy with acquire
  * ordering, which pairs with the device's release stores. Aligned words
- * are read with atomic loads, since the device may be storing to them
+ * (64-bit when everything is 8-aligned, else 32-bit) are read with
+ * atomic loads, since the device may be storing to them
  * (a status word) while the host peeks; anything else is a plain copy
  * after a fence. */
 static int sd_mem_peek(void *user, void *host_dst, const void *dev_src, size_t bytes)
@@ -85,6 +86,14 @@ static int sd_mem_peek(void *user, void *host_dst, const void *dev_src, size_t b
         return SIMDEV_SUCCESS;
     if (host_dst == NULL || dev_src == NULL)
         return SIMDEV_ERROR_INVALID_PARAM;
+    if ((((uintptr_t)dev_src | (uintptr_t)host_dst | bytes) & 7u) == 0) {
+        /* 64-bit words (the gate's owner) are read whole, never torn. */
+        const uint64_t *src = dev_src;
+        uint64_t *dst = host_dst;
+        for (size_t i = 0; i < bytes / 8; i++)
+            dst[i] = __atomic_load_n(&src[i], __ATOMIC_ACQUIRE);
+        return SIMDEV_SUCCESS;
+    }
     if ((((uintptr_t)dev_src | (uintptr_t)host_dst | bytes) & 3u) == 0) {
         const uint32_t *src = dev_src;
         uint32_t *dst = host_dst;
