@@ -237,6 +237,10 @@ static int init_locked(simpler_context *ctx, int device_id, const CallConfig *co
     int rc = init_check(ctx, device_id, config, &cap, &layout);
     if (rc != 0)
         return rc;
+    /* A failed init that could release everything leaves the context as
+     * it found it: unlatched again when it was, on its old device. */
+    const context_mode_ops *was_mode = ctx->mode;
+    int was_device = ctx->device_id;
     rc = context_latch(ctx, &kernel_mode_ops);
     if (rc != 0)
         return rc;
@@ -261,6 +265,10 @@ static int init_locked(simpler_context *ctx, int device_id, const CallConfig *co
 
 err_unwind:
     init_unwind(ctx);
+    if (kernel_phase(ctx) == KERNEL_PHASE_NEW) {
+        ctx->mode = was_mode;
+        ctx->device_id = was_device;
+    }
     return rc;
 }
 

@@ -360,6 +360,7 @@ static void stream_switch_refused_while_tail_pending_accepted_after(void **state
 static void assert_new_again(DeviceContextHandle handle)
 {
     simpler_context *ctx = handle;
+    assert_null(ctx->mode); /* not latched: a refused init changes nothing */
     assert_null(ctx->mode_state);
     assert_false(context_holds_resources(ctx));
     for (int s = 0; s < CONTEXT_STREAM_COUNT; s++)
