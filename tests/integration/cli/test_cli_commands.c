@@ -1,65 +1,25 @@
 /* The real `simpler` binary, run as a user would: every subcommand's
  * exit status and the fields of its summary (docs/cli.md). */
 #define _POSIX_C_SOURCE 200809L
-#include "support.h"
+#include "cli_capture.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
+/* stdout into cli_out, stderr discarded. */
+static int cli(const char *args) { return cli_capture(args, "2>/dev/null"); }
 
-#define CLI_PATH SIMPLER_BINARY_DIR "/simpler"
-#define CLI_OUT_MAX 16384
-
-static char out[CLI_OUT_MAX];
-
-/* Runs `simpler ARGS` with stderr discarded; stdout into `out`. Returns
- * the exit status, or -1 when the program did not exit normally. */
-static int cli(const char *args)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof(cmd), "'%s' %s 2>/dev/null", CLI_PATH, args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(out, 1, sizeof(out) - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* Like cli, but `out` receives stderr and stdout is discarded. */
-static int cli_err(const char *args)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1 >/dev/null", CLI_PATH, args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(out, 1, sizeof(out) - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* The number after `"key":` in out, or -1 when absent. */
-static double json_number(const char *key)
-{
-    char pat[64];
-    snprintf(pat, sizeof(pat), "\"%s\":", key);
-    const char *at = strstr(out, pat);
-    return at != NULL ? strtod(at + strlen(pat), NULL) : -1.0;
-}
+/* stderr into cli_out, stdout discarded. */
+static int cli_err(const char *args) { return cli_capture(args, "2>&1 >/dev/null"); }
 
 static void cli_run_default_is_kernel_mode_and_matches_golden(void **state)
 {
     (void)state;
     assert_int_equal(cli("run --runs 2"), 0);
-    assert_non_null(strstr(out, "simpler run: vector, kernel mode, "));
-    assert_non_null(strstr(out, "  runs                2 of 2, fresh inputs each"));
-    assert_non_null(strstr(out, "(replay + synchronize)"));
-    assert_non_null(strstr(out, "ns per task"));
-    assert_non_null(strstr(out, "0 host, 0 device during the eager and the captured launch"));
-    assert_non_null(strstr(out, "  golden              every run matched"));
-    assert_non_null(strstr(out, "  result              ok"));
+    assert_non_null(strstr(cli_out, "simpler run: vector, kernel mode, "));
+    assert_non_null(strstr(cli_out, "  runs                2 of 2, fresh inputs each"));
+    assert_non_null(strstr(cli_out, "(replay + synchronize)"));
+    assert_non_null(strstr(cli_out, "ns per task"));
+    assert_non_null(strstr(cli_out, "0 host, 0 device during the eager and the captured launch"));
+    assert_non_null(strstr(cli_out, "  golden              every run matched"));
+    assert_non_null(strstr(cli_out, "  result              ok"));
 }
 
 /* Both modes print the same lines, in the same order. */
@@ -73,7 +33,7 @@ static void cli_run_summary_has_one_layout_for_both_modes(void **state)
     (void)state;
     for (size_t m = 0; m < 2; m++) {
         assert_int_equal(cli(modes[m]), 0);
-        const char *at = out;
+        const char *at = cli_out;
         for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
             at = strstr(at, lines[i]);
             assert_non_null(at);
@@ -85,46 +45,46 @@ static void cli_run_json_reports_summary_fields(void **state)
 {
     (void)state;
     assert_int_equal(cli("run --json --runs 2 --cores 2"), 0);
-    assert_non_null(strstr(out, "\"mode\":\"kernel\""));
-    assert_non_null(strstr(out, "\"result\":\"ok\""));
-    assert_non_null(strstr(out, "\"error\":null"));
-    assert_true(json_number("tasks") >= 2);
-    assert_true(json_number("runs") == 2);
-    assert_true(json_number("cores") == 2);
-    assert_true(json_number("host") == 0);
-    assert_true(json_number("mean") > 0);
-    assert_int_equal(out[strlen(out) - 2], '}');
+    assert_non_null(strstr(cli_out, "\"mode\":\"kernel\""));
+    assert_non_null(strstr(cli_out, "\"result\":\"ok\""));
+    assert_non_null(strstr(cli_out, "\"error\":null"));
+    assert_true(cli_json_number("tasks") >= 2);
+    assert_true(cli_json_number("runs") == 2);
+    assert_true(cli_json_number("cores") == 2);
+    assert_true(cli_json_number("host") == 0);
+    assert_true(cli_json_number("mean") > 0);
+    assert_int_equal(cli_out[strlen(cli_out) - 2], '}');
 }
 
 static void cli_bench_prints_both_modes(void **state)
 {
     (void)state;
     assert_int_equal(cli("bench --runs 3"), 0);
-    assert_non_null(strstr(out, "3 runs per row"));
-    assert_non_null(strstr(out, "program  simpler_run"));
-    assert_non_null(strstr(out, "kernel   eager launch + sync"));
-    assert_non_null(strstr(out, "kernel   replay + sync"));
+    assert_non_null(strstr(cli_out, "3 runs per row"));
+    assert_non_null(strstr(cli_out, "program  simpler_run"));
+    assert_non_null(strstr(cli_out, "kernel   eager launch + sync"));
+    assert_non_null(strstr(cli_out, "kernel   replay + sync"));
 }
 
 static void cli_bench_mode_measures_one_mode(void **state)
 {
     (void)state;
     assert_int_equal(cli("bench --runs 2 --mode program"), 0);
-    assert_non_null(strstr(out, "program  simpler_run"));
-    assert_null(strstr(out, "kernel   "));
+    assert_non_null(strstr(cli_out, "program  simpler_run"));
+    assert_null(strstr(cli_out, "kernel   "));
     assert_int_equal(cli("bench --replays 2 --mode kernel"), 0);
-    assert_null(strstr(out, "program  "));
-    assert_non_null(strstr(out, "kernel   replay + sync"));
+    assert_null(strstr(cli_out, "program  "));
+    assert_non_null(strstr(cli_out, "kernel   replay + sync"));
 }
 
 static void cli_bench_json_has_every_row(void **state)
 {
     (void)state;
     assert_int_equal(cli("bench --runs 2 --json"), 0);
-    assert_non_null(strstr(out, "{\"mode\":\"program\",\"measure\":\"simpler_run\",\"median_us\":"));
-    assert_non_null(strstr(out, "{\"mode\":\"kernel\",\"measure\":\"eager launch + sync\",\"median_us\":"));
-    assert_non_null(strstr(out, "{\"mode\":\"kernel\",\"measure\":\"replay + sync\",\"median_us\":"));
-    assert_true(json_number("runs") == 2);
+    assert_non_null(strstr(cli_out, "{\"mode\":\"program\",\"measure\":\"simpler_run\",\"median_us\":"));
+    assert_non_null(strstr(cli_out, "{\"mode\":\"kernel\",\"measure\":\"eager launch + sync\",\"median_us\":"));
+    assert_non_null(strstr(cli_out, "{\"mode\":\"kernel\",\"measure\":\"replay + sync\",\"median_us\":"));
+    assert_true(cli_json_number("runs") == 2);
 }
 
 static void cli_help_lists_every_command(void **state)
@@ -133,13 +93,13 @@ static void cli_help_lists_every_command(void **state)
     assert_int_equal(cli("--help"), 0);
     const char *const commands[] = {"run", "bench", "pack", "inspect"};
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        assert_non_null(strstr(out, commands[i]));
+        assert_non_null(strstr(cli_out, commands[i]));
     assert_int_equal(cli("run --help"), 0);
-    assert_non_null(strstr(out, "--runs"));
-    assert_non_null(strstr(out, "--replays"));
+    assert_non_null(strstr(cli_out, "--runs"));
+    assert_non_null(strstr(cli_out, "--replays"));
     assert_int_equal(cli("bench --help"), 0);
-    assert_non_null(strstr(out, "--runs"));
-    assert_non_null(strstr(out, "--mode"));
+    assert_non_null(strstr(cli_out, "--runs"));
+    assert_non_null(strstr(cli_out, "--mode"));
 }
 
 static void cli_unknown_command_is_usage_error(void **state)
@@ -159,7 +119,7 @@ static void cli_counts_out_of_range_are_usage_errors(void **state)
     assert_int_equal(cli("run --runs 1000001"), 2);
     assert_int_equal(cli("run --cores 0"), 2);
     assert_int_equal(cli("bench --runs 0"), 2);
-    assert_string_equal(out, "");
+    assert_string_equal(cli_out, "");
 }
 
 /* Every usage error exits 2 and names the option and the value. */
@@ -192,8 +152,8 @@ static void cli_usage_errors_name_the_option_and_value(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         int rc = cli_err(cases[i].args);
-        if (rc != 2 || strstr(out, cases[i].says) == NULL)
-            fail_msg("simpler %s: exit %d, stderr: %s (want 2 and \"%s\")", cases[i].args, rc, out, cases[i].says);
+        if (rc != 2 || strstr(cli_out, cases[i].says) == NULL)
+            fail_msg("simpler %s: exit %d, stderr: %s (want 2 and \"%s\")", cases[i].args, rc, cli_out, cases[i].says);
     }
 }
 
@@ -203,20 +163,20 @@ static void cli_failed_call_prints_status_name_and_reason(void **state)
 {
     (void)state;
     assert_int_equal(cli_err("inspect /nonexistent-simpler-dir/x.callable"), 1);
-    assert_non_null(strstr(out, "simpler inspect: cannot read '/nonexistent-simpler-dir/x.callable': -1005 "
+    assert_non_null(strstr(cli_out, "simpler inspect: cannot read '/nonexistent-simpler-dir/x.callable': -1005 "
                                 "PTO_RUNTIME_ERR_INVALID_ARGUMENT: path '/nonexistent-simpler-dir/x.callable': "
                                 "cannot open: No such file or directory"));
     assert_int_equal(cli_err("run --mode program --image /nonexistent-simpler-dir/x.callable"), 2);
-    assert_non_null(strstr(out, "-1005 PTO_RUNTIME_ERR_INVALID_ARGUMENT: path '/nonexistent-simpler-dir/x.callable': "
+    assert_non_null(strstr(cli_out, "-1005 PTO_RUNTIME_ERR_INVALID_ARGUMENT: path '/nonexistent-simpler-dir/x.callable': "
                                 "cannot open"));
     assert_int_equal(cli_err("graph /nonexistent-simpler-dir/x.callable --example vector --dot x.dot"), 2);
-    assert_non_null(strstr(out, "simpler graph: cannot read the image '/nonexistent-simpler-dir/x.callable': -1005 "
+    assert_non_null(strstr(cli_out, "simpler graph: cannot read the image '/nonexistent-simpler-dir/x.callable': -1005 "
                                 "PTO_RUNTIME_ERR_INVALID_ARGUMENT: path '/nonexistent-simpler-dir/x.callable'"));
     assert_int_equal(cli_err("graph vector --example add_scalar --dot x.dot"), 1);
-    assert_non_null(strstr(out, "simpler graph: failed: -1005 PTO_RUNTIME_ERR_INVALID_ARGUMENT: args: 2 tensors "
+    assert_non_null(strstr(cli_out, "simpler graph: failed: -1005 PTO_RUNTIME_ERR_INVALID_ARGUMENT: args: 2 tensors "
                                 "and 1 scalars, but the callable's signature takes 3 and 0"));
     assert_int_equal(cli_err("bench --cores 1 --runs 1 --mode program"), 1);
-    assert_non_null(strstr(out, "-1001 PTO_RUNTIME_ERR_UNSUPPORTED: task 0: func_id 0 runs on AIV cores"));
+    assert_non_null(strstr(cli_out, "-1001 PTO_RUNTIME_ERR_UNSUPPORTED: task 0: func_id 0 runs on AIV cores"));
 }
 
 int main(void)

@@ -2,31 +2,10 @@
  * both modes, `simpler graph --dot`, and the trace a run writes
  * (docs/cli.md, docs/trace.md). */
 #define _POSIX_C_SOURCE 200809L
-#include "support.h"
+#include "cli_capture.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-
-#define CLI_PATH SIMPLER_BINARY_DIR "/simpler"
-#define CLI_OUT_MAX 65536
-
-static char out[CLI_OUT_MAX];
-
-/* Runs `simpler ARGS` with stderr merged into stdout, into `out`. Returns
- * the exit status, or -1 when the program did not exit normally. */
-static int cli(const char *args)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", CLI_PATH, args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(out, 1, sizeof(out) - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+/* stdout and stderr merged into cli_out. */
+static int cli(const char *args) { return cli_capture(args, "2>&1"); }
 
 /* One core: the vector example needs AIV cores and gets only an AIC one.
  * Both modes refuse that on the host before anything is enqueued
@@ -38,12 +17,12 @@ static void cli_too_few_cores_is_the_same_code_in_both_modes(void **state)
     (void)state;
     const char *refusal = "-1001 PTO_RUNTIME_ERR_UNSUPPORTED: task 0: func_id 0 runs on AIV cores";
     assert_int_equal(cli("run --cores 1 --replays 1"), 1);
-    assert_non_null(strstr(out, refusal));
-    assert_null(strstr(out, "-1008"));
-    assert_null(strstr(out, "PTO_DEVICE_ERR"));
+    assert_non_null(strstr(cli_out, refusal));
+    assert_null(strstr(cli_out, "-1008"));
+    assert_null(strstr(cli_out, "PTO_DEVICE_ERR"));
     assert_int_equal(cli("run --mode program --cores 1 --replays 1"), 1);
-    assert_non_null(strstr(out, refusal));
-    assert_null(strstr(out, "PTO_DEVICE_ERR"));
+    assert_non_null(strstr(cli_out, refusal));
+    assert_null(strstr(cli_out, "PTO_DEVICE_ERR"));
 }
 
 /* `simpler graph EXAMPLE --dot FILE` writes a node per task and an edge
@@ -53,7 +32,7 @@ static void cli_graph_writes_the_examples_dot(void **state)
     (void)state;
     const char *dot = "cli_graph_test.dot";
     assert_int_equal(cli("graph vector --dot cli_graph_test.dot"), 0);
-    assert_non_null(strstr(out, "16 tasks"));
+    assert_non_null(strstr(cli_out, "16 tasks"));
     FILE *f = fopen(dot, "r");
     assert_non_null(f);
     char line[256];
@@ -68,11 +47,11 @@ static void cli_graph_writes_the_examples_dot(void **state)
     assert_int_equal(edges, 16);
     assert_int_equal(named, 4);
     assert_int_equal(cli("graph " SIMPLER_BINARY_DIR "/examples/matmul_add.callable --dot cli_graph_test.dot"), 0);
-    assert_non_null(strstr(out, "arguments of example matmul_add"));
+    assert_non_null(strstr(cli_out, "arguments of example matmul_add"));
     remove(dot);
     assert_int_equal(cli("graph vector"), 2);
     assert_int_equal(cli("graph vector --example add_scalar --dot cli_graph_test.dot"), 1);
-    assert_non_null(strstr(out, "signature takes"));
+    assert_non_null(strstr(cli_out, "signature takes"));
 }
 
 int main(void)

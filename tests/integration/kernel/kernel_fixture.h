@@ -135,4 +135,18 @@ static inline simdev_graph_t kfix_capture(kfix *k, const kbufs *d, uint64_t roun
     return captured;
 }
 
+/* The simdev counters that must not move across a launch, a
+ * write_args or a launch_slot: no allocation, free, synchronize, query,
+ * capture query, stream or event creation. */
+static inline void kfix_assert_no_forbidden_calls(const simdev_counters *before, const simdev_counters *after)
+{
+    assert_int_equal(after->malloc_calls, before->malloc_calls);
+    assert_int_equal(after->free_calls, before->free_calls);
+    assert_int_equal(after->synchronize_calls, before->synchronize_calls);
+    assert_int_equal(after->capture_query_calls, before->capture_query_calls);
+    assert_int_equal(after->query_calls, before->query_calls);
+    assert_int_equal(after->stream_create_calls, before->stream_create_calls);
+    assert_int_equal(after->event_create_calls, before->event_create_calls);
+}
+
 #endif

@@ -431,18 +431,6 @@ static void slots_host_inputs_travel_by_value_in_the_packet(void **state)
     kfix_close(&k);
 }
 
-/* The counters that must not move across write_args and launch_slot. */
-static void assert_no_forbidden_calls(const simdev_counters *before, const simdev_counters *after)
-{
-    assert_int_equal(after->malloc_calls, before->malloc_calls);
-    assert_int_equal(after->free_calls, before->free_calls);
-    assert_int_equal(after->synchronize_calls, before->synchronize_calls);
-    assert_int_equal(after->capture_query_calls, before->capture_query_calls);
-    assert_int_equal(after->query_calls, before->query_calls);
-    assert_int_equal(after->stream_create_calls, before->stream_create_calls);
-    assert_int_equal(after->event_create_calls, before->event_create_calls);
-}
-
 typedef struct bases {
     size_t committed;
     void *regions[ARENA_REGION_COUNT];
@@ -493,7 +481,7 @@ static void slots_1000_write_replay_steps_allocate_sync_query_and_create_nothing
         assert_int_equal(write_step(&k, SLOT, &d[step % SETS], step % (ROUNDS_MAX + 1)), 0);
         assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
         assert_int_equal(simdev_get_thread_counters(&step_after), SIMDEV_SUCCESS);
-        assert_no_forbidden_calls(&step_before, &step_after);
+        kfix_assert_no_forbidden_calls(&step_before, &step_after);
         assert_int_equal(step_after.kernel_launches - step_before.kernel_launches, 1); /* the store */
         assert_int_equal(step_after.graph_launches - step_before.graph_launches, 1);
     }

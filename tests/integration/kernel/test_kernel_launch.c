@@ -161,18 +161,6 @@ static void kernel_captured_graph_forks_and_joins_three_streams(void **state)
     kfix_close(&k);
 }
 
-/* The counters that must not move across launches. */
-static void assert_no_forbidden_calls(const simdev_counters *before, const simdev_counters *after)
-{
-    assert_int_equal(after->malloc_calls, before->malloc_calls);
-    assert_int_equal(after->free_calls, before->free_calls);
-    assert_int_equal(after->synchronize_calls, before->synchronize_calls);
-    assert_int_equal(after->capture_query_calls, before->capture_query_calls);
-    assert_int_equal(after->query_calls, before->query_calls);
-    assert_int_equal(after->stream_create_calls, before->stream_create_calls);
-    assert_int_equal(after->event_create_calls, before->event_create_calls);
-}
-
 typedef struct bases {
     size_t committed;
     uint64_t heap, temp;
@@ -211,7 +199,7 @@ static void kernel_eager_launches_allocate_sync_query_and_create_nothing(void **
     assert_int_equal(simdev_get_thread_counters(&after), SIMDEV_SUCCESS);
     assert_int_equal(host_alloc_count(), allocs);
     assert_int_equal(host_free_count(), frees);
-    assert_no_forbidden_calls(&before, &after);
+    kfix_assert_no_forbidden_calls(&before, &after);
     /* gate, executor, scheduler, status check */
     assert_int_equal(after.kernel_launches - before.kernel_launches, 4 * ZERO_ALLOC_LAUNCHES);
     assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
@@ -245,7 +233,7 @@ static void kernel_captured_launches_allocate_sync_query_and_create_nothing(void
     assert_true(host_alloc_count() > device_allocs);
     assert_int_equal(simdev_get_thread_counters(&after), SIMDEV_SUCCESS);
     assert_int_equal(simdev_capture_end(k.stream, &captured), SIMDEV_SUCCESS);
-    assert_no_forbidden_calls(&before, &after);
+    kfix_assert_no_forbidden_calls(&before, &after);
     /* gate, executor, scheduler, status check */
     assert_int_equal(after.kernel_launches - before.kernel_launches, 4 * ZERO_ALLOC_LAUNCHES);
     /* Replays: the runtime is not called at all; its capacity stays put. */

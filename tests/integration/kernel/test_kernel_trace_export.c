@@ -140,6 +140,20 @@ static void open_traced(kfix *k, uint64_t rounds_max)
     kfix_open(k, &image, &c);
 }
 
+/* open_traced, with device buffers allocated and inputs `v` uploaded. */
+static void open_traced_with_inputs(kfix *k, kbufs *d, vadd_buffers *v, uint64_t rounds_max)
+{
+    open_traced(k, rounds_max);
+    kbufs_alloc(d);
+    kbufs_upload(d, v, 1.0f);
+}
+
+static void close_traced(kfix *k, kbufs *d)
+{
+    kbufs_free(d);
+    kfix_close(k);
+}
+
 static void trace_export_refuses_null_with_invalid_argument(void **state)
 {
     kfix k;
@@ -182,9 +196,7 @@ static void trace_export_writes_one_complete_event_per_task_of_the_last_launch(v
     kfix k;
     kbufs d;
     (void)state;
-    open_traced(&k, 4);
-    kbufs_alloc(&d);
-    kbufs_upload(&d, &v, 1.0f);
+    open_traced_with_inputs(&k, &d, &v, 4);
     kfix_assert_golden(&k, &d, &v, 4);
     unlink(TRACE_PATH);
     assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
@@ -194,8 +206,7 @@ static void trace_export_writes_one_complete_event_per_task_of_the_last_launch(v
     kfix_assert_golden(&k, &d, &v, 1);
     assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
     assert_int_equal(trace_file_complete_events(TRACE_PATH), (int)vadd_task_count(1));
-    kbufs_free(&d);
-    kfix_close(&k);
+    close_traced(&k, &d);
 }
 
 static void trace_export_to_an_uncreatable_file_fails_and_changes_nothing(void **state)
@@ -204,9 +215,7 @@ static void trace_export_to_an_uncreatable_file_fails_and_changes_nothing(void *
     kfix k;
     kbufs d;
     (void)state;
-    open_traced(&k, 2);
-    kbufs_alloc(&d);
-    kbufs_upload(&d, &v, 1.0f);
+    open_traced_with_inputs(&k, &d, &v, 2);
     kfix_assert_golden(&k, &d, &v, 2);
     assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, "/nonexistent-dir/x/trace.json"),
                      PTO_RUNTIME_ERR_INVALID_ARGUMENT);
@@ -214,8 +223,7 @@ static void trace_export_to_an_uncreatable_file_fails_and_changes_nothing(void *
     kfix_assert_golden(&k, &d, &v, 2);
     assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
     assert_int_equal(trace_file_complete_events(TRACE_PATH), (int)vadd_task_count(2));
-    kbufs_free(&d);
-    kfix_close(&k);
+    close_traced(&k, &d);
 }
 
 /* The file's text, for the checks the event counter does not make. */
@@ -269,8 +277,7 @@ static void trace_export_of_a_slot_launch_holds_its_tasks_and_host_spans(void **
     assert_non_null(strstr(text, "\"dependencies\":\"from the executed graph\""));
     assert_int_equal(occurrences(text, "\"ph\":\"s\""), occurrences(text, "\"ph\":\"f\""));
     assert_true(occurrences(text, "\"ph\":\"s\"") > 0);
-    kbufs_free(&d);
-    kfix_close(&k);
+    close_traced(&k, &d);
 }
 
 /* A captured launch: its first replay carries the launch's host spans
@@ -282,9 +289,7 @@ static void trace_export_of_a_second_replay_carries_no_host_spans(void **state)
     kfix k;
     kbufs d;
     (void)state;
-    open_traced(&k, 2);
-    kbufs_alloc(&d);
-    kbufs_upload(&d, &v, 1.0f);
+    open_traced_with_inputs(&k, &d, &v, 2);
     simdev_graph_t captured = kfix_capture(&k, &d, 2);
     assert_int_equal(simdev_graph_launch(captured, k.stream), SIMDEV_SUCCESS);
     assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
@@ -301,8 +306,7 @@ static void trace_export_of_a_second_replay_carries_no_host_spans(void **state)
     assert_non_null(strstr(text, "\"runs\":2,"));
     assert_int_equal(trace_file_complete_events(TRACE_PATH), (int)vadd_task_count(2));
     assert_int_equal(simdev_graph_destroy(captured), SIMDEV_SUCCESS);
-    kbufs_free(&d);
-    kfix_close(&k);
+    close_traced(&k, &d);
 }
 
 /* Tasks are named from the callable the execution ran; once the slot
@@ -313,9 +317,7 @@ static void trace_export_names_kernels_of_the_resident_generation_only(void **st
     kfix k;
     kbufs d;
     (void)state;
-    open_traced(&k, 2);
-    kbufs_alloc(&d);
-    kbufs_upload(&d, &v, 1.0f);
+    open_traced_with_inputs(&k, &d, &v, 2);
     kfix_assert_golden(&k, &d, &v, 2);
     assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
     const char *text = trace_text(TRACE_PATH);
@@ -327,8 +329,7 @@ static void trace_export_names_kernels_of_the_resident_generation_only(void **st
     text = trace_text(TRACE_PATH);
     assert_null(strstr(text, "\"name\":\"vadd_kernel\""));
     assert_non_null(strstr(text, "\"name\":\"func "));
-    kbufs_free(&d);
-    kfix_close(&k);
+    close_traced(&k, &d);
 }
 
 int main(void)
