@@ -4,7 +4,8 @@
  * before its futex wait (device_wait_before_block, a test-only hook).
  * A lost wake-up shows as a core that never returns; the test then fails
  * after a timeout instead of hanging. The hook exists only in builds
- * with SIMPLER_VERIFY (every test build; `make bench` builds without).
+ * with SIMPLER_VERIFY (the test and TSan builds; the benchmarks' build
+ * and the ASan build of `make check` have none, and this suite skips).
  */
 #define _GNU_SOURCE
 #include <errno.h>
