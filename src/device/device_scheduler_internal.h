@@ -56,6 +56,7 @@ struct device_sched {
     uint64_t window_start[DEVICE_CORE_MAX]; /* clock at the core's measuring window start; 0 none yet */
     uint32_t window_done[DEVICE_CORE_MAX];  /* completions in that window */
     uint64_t task_ns;                  /* latest time per task of a core; 0 until measured */
+    uint32_t ahead[DEVICE_CORE_MAX];   /* chain successor of the core's last posted task, + 1; 0 none */
     uint8_t arrived[DEVICE_CORE_MAX];  /* 1 once the core's slot said so: it stays so this execution */
     const device_sched_hooks *hooks;   /* tests only: NULL reads the real flags and clock */
 };
