@@ -103,17 +103,43 @@ static void fill(device_sched *s, uint32_t core, int from_queue)
     device_slot_post(slot, posted);
 }
 
-static void seed(device_sched *s)
+void device_sched_seed(device_sched *s)
 {
     const graph_image_task *t = s->tasks;
     s->queue[SIMPLER_CORE_TYPE_AIC] = device_ready_queue_reset(s->d, SIMPLER_CORE_TYPE_AIC);
     s->queue[SIMPLER_CORE_TYPE_AIV] = device_ready_queue_reset(s->d, SIMPLER_CORE_TYPE_AIV);
+    s->heads[SIMPLER_CORE_TYPE_AIC] = 0;
+    s->heads[SIMPLER_CORE_TYPE_AIV] = 0;
     for (uint32_t i = 0; i < s->d->task_count; i++, t++) {
         device_task_state *ts = device_task_state_at(s->d, i);
         ts->fanin_remaining = t->fanin_count;
         ts->status = t->fanin_count == 0 ? DEVICE_TASK_READY : DEVICE_TASK_PENDING;
         if (t->fanin_count == 0)
             device_ready_queue_push(s->queue[t->core_type], i);
+        /* Every task is a head; a chain successor takes one back. */
+        s->heads[t->core_type]++;
+        if (chain_next(s, i) != 0)
+            s->heads[t->core_type]--;
+    }
+}
+
+/* Chain links (chain_next) split a type's tasks into paths, and the
+ * tasks of one path run one after another, so no more of a type's tasks
+ * can ever run at once than it has heads. Cores of a type beyond that
+ * count (in index order) would only sleep and be woken to leave: they
+ * are told to leave now, before dispatch is announced, and dispatch
+ * never serves them. A type with tasks keeps at least one core. */
+void device_sched_retire(device_sched *s)
+{
+    uint32_t kept[GRAPH_READY_QUEUE_COUNT] = {0, 0};
+    for (uint32_t c = 0; c < s->cores; c++) {
+        uint32_t type = device_core_type(s->d, c);
+        if (kept[type] < s->heads[type]) {
+            kept[type]++;
+            continue;
+        }
+        s->retired[c] = 1;
+        device_slot_quit(device_core_slot_at(s->d, c));
     }
 }
 
@@ -167,6 +193,10 @@ void device_sched_dispatch(device_sched *s)
      * here is served as awake below even if it fell asleep meanwhile
      * (posting wakes it), or a type could be left with nobody served. */
     for (uint32_t c = 0; c < s->cores; c++) {
+        if (s->retired[c]) {
+            asleep[c] = 1;
+            continue;
+        }
         asleep[c] = (uint8_t)(s->hooks != NULL ? s->hooks->asleep(s, c) : device_sched_core_asleep(s, c));
         if (!asleep[c])
             awake[device_core_type(s->d, c)]++;
@@ -174,7 +204,7 @@ void device_sched_dispatch(device_sched *s)
     for (uint32_t c = 0; c < s->cores; c++) {
         uint32_t type = device_core_type(s->d, c);
         device_ready_queue *q = s->queue[type];
-        if (enough[type] || device_ready_queue_empty(q))
+        if (enough[type] || device_ready_queue_empty(q) || s->retired[c])
             continue;
         if (asleep[c]) {
             if (awake[type] != 0 && !(s->stalled && s->depth == 1))
@@ -376,7 +406,8 @@ static void run_graph(const device_run_desc *d)
         .depth = 1,
     };
 
-    seed(&s);
+    device_sched_seed(&s);
+    device_sched_retire(&s);
     device_sched_announce_dispatch(&s);
     while (s.completed < d->task_count) {
         device_sched_dispatch(&s);

@@ -15,6 +15,7 @@
 #include "support.h"
 
 #include "device/device_scheduler_internal.h"
+#include "device/device_slot.h"
 
 static int flag_reads;
 static int flip_core = -1; /* reads awake on its first read, asleep after */
@@ -409,6 +410,61 @@ static void a_successor_with_another_predecessor_or_type_waits(void **state)
     assert_int_equal(f->s.posted[0], 1);
 }
 
+/* A chain of four AIV tasks has one head: of the two AIV cores (and no
+ * AIC task), one is kept and the other told to leave at once. A core
+ * not asleep is told without a bell (no syscall). */
+static void cores_the_graph_cannot_keep_busy_are_told_to_leave(void **state)
+{
+    fixture *f = *state;
+    aiv_chain_of_four(f, 4);
+    f->d.aic_count = 1;
+    f->d.aiv_count = 2;
+    f->s.cores = 3;
+    atomic_store(&device_core_slot_at(&f->d, 2)->arrived, 1);
+    atomic_store(&device_core_slot_at(&f->d, 2)->sleeping, 1);
+    device_sched_seed(&f->s);
+    assert_int_equal(f->s.heads[SIMPLER_CORE_TYPE_AIV], 1);
+    assert_int_equal(f->s.heads[SIMPLER_CORE_TYPE_AIC], 0);
+    device_sched_retire(&f->s);
+    assert_int_equal(f->s.retired[0], 1); /* the AIC core: no AIC task */
+    assert_int_equal(f->s.retired[1], 0);
+    assert_int_equal(f->s.retired[2], 1);
+    assert_true(device_slot_quitting(device_core_slot_at(&f->d, 0)));
+    assert_false(device_slot_quitting(device_core_slot_at(&f->d, 1)));
+    assert_true(device_slot_quitting(device_core_slot_at(&f->d, 2)));
+    assert_int_equal(atomic_load(&device_core_slot_at(&f->d, 0)->bell), 0);
+    assert_int_equal(atomic_load(&device_core_slot_at(&f->d, 2)->bell), 1); /* asleep */
+}
+
+/* Independent tasks are heads each: as many cores are kept as tasks
+ * (up to the cores of the type). */
+static void independent_tasks_keep_a_core_each(void **state)
+{
+    fixture *f = *state;
+    f->d.aic_count = 0;
+    f->d.aiv_count = 2;
+    for (uint32_t t = 0; t < 4; t++)
+        f->tasks[t].core_type = SIMPLER_CORE_TYPE_AIV;
+    device_sched_seed(&f->s);
+    assert_int_equal(f->s.heads[SIMPLER_CORE_TYPE_AIV], 4);
+    device_sched_retire(&f->s);
+    assert_int_equal(f->s.retired[0] + f->s.retired[1], 0);
+    assert_int_equal(device_ready_queue_count(f->s.queue[SIMPLER_CORE_TYPE_AIV]), 4);
+}
+
+/* A retired core is never served, even as the first core of its type
+ * and with every other core of it asleep. */
+static void dispatch_never_serves_a_retired_core(void **state)
+{
+    fixture *f = *state;
+    two_awake_aiv_cores(f);
+    f->s.retired[0] = 1;
+    atomic_store(&device_core_slot_at(&f->d, 1)->sleeping, 1);
+    device_sched_dispatch(&f->s);
+    assert_int_equal(f->s.posted[0], 0);
+    assert_int_equal(f->s.posted[1], 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -430,6 +486,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_chain_is_refilled_as_its_core_drains, setup, teardown),
         cmocka_unit_test_setup_teardown(a_chain_successor_released_first_is_posted_once, setup, teardown),
         cmocka_unit_test_setup_teardown(a_successor_with_another_predecessor_or_type_waits, setup, teardown),
+        cmocka_unit_test_setup_teardown(cores_the_graph_cannot_keep_busy_are_told_to_leave, setup, teardown),
+        cmocka_unit_test_setup_teardown(independent_tasks_keep_a_core_each, setup, teardown),
+        cmocka_unit_test_setup_teardown(dispatch_never_serves_a_retired_core, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
