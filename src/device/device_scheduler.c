@@ -20,7 +20,10 @@
  *     that predecessor's only successor and of the same core type, is
  *     posted right behind it to the same core ("chains", below): the
  *     core's in-order ring starts it exactly when the graph allows,
- *     without a round trip through this loop per task.
+ *     without a round trip through this loop per task;
+ *   - the cores of a type beyond its number of chain heads (the most of
+ *     its tasks that can ever run at once) are told to leave before
+ *     dispatch starts, and never served.
  */
 #include <string.h>
 
