@@ -382,18 +382,22 @@ static void a_chain_successor_released_first_is_posted_once(void **state)
     assert_int_equal(f->s.in_flight, 3);
 }
 
-/* Only a task's single successor with no other predecessor, of the same
- * core type, is posted ahead. */
-static void a_successor_with_another_predecessor_or_type_waits(void **state)
+/* A successor with another predecessor waits for the scheduler: only
+ * the last of its predecessors to finish releases it. */
+static void a_successor_with_another_predecessor_is_not_posted_ahead(void **state)
 {
     fixture *f = *state;
     aiv_chain_of_four(f, 4);
     f->tasks[1].fanin_count = 2; /* as if task 3 fed it too */
     device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[0], 1);
-    teardown(state);
-    setup(state);
-    f = *state;
+}
+
+/* A successor of another core type cannot run on its predecessor's
+ * core: it goes through the queue. */
+static void a_successor_of_another_core_type_is_not_posted_ahead(void **state)
+{
+    fixture *f = *state;
     aiv_chain_of_four(f, 4);
     f->d.aic_count = 1;
     f->d.aiv_count = 1;
@@ -401,11 +405,15 @@ static void a_successor_with_another_predecessor_or_type_waits(void **state)
     device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[1], 1);
     assert_int_equal(f->s.posted[0], 0);
-    teardown(state);
-    setup(state);
-    f = *state;
+}
+
+/* Two successors of one task may run at once on two cores: neither is
+ * posted behind it. */
+static void a_task_with_two_successors_posts_neither_ahead(void **state)
+{
+    fixture *f = *state;
     aiv_chain_of_four(f, 4);
-    f->tasks[0].fanout_count = 2; /* two successors: they may run apart */
+    f->tasks[0].fanout_count = 2; /* fan-out list {1, 2} */
     device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[0], 1);
 }
@@ -485,7 +493,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_chain_posted_ahead_completes_each_task_once, setup, teardown),
         cmocka_unit_test_setup_teardown(a_chain_is_refilled_as_its_core_drains, setup, teardown),
         cmocka_unit_test_setup_teardown(a_chain_successor_released_first_is_posted_once, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_successor_with_another_predecessor_or_type_waits, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_successor_with_another_predecessor_is_not_posted_ahead, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_successor_of_another_core_type_is_not_posted_ahead, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_task_with_two_successors_posts_neither_ahead, setup, teardown),
         cmocka_unit_test_setup_teardown(cores_the_graph_cannot_keep_busy_are_told_to_leave, setup, teardown),
         cmocka_unit_test_setup_teardown(independent_tasks_keep_a_core_each, setup, teardown),
         cmocka_unit_test_setup_teardown(dispatch_never_serves_a_retired_core, setup, teardown),
