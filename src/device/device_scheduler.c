@@ -15,7 +15,15 @@
  *     DEVICE_GATHER_NS or more per task); a sleeping core is woken only when no
  *     core of its type is awake, or after stalls (no completion for a
  *     whole spin with tasks waiting) brought depth to 1: tasks that long
- *     are worth a wake-up, short ones are not.
+ *     are worth a wake-up, short ones are not;
+ *   - a task whose only predecessor is posted to a core, and that is
+ *     that predecessor's only successor and of the same core type, is
+ *     posted right behind it to the same core ("chains", below): the
+ *     core's in-order ring starts it exactly when the graph allows,
+ *     without a round trip through this loop per task;
+ *   - the cores of a type beyond its number of chain heads (the most of
+ *     its tasks that can ever run at once) are told to leave before
+ *     dispatch starts, and never served.
  */
 #include <string.h>
 
@@ -35,40 +43,106 @@ static void write_status(const device_run_desc *d, int32_t status)
         atomic_store_explicit((_Atomic int32_t *)(uintptr_t)d->status_addr, status, memory_order_release);
 }
 
-/* Fills core's ring from its type's ready queue, up to `depth` tasks
- * held, and wakes the core if it may sleep. */
-static void fill(device_sched *s, uint32_t core)
+/* The task that can run on a core right behind `id`, without a trip
+ * through the scheduler: `id`'s only successor, when `id` is that
+ * successor's only predecessor (the image check pins fan-in counts to the
+ * fan-out lists) and both run on the same core type. A core runs its ring
+ * in order, so posting it behind `id` lets it start exactly when the
+ * graph allows: once `id` finished. Returns successor + 1, 0 for none. */
+static uint32_t chain_next(const device_sched *s, uint32_t id)
+{
+    const graph_image_task *t = &s->tasks[id];
+    if (t->fanout_count != 1)
+        return 0;
+    uint32_t next = s->fanout[t->fanout_begin];
+    const graph_image_task *n = &s->tasks[next];
+    return n->fanin_count == 1 && n->core_type == t->core_type ? next + 1 : 0;
+}
+
+/* The chain successor core may take next (device_sched.ahead), or
+ * UINT32_MAX. One still PENDING has its predecessor posted to this core
+ * and not yet consumed as completed; any other was released through the
+ * queue meanwhile (its predecessor's completion came first) and belongs
+ * to dispatch again. */
+static uint32_t chain_pending(device_sched *s, uint32_t core)
+{
+    uint32_t next = s->ahead[core];
+    if (next == 0)
+        return UINT32_MAX;
+    if (device_task_state_at(s->d, next - 1)->status == DEVICE_TASK_PENDING)
+        return next - 1;
+    s->ahead[core] = 0;
+    return UINT32_MAX;
+}
+
+/* Fills core's ring up to `depth` tasks held, and wakes the core if it
+ * may sleep: first the chain behind the last task posted to it (tasks
+ * no other core could start sooner), then, when `from_queue`, from its
+ * type's ready queue. */
+static void fill(device_sched *s, uint32_t core, int from_queue)
 {
     device_ready_queue *q = s->queue[device_core_type(s->d, core)];
     device_core_slot *slot = device_core_slot_at(s->d, core);
     uint32_t posted = s->posted[core];
 
-    if (device_ready_queue_empty(q) || posted - s->seen[core] >= s->depth)
-        return;
-    while (!device_ready_queue_empty(q) && posted - s->seen[core] < s->depth) {
-        uint32_t task = device_ready_queue_pop(q);
+    while (posted - s->seen[core] < s->depth) {
+        uint32_t task = chain_pending(s, core);
+        if (task == UINT32_MAX) {
+            if (!from_queue || device_ready_queue_empty(q))
+                break;
+            task = device_ready_queue_pop(q);
+        }
         device_task_state *ts = device_task_state_at(s->d, task);
         ts->status = DEVICE_TASK_RUNNING;
         ts->core = core;
         slot->ring[posted % DEVICE_SLOT_RING] = task;
         posted++;
         s->in_flight++;
+        s->ahead[core] = chain_next(s, task);
     }
+    if (posted == s->posted[core])
+        return;
     s->posted[core] = posted;
     device_slot_post(slot, posted);
 }
 
-static void seed(device_sched *s)
+void device_sched_seed(device_sched *s)
 {
     const graph_image_task *t = s->tasks;
     s->queue[SIMPLER_CORE_TYPE_AIC] = device_ready_queue_reset(s->d, SIMPLER_CORE_TYPE_AIC);
     s->queue[SIMPLER_CORE_TYPE_AIV] = device_ready_queue_reset(s->d, SIMPLER_CORE_TYPE_AIV);
+    s->heads[SIMPLER_CORE_TYPE_AIC] = 0;
+    s->heads[SIMPLER_CORE_TYPE_AIV] = 0;
     for (uint32_t i = 0; i < s->d->task_count; i++, t++) {
         device_task_state *ts = device_task_state_at(s->d, i);
         ts->fanin_remaining = t->fanin_count;
         ts->status = t->fanin_count == 0 ? DEVICE_TASK_READY : DEVICE_TASK_PENDING;
         if (t->fanin_count == 0)
             device_ready_queue_push(s->queue[t->core_type], i);
+        /* Every task is a head; a chain successor takes one back. */
+        s->heads[t->core_type]++;
+        if (chain_next(s, i) != 0)
+            s->heads[t->core_type]--;
+    }
+}
+
+/* Chain links (chain_next) split a type's tasks into paths, and the
+ * tasks of one path run one after another, so no more of a type's tasks
+ * can ever run at once than it has heads. Cores of a type beyond that
+ * count (in index order) would only sleep and be woken to leave: they
+ * are told to leave now, before dispatch is announced, and dispatch
+ * never serves them. A type with tasks keeps at least one core. */
+void device_sched_retire(device_sched *s)
+{
+    uint32_t kept[GRAPH_READY_QUEUE_COUNT] = {0, 0};
+    for (uint32_t c = 0; c < s->cores; c++) {
+        uint32_t type = device_core_type(s->d, c);
+        if (kept[type] < s->heads[type]) {
+            kept[type]++;
+            continue;
+        }
+        s->retired[c] = 1;
+        device_slot_quit(device_core_slot_at(s->d, c));
     }
 }
 
@@ -108,6 +182,13 @@ void device_sched_dispatch(device_sched *s)
     uint32_t awake[GRAPH_READY_QUEUE_COUNT] = {0, 0};
     int enough[GRAPH_READY_QUEUE_COUNT] = {0, 0};
     uint8_t asleep[DEVICE_CORE_MAX];
+    /* Chains first: a core below half its depth gets the chain behind
+     * its last task (only that core can start it before the task's
+     * completion comes back), whatever the policy below says. */
+    for (uint32_t c = 0; c < s->cores; c++) {
+        if (s->ahead[c] != 0 && s->posted[c] - s->seen[c] < (s->depth + 1) / 2)
+            fill(s, c, 0);
+    }
     if (device_ready_queue_empty(s->queue[SIMPLER_CORE_TYPE_AIC]) &&
         device_ready_queue_empty(s->queue[SIMPLER_CORE_TYPE_AIV]))
         return; /* nothing to hand out: no flag to read */
@@ -115,6 +196,10 @@ void device_sched_dispatch(device_sched *s)
      * here is served as awake below even if it fell asleep meanwhile
      * (posting wakes it), or a type could be left with nobody served. */
     for (uint32_t c = 0; c < s->cores; c++) {
+        if (s->retired[c]) {
+            asleep[c] = 1;
+            continue;
+        }
         asleep[c] = (uint8_t)(s->hooks != NULL ? s->hooks->asleep(s, c) : device_sched_core_asleep(s, c));
         if (!asleep[c])
             awake[device_core_type(s->d, c)]++;
@@ -122,7 +207,7 @@ void device_sched_dispatch(device_sched *s)
     for (uint32_t c = 0; c < s->cores; c++) {
         uint32_t type = device_core_type(s->d, c);
         device_ready_queue *q = s->queue[type];
-        if (enough[type] || device_ready_queue_empty(q))
+        if (enough[type] || device_ready_queue_empty(q) || s->retired[c])
             continue;
         if (asleep[c]) {
             if (awake[type] != 0 && !(s->stalled && s->depth == 1))
@@ -134,7 +219,7 @@ void device_sched_dispatch(device_sched *s)
             enough[type] = short_tasks || device_ready_queue_count(q) <= s->depth;
             continue;
         }
-        fill(s, c);
+        fill(s, c, 1);
         enough[type] = short_tasks;
     }
 }
@@ -150,7 +235,9 @@ static void complete(device_sched *s, uint32_t id)
     for (uint32_t k = 0; k < t->fanout_count; k++) {
         uint32_t next = s->fanout[t->fanout_begin + k];
         device_task_state *ns = device_task_state_at(s->d, next);
-        if (--ns->fanin_remaining == 0) {
+        /* A successor already posted behind `id` (a chain) is RUNNING:
+         * its release is the ring's order, not the queue. */
+        if (--ns->fanin_remaining == 0 && ns->status == DEVICE_TASK_PENDING) {
             ns->status = DEVICE_TASK_READY;
             device_ready_queue_push(s->queue[s->tasks[next].core_type], next);
         }
@@ -322,7 +409,8 @@ static void run_graph(const device_run_desc *d)
         .depth = 1,
     };
 
-    seed(&s);
+    device_sched_seed(&s);
+    device_sched_retire(&s);
     device_sched_announce_dispatch(&s);
     while (s.completed < d->task_count) {
         device_sched_dispatch(&s);

@@ -56,10 +56,18 @@ struct device_sched {
     uint64_t window_start[DEVICE_CORE_MAX]; /* clock at the core's measuring window start; 0 none yet */
     uint32_t window_done[DEVICE_CORE_MAX];  /* completions in that window */
     uint64_t task_ns;                  /* latest time per task of a core; 0 until measured */
+    uint32_t ahead[DEVICE_CORE_MAX];   /* chain successor of the core's last posted task, + 1; 0 none */
+    uint32_t heads[GRAPH_READY_QUEUE_COUNT]; /* by core type: tasks that are no chain successor */
+    uint8_t retired[DEVICE_CORE_MAX];  /* 1: told to leave at the start, never served */
     uint8_t arrived[DEVICE_CORE_MAX];  /* 1 once the core's slot said so: it stays so this execution */
     const device_sched_hooks *hooks;   /* tests only: NULL reads the real flags and clock */
 };
 
+/* Resets task state and the ready queues, queues the tasks with no
+ * predecessor and counts each type's chain heads (device_sched.heads). */
+void device_sched_seed(device_sched *s);
+/* Tells the cores the graph can never keep busy to leave (seeded). */
+void device_sched_retire(device_sched *s);
 /* Whether `core`'s block has started (remembered once seen). */
 int device_sched_core_arrived(device_sched *s, uint32_t core);
 /* Whether `core` sleeps or has not arrived: dispatch serves it as asleep. */

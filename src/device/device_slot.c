@@ -20,8 +20,11 @@ void device_slot_post(device_core_slot *slot, uint32_t posted)
 
 void device_slot_quit(device_core_slot *slot)
 {
+    /* QUIT before the flag, as a post: a core that had not set its flag
+     * when we read it re-checks state after setting it and leaves. */
     atomic_store(&slot->state, DEVICE_SLOT_QUIT);
-    ring_bell(slot);
+    if (atomic_load(&slot->sleeping))
+        ring_bell(slot);
 }
 
 void device_slots_quit(const device_run_desc *d)

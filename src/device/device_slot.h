@@ -27,7 +27,8 @@
  * wakes the core if it may be asleep. */
 void device_slot_post(device_core_slot *slot, uint32_t posted);
 
-/* Tells the core to leave and wakes it. */
+/* Tells the core to leave and wakes it if it may be asleep (like a
+ * post: no bell, no syscall, for a core awake or not yet started). */
 void device_slot_quit(device_core_slot *slot);
 
 /* Whether the core was told to leave: any state but serve (IDLE) is

@@ -15,6 +15,7 @@
 #include "support.h"
 
 #include "device/device_scheduler_internal.h"
+#include "device/device_slot.h"
 
 static int flag_reads;
 static int flip_core = -1; /* reads awake on its first read, asleep after */
@@ -287,6 +288,191 @@ static void an_arrival_is_read_once(void **state)
     assert_true(device_sched_core_arrived(&f->s, 1));
 }
 
+/* Tasks 0 -> 1 -> 2 -> 3 on AIV, each the only predecessor of the next
+ * (fan-out lists in f->fanout), on two awake AIV cores, task 0 ready. */
+static uint32_t chain_fanout[3] = {1, 2, 3};
+static void aiv_chain_of_four(fixture *f, uint32_t depth)
+{
+    f->d.aic_count = 0;
+    f->d.aiv_count = 2;
+    for (uint32_t t = 0; t < 4; t++) {
+        f->tasks[t].core_type = SIMPLER_CORE_TYPE_AIV;
+        f->tasks[t].fanin_count = t == 0 ? 0 : 1;
+        f->tasks[t].fanout_begin = t;
+        f->tasks[t].fanout_count = t == 3 ? 0 : 1;
+        device_task_state_at(&f->d, t)->fanin_remaining = f->tasks[t].fanin_count;
+        device_task_state_at(&f->d, t)->status = t == 0 ? DEVICE_TASK_READY : DEVICE_TASK_PENDING;
+    }
+    f->s.fanout = chain_fanout;
+    f->s.depth = depth;
+    device_ready_queue_push(f->s.queue[SIMPLER_CORE_TYPE_AIV], 0);
+}
+
+/* A task whose only predecessor is posted to a core goes into that
+ * core's ring right behind it: the core starts it when the predecessor
+ * finished, with no round trip through the scheduler. */
+static void a_chain_is_posted_behind_its_predecessor_on_one_core(void **state)
+{
+    fixture *f = *state;
+    aiv_chain_of_four(f, 4);
+    device_sched_dispatch(&f->s);
+    device_core_slot *slot = device_core_slot_at(&f->d, 0);
+    assert_int_equal(f->s.posted[0], 4);
+    assert_int_equal(f->s.posted[1], 0);
+    for (uint32_t t = 0; t < 4; t++) {
+        assert_int_equal(slot->ring[t], t);
+        assert_int_equal(device_task_state_at(&f->d, t)->status, DEVICE_TASK_RUNNING);
+        assert_int_equal(device_task_state_at(&f->d, t)->core, 0);
+    }
+}
+
+/* Every completion of a chain posted ahead is consumed once, and a
+ * successor already posted is not released into the ready queue again. */
+static void a_chain_posted_ahead_completes_each_task_once(void **state)
+{
+    fixture *f = *state;
+    aiv_chain_of_four(f, 4);
+    device_sched_dispatch(&f->s);
+    atomic_store(&device_core_slot_at(&f->d, 0)->finished, 4);
+    assert_int_equal(device_sched_collect(&f->s), 4);
+    assert_int_equal(f->s.completed, 4);
+    assert_int_equal(f->s.in_flight, 0);
+    assert_true(device_ready_queue_empty(f->s.queue[SIMPLER_CORE_TYPE_AIV]));
+    for (uint32_t t = 0; t < 4; t++)
+        assert_int_equal(device_task_state_at(&f->d, t)->status, DEVICE_TASK_DONE);
+    device_sched_dispatch(&f->s);
+    assert_int_equal(f->s.posted[0], 4);
+}
+
+/* The chain goes on in batches: once the core holds less than half its
+ * depth, the tasks behind its last one follow, even with nothing in the
+ * ready queue. */
+static void a_chain_is_refilled_as_its_core_drains(void **state)
+{
+    fixture *f = *state;
+    aiv_chain_of_four(f, 3);
+    device_sched_dispatch(&f->s);
+    assert_int_equal(f->s.posted[0], 3);
+    atomic_store(&device_core_slot_at(&f->d, 0)->finished, 2);
+    assert_int_equal(device_sched_collect(&f->s), 2);
+    assert_true(device_ready_queue_empty(f->s.queue[SIMPLER_CORE_TYPE_AIV]));
+    device_sched_dispatch(&f->s);
+    assert_int_equal(f->s.posted[0], 4);
+    assert_int_equal(device_core_slot_at(&f->d, 0)->ring[3], 3);
+}
+
+/* At depth 1 the successor cannot be posted ahead; its predecessor's
+ * completion releases it through the queue, and it is posted once. */
+static void a_chain_successor_released_first_is_posted_once(void **state)
+{
+    fixture *f = *state;
+    aiv_chain_of_four(f, 1);
+    device_sched_dispatch(&f->s);
+    assert_int_equal(f->s.posted[0], 1);
+    atomic_store(&device_core_slot_at(&f->d, 0)->finished, 1);
+    assert_int_equal(device_sched_collect(&f->s), 1);
+    f->s.depth = 1; /* collect doubled it: the core ran dry */
+    device_sched_dispatch(&f->s);
+    assert_int_equal(f->s.posted[0] + f->s.posted[1], 2);
+    assert_true(device_ready_queue_empty(f->s.queue[SIMPLER_CORE_TYPE_AIV]));
+    f->s.depth = 4;
+    device_sched_dispatch(&f->s);
+    /* 2 and 3 follow 1; nothing is posted twice. */
+    assert_int_equal(f->s.posted[0] + f->s.posted[1], 4);
+    assert_int_equal(f->s.in_flight, 3);
+}
+
+/* A successor with another predecessor waits for the scheduler: only
+ * the last of its predecessors to finish releases it. */
+static void a_successor_with_another_predecessor_is_not_posted_ahead(void **state)
+{
+    fixture *f = *state;
+    aiv_chain_of_four(f, 4);
+    f->tasks[1].fanin_count = 2; /* as if task 3 fed it too */
+    device_sched_dispatch(&f->s);
+    assert_int_equal(f->s.posted[0], 1);
+}
+
+/* A successor of another core type cannot run on its predecessor's
+ * core: it goes through the queue. */
+static void a_successor_of_another_core_type_is_not_posted_ahead(void **state)
+{
+    fixture *f = *state;
+    aiv_chain_of_four(f, 4);
+    f->d.aic_count = 1;
+    f->d.aiv_count = 1;
+    f->tasks[1].core_type = SIMPLER_CORE_TYPE_AIC;
+    device_sched_dispatch(&f->s);
+    assert_int_equal(f->s.posted[1], 1);
+    assert_int_equal(f->s.posted[0], 0);
+}
+
+/* Two successors of one task may run at once on two cores: neither is
+ * posted behind it. */
+static void a_task_with_two_successors_posts_neither_ahead(void **state)
+{
+    fixture *f = *state;
+    aiv_chain_of_four(f, 4);
+    f->tasks[0].fanout_count = 2; /* fan-out list {1, 2} */
+    device_sched_dispatch(&f->s);
+    assert_int_equal(f->s.posted[0], 1);
+}
+
+/* A chain of four AIV tasks has one head: of the two AIV cores (and no
+ * AIC task), one is kept and the other told to leave at once. A core
+ * not asleep is told without a bell (no syscall). */
+static void cores_the_graph_cannot_keep_busy_are_told_to_leave(void **state)
+{
+    fixture *f = *state;
+    aiv_chain_of_four(f, 4);
+    f->d.aic_count = 1;
+    f->d.aiv_count = 2;
+    f->s.cores = 3;
+    atomic_store(&device_core_slot_at(&f->d, 2)->arrived, 1);
+    atomic_store(&device_core_slot_at(&f->d, 2)->sleeping, 1);
+    device_sched_seed(&f->s);
+    assert_int_equal(f->s.heads[SIMPLER_CORE_TYPE_AIV], 1);
+    assert_int_equal(f->s.heads[SIMPLER_CORE_TYPE_AIC], 0);
+    device_sched_retire(&f->s);
+    assert_int_equal(f->s.retired[0], 1); /* the AIC core: no AIC task */
+    assert_int_equal(f->s.retired[1], 0);
+    assert_int_equal(f->s.retired[2], 1);
+    assert_true(device_slot_quitting(device_core_slot_at(&f->d, 0)));
+    assert_false(device_slot_quitting(device_core_slot_at(&f->d, 1)));
+    assert_true(device_slot_quitting(device_core_slot_at(&f->d, 2)));
+    assert_int_equal(atomic_load(&device_core_slot_at(&f->d, 0)->bell), 0);
+    assert_int_equal(atomic_load(&device_core_slot_at(&f->d, 2)->bell), 1); /* asleep */
+}
+
+/* Independent tasks are heads each: as many cores are kept as tasks
+ * (up to the cores of the type). */
+static void independent_tasks_keep_a_core_each(void **state)
+{
+    fixture *f = *state;
+    f->d.aic_count = 0;
+    f->d.aiv_count = 2;
+    for (uint32_t t = 0; t < 4; t++)
+        f->tasks[t].core_type = SIMPLER_CORE_TYPE_AIV;
+    device_sched_seed(&f->s);
+    assert_int_equal(f->s.heads[SIMPLER_CORE_TYPE_AIV], 4);
+    device_sched_retire(&f->s);
+    assert_int_equal(f->s.retired[0] + f->s.retired[1], 0);
+    assert_int_equal(device_ready_queue_count(f->s.queue[SIMPLER_CORE_TYPE_AIV]), 4);
+}
+
+/* A retired core is never served, even as the first core of its type
+ * and with every other core of it asleep. */
+static void dispatch_never_serves_a_retired_core(void **state)
+{
+    fixture *f = *state;
+    two_awake_aiv_cores(f);
+    f->s.retired[0] = 1;
+    atomic_store(&device_core_slot_at(&f->d, 1)->sleeping, 1);
+    device_sched_dispatch(&f->s);
+    assert_int_equal(f->s.posted[0], 0);
+    assert_int_equal(f->s.posted[1], 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -303,6 +489,16 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_late_core_is_waited_for_not_taken_for_slow, setup, teardown),
         cmocka_unit_test_setup_teardown(only_late_cores_holding_tasks_count, setup, teardown),
         cmocka_unit_test_setup_teardown(an_arrival_is_read_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_chain_is_posted_behind_its_predecessor_on_one_core, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_chain_posted_ahead_completes_each_task_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_chain_is_refilled_as_its_core_drains, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_chain_successor_released_first_is_posted_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_successor_with_another_predecessor_is_not_posted_ahead, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_successor_of_another_core_type_is_not_posted_ahead, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_task_with_two_successors_posts_neither_ahead, setup, teardown),
+        cmocka_unit_test_setup_teardown(cores_the_graph_cannot_keep_busy_are_told_to_leave, setup, teardown),
+        cmocka_unit_test_setup_teardown(independent_tasks_keep_a_core_each, setup, teardown),
+        cmocka_unit_test_setup_teardown(dispatch_never_serves_a_retired_core, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

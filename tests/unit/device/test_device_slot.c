@@ -277,6 +277,17 @@ static void slot_post_to_an_awake_core_leaves_the_bell(void **state)
     assert_int_equal(atomic_load(&t.slot.posted), 4);
 }
 
+/* Telling an awake core to leave rings no bell either: it re-checks
+ * state before it could sleep. */
+static void slot_quit_of_an_awake_core_leaves_the_bell(void **state)
+{
+    (void)state;
+    device_slot_quit(&t.slot);
+    assert_true(device_slot_quitting(&t.slot));
+    assert_int_equal(atomic_load(&t.slot.bell), 0);
+    assert_int_equal(device_slot_wait(&t.slot, 0, DEVICE_SPIN_POLLS), 0);
+}
+
 /* ---- the wait for a first task (device_slot_await_start) ---- */
 
 static _Atomic uint32_t dispatching;
@@ -384,6 +395,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(slots_dismiss_through_the_platform_wakes_a_core_asleep, setup, teardown),
         cmocka_unit_test_setup_teardown(slot_garbage_state_reads_as_quit, setup, teardown),
         cmocka_unit_test_setup_teardown(slot_post_to_an_awake_core_leaves_the_bell, setup, teardown),
+        cmocka_unit_test_setup_teardown(slot_quit_of_an_awake_core_leaves_the_bell, setup, teardown),
         cmocka_unit_test_setup_teardown(start_wait_ends_when_the_scheduler_dispatches, setup, teardown),
         cmocka_unit_test_setup_teardown(start_wait_ends_on_a_post, setup, teardown),
         cmocka_unit_test_setup_teardown(start_wait_with_a_post_before_dispatch_has_work, setup, teardown),
