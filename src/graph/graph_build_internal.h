@@ -83,5 +83,11 @@ void graph_orch_discard_open(graph_scratch *scratch);
 
 /* The submit op (graph_submit.c): derives the task's dependencies. */
 int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type);
+/* Its two halves, shared with submit_views: the checks of func_id,
+ * core_type and the task window (a refusal fails the build), then the
+ * close of the open_count arguments at g.args[g.arg_count] whose byte
+ * ranges are in open_access: their dependencies, the task record. */
+int graph_submit_check(graph_scratch *scratch, int32_t func_id, uint32_t core_type);
+int graph_submit_close(graph_scratch *scratch, int32_t func_id, uint32_t core_type);
 
 #endif

@@ -107,15 +107,8 @@ static void mark_staged(graph *g, const graph_image_arg *args, uint32_t count)
     }
 }
 
-int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
+int graph_submit_check(graph_scratch *s, int32_t func_id, uint32_t core_type)
 {
-    graph_scratch *s = (graph_scratch *)(void *)orch;
-    graph *g = &s->g;
-    if (s->status != 0)
-        return s->status;
-    if (!s->open)
-        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
-                                                "submit: func_id %d: no args_begin opened its argument list", func_id));
     if (func_id < 0 || func_id >= GRAPH_FUNC_ID_LIMIT)
         return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "submit: func_id = %d: must be "
                                                                                   "in 0..%d",
@@ -123,10 +116,16 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
     if (core_type > SIMPLER_CORE_TYPE_AIV)
         return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
                                                 "submit: core_type = %u: not AIC (0) or AIV (1)", core_type));
-    if (g->task_count >= s->limits.task_max)
+    if (s->g.task_count >= s->limits.task_max)
         return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
                                                 "submit: the graph already holds the task window's %u tasks",
                                                 s->limits.task_max));
+    return 0;
+}
+
+int graph_submit_close(graph_scratch *s, int32_t func_id, uint32_t core_type)
+{
+    graph *g = &s->g;
     uint32_t task = g->task_count;
     graph_image_arg *args = &g->args[g->arg_count];
     tensor_map_deps_begin(&s->deps, task);
@@ -163,4 +162,16 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
     s->open = 0;
     s->open_count = 0;
     return 0;
+}
+
+int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
+{
+    graph_scratch *s = (graph_scratch *)(void *)orch;
+    if (s->status != 0)
+        return s->status;
+    if (!s->open)
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
+                                                "submit: func_id %d: no args_begin opened its argument list", func_id));
+    int rc = graph_submit_check(s, func_id, core_type);
+    return rc != 0 ? rc : graph_submit_close(s, func_id, core_type);
 }
