@@ -210,7 +210,7 @@ static int resolve_address(const graph_scratch *s, const ChipTensor *t, uint32_t
 /* The index of `v` in the graph's views: found through the cache, or
  * appended (there is room: a graph holds at most one view per argument,
  * and the caller holds a free argument record). */
-static uint32_t view_index(graph_scratch *s, const graph_image_view *v)
+uint32_t graph_view_index(graph_scratch *s, const graph_image_view *v)
 {
     uint32_t h = v->dtype * 0x9e3779b9u ^ v->ndims;
     for (uint32_t d = 0; d < SIMPLER_MAX_TENSOR_DIMS; d++)
@@ -290,7 +290,7 @@ static int tensor_check_new_view(graph_scratch *s, const ChipTensor *t)
     view.ndims = t->ndims;
     memcpy(view.shapes, t->shapes, sizeof(view.shapes));
     memcpy(view.strides, t->strides, sizeof(view.strides));
-    s->last_view = view_index(s, &view);
+    s->last_view = graph_view_index(s, &view);
     s->last_extent = view.extent;
     s->last_shift = graph_dtype_shift(t->dtype);
     memcpy(s->last_key, (const char *)t + GRAPH_VIEW_KEY_OFFSET, GRAPH_VIEW_KEY_BYTES);
@@ -366,6 +366,11 @@ static int orch_view_make(SimplerOrch *orch, const ChipTensor *tensor, uint32_t 
     h.elements = tensor->buffer_bytes >> h.shift;
     h.space = space_of(h.rec.addr_kind);
     h.heap = tensor->address_space == SIMPLER_ADDRESS_SPACE_GRAPH_HEAP;
+    /* The view fits its buffer at the tensor's start (checked above). */
+    h.max_start = h.elements - h.view.extent;
+    h.extent_bytes = h.view.extent << h.shift;
+    h.tags = 1u << SIMPLER_TAG_INPUT | 1u << SIMPLER_TAG_INOUT | 1u << SIMPLER_TAG_NO_DEP |
+             (h.heap ? 1u << SIMPLER_TAG_OUTPUT : 1u << SIMPLER_TAG_OUTPUT_EXISTING);
     s->handles[s->handle_count] = h;
     *view_out = s->handle_count++;
     return 0;
@@ -392,7 +397,7 @@ static int orch_add_view(SimplerOrch *orch, uint32_t view, uint64_t start_offset
                                                 "its buffer, or the tag does not fit its address space",
                                                 view, (unsigned long long)start_offset, tag));
     if (h->view_plus1 == 0)
-        h->view_plus1 = view_index(s, &h->view) + 1;
+        h->view_plus1 = graph_view_index(s, &h->view) + 1;
     *a = h->rec;
     a->tag = (uint8_t)tag;
     a->view = h->view_plus1 - 1;
@@ -404,74 +409,6 @@ static int orch_add_view(SimplerOrch *orch, uint32_t view, uint64_t start_offset
     acc->mode = access_mode(tag);
     s->open_count++;
     return 0;
-}
-
-static int views_fail(graph_scratch *s, int rc, uint32_t i, const SimplerOrchViewArg *v, uint32_t handles)
-{
-    return graph_build_fail(s, simpler_fail(rc,
-                                            "submit_views: args[%u] (view %u at element %llu, tag %u): not a view "
-                                            "handle of this build (%u made) and a SIMPLER_TAG_*, or the window "
-                                            "leaves its buffer, or the tag does not fit its address space",
-                                            i, v->view, (unsigned long long)v->start_offset, v->tag, handles));
-}
-
-/* args_begin, add_view per entry and submit in one call: each entry
- * checked as add_view checks it, its argument record and byte range
- * written straight from the handle, then submit's own close. */
-static int orch_submit_views(SimplerOrch *orch, int32_t func_id, uint32_t core_type, const SimplerOrchViewArg *args,
-                             uint32_t count)
-{
-    static const uint8_t mode_of[SIMPLER_TAG_NO_DEP + 1] = {
-        [SIMPLER_TAG_INPUT] = GRAPH_ACCESS_READ,
-        [SIMPLER_TAG_OUTPUT] = GRAPH_ACCESS_WRITE,
-        [SIMPLER_TAG_INOUT] = GRAPH_ACCESS_READ | GRAPH_ACCESS_WRITE,
-        [SIMPLER_TAG_OUTPUT_EXISTING] = GRAPH_ACCESS_WRITE,
-        [SIMPLER_TAG_NO_DEP] = 0,
-    };
-    graph_scratch *s = scratch_of(orch);
-    if (s->status != 0)
-        return s->status;
-    graph_orch_discard_open(s);
-    if (count > SIMPLER_MAX_TASK_ARGS || (args == NULL && count != 0))
-        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
-                                                "submit_views: count = %u with args %s: at most %d arguments, and "
-                                                "args only NULL for none",
-                                                count, args == NULL ? "NULL" : "set", SIMPLER_MAX_TASK_ARGS));
-    int rc = graph_submit_check(s, func_id, core_type);
-    if (rc != 0)
-        return rc;
-    if (count > s->limits.arg_max - s->g.arg_count)
-        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
-                                                "submit_views: %u arguments: the graph's %u argument records are "
-                                                "used up",
-                                                count, s->limits.arg_max));
-    graph_image_arg *a = &s->g.args[s->g.arg_count];
-    graph_access *acc = s->open_access;
-    for (uint32_t i = 0; i < count; i++) {
-        const SimplerOrchViewArg *v = &args[i];
-        uint64_t start = v->start_offset;
-        uint32_t tag = v->tag;
-        if (v->view >= s->handle_count || tag > SIMPLER_TAG_NO_DEP)
-            return views_fail(s, PTO_RUNTIME_ERR_INVALID_ARGUMENT, i, v, s->handle_count); /* reason: views_fail */
-        graph_view_handle *h = &s->handles[v->view];
-        if ((tag == SIMPLER_TAG_OUTPUT && !h->heap) || (tag == SIMPLER_TAG_OUTPUT_EXISTING && h->heap) ||
-            start > h->elements || h->view.extent > h->elements - start)
-            return views_fail(s, PTO_RUNTIME_ERR_INVALID_ARGUMENT, i, v, s->handle_count); /* reason: views_fail */
-        /* A view added here and a later entry refused: the build fails,
-         * and with it everything this call wrote. */
-        if (h->view_plus1 == 0)
-            h->view_plus1 = view_index(s, &h->view) + 1;
-        a[i] = h->rec;
-        a[i].tag = (uint8_t)tag;
-        a[i].view = h->view_plus1 - 1;
-        a[i].start_offset = start;
-        acc[i].lo = h->rec.addr + (start << h->shift);
-        acc[i].hi = acc[i].lo + (h->view.extent << h->shift);
-        acc[i].space = h->space;
-        acc[i].mode = mode_of[tag];
-    }
-    s->open_count = count;
-    return graph_submit_close(s, func_id, core_type);
 }
 
 static int orch_add_scalar(SimplerOrch *orch, uint64_t value)
@@ -534,5 +471,5 @@ const SimplerOrchOps graph_orch_ops = {
     .arg_tensor = orch_arg_tensor,
     .view_make = orch_view_make,
     .add_view = orch_add_view,
-    .submit_views = orch_submit_views,
+    .submit_views = graph_orch_submit_views,
 };
