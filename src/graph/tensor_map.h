@@ -208,8 +208,9 @@ static inline int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, 
     return tensor_map_read_any(map, space, lo, hi, task, deps);
 }
 
-static inline int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
-                                   tensor_map_deps *deps)
+/* Always inline: gcc kept it out of line in submit_views (set P). */
+static inline __attribute__((always_inline)) int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo,
+                                                                 uint64_t hi, uint32_t task, tensor_map_deps *deps)
 {
     if (lo >= map->end[space] && map->free_head == TENSOR_MAP_NIL && map->segment_used < map->segment_capacity &&
         lo < hi) {
