@@ -11,7 +11,7 @@ static ChipTensor slots_view(const ChipTensor *buffer, uint32_t first, uint32_t 
 }
 
 /* View handles of the slot buffer by slot count: one per distinct width
- * (1, and the fan's join), each checked once per build. */
+ * (1 first, then the fan's join), each checked once per build. */
 struct slot_views {
     const ChipTensor *buffer;
     uint32_t count[2];
@@ -37,21 +37,26 @@ static int slots_handle(SimplerOrch *orch, struct slot_views *v, uint32_t count,
     return 0;
 }
 
+/* One task in one call: its input windows, then its output slot. */
 static int submit_task(SimplerOrch *orch, struct slot_views *views, enum dag_shape shape, int32_t func, uint32_t i)
 {
     struct dag_task task;
-    uint32_t h;
+    SimplerOrchViewArg arg[DAG_INPUTS_MAX + 1];
     dag_shape_task(shape, i, &task);
-    int rc = simpler_orch_args_begin(orch);
-    for (uint32_t k = 0; rc == 0 && k < task.input_count; k++) {
-        rc = slots_handle(orch, views, task.inputs[k].slot_count, &h);
-        rc = rc ? rc
-                : simpler_orch_add_view(orch, h, (uint64_t)task.inputs[k].first_slot * DAG_ORCH_SLOT_ELEMS,
-                                        SIMPLER_TAG_INPUT);
+    for (uint32_t k = 0; k < task.input_count; k++) {
+        uint32_t slots = task.inputs[k].slot_count;
+        int rc = slots == 1 ? 0 : slots_handle(orch, views, slots, &arg[k].view);
+        if (rc != 0)
+            return rc;
+        if (slots == 1)
+            arg[k].view = views->handle[0];
+        arg[k].start_offset = (uint64_t)task.inputs[k].first_slot * DAG_ORCH_SLOT_ELEMS;
+        arg[k].tag = SIMPLER_TAG_INPUT;
     }
-    rc = rc ? rc : slots_handle(orch, views, 1, &h);
-    rc = rc ? rc : simpler_orch_add_view(orch, h, (uint64_t)i * DAG_ORCH_SLOT_ELEMS, SIMPLER_TAG_OUTPUT_EXISTING);
-    return rc != 0 ? rc : simpler_orch_submit(orch, func, SIMPLER_CORE_TYPE_AIV);
+    arg[task.input_count] = (SimplerOrchViewArg){.start_offset = (uint64_t)i * DAG_ORCH_SLOT_ELEMS,
+                                                 .view = views->handle[0],
+                                                 .tag = SIMPLER_TAG_OUTPUT_EXISTING};
+    return simpler_orch_submit_views(orch, func, SIMPLER_CORE_TYPE_AIV, arg, task.input_count + 1);
 }
 
 int bench_dag_orchestration(SimplerOrch *orch, const ChipStorageTaskArgs *args)
@@ -63,7 +68,9 @@ int bench_dag_orchestration(SimplerOrch *orch, const ChipStorageTaskArgs *args)
     int32_t func = (int32_t)args->scalars[1];
     uint32_t count = dag_shape_task_count(shape);
     struct slot_views views = {.buffer = &args->tensors[0], .made = 0};
-    int rc = 0;
+    uint32_t one;
+    /* The one-slot window first: handle[0], which every task writes. */
+    int rc = slots_handle(orch, &views, 1, &one);
     for (uint32_t i = 0; rc == 0 && i < count; i++)
         rc = submit_task(orch, &views, shape, func, i);
     return rc;

@@ -10,7 +10,8 @@
  * value, dag_task_body). Task i writes slot i (OUTPUT_EXISTING) and reads
  * its input slot ranges (INPUT, one argument per range), on an AIV core;
  * every argument is a window of a view handle (simpler_orch_view_make)
- * per range width, checked once per build.
+ * per range width, checked once per build, and each task is one
+ * simpler_orch_submit_views call.
  */
 #ifndef SIMPLER_BENCH_DAG_ORCH_H
 #define SIMPLER_BENCH_DAG_ORCH_H

@@ -53,6 +53,16 @@ extern "C" {
 
 typedef struct SimplerOrch SimplerOrch;
 
+/* One tensor argument of simpler_orch_submit_views: the tensor of view
+ * handle `view` with its start_offset replaced by `start_offset`
+ * (elements), with a SIMPLER_TAG_* tag, exactly as simpler_orch_add_view
+ * takes them. 16 bytes, no padding. */
+typedef struct SimplerOrchViewArg {
+    uint64_t start_offset;
+    uint32_t view;
+    uint32_t tag;
+} SimplerOrchViewArg;
+
 /* The runtime's side of the orchestration API. Every entry returns 0 or a
  * negative PTO_RUNTIME_ERR_* status; a failed call has no effect on the
  * graph, and the first failure is also kept by the runtime, which then
@@ -99,6 +109,11 @@ typedef struct SimplerOrchOps {
      * checking only what differs per use (the tag against the address
      * space, and the view inside the buffer at the new start). */
     int (*add_view)(SimplerOrch *orch, uint32_t view, uint64_t start_offset, uint32_t tag);
+    /* One whole task in one call: args_begin, add_view of each of
+     * `count` (view, start_offset, tag) entries in order, then submit
+     * (func_id, core_type). */
+    int (*submit_views)(SimplerOrch *orch, int32_t func_id, uint32_t core_type, const SimplerOrchViewArg *args,
+                        uint32_t count);
 } SimplerOrchOps;
 
 /* View handles one build can hold (view_make). */
@@ -201,6 +216,35 @@ static inline int simpler_orch_add_view(SimplerOrch *orch, uint32_t view, uint64
     if (!SIMPLER_ORCH_HAS_OP(orch, add_view))
         return -1003;
     return orch->ops->add_view(orch, view, start_offset, tag);
+}
+
+/* Describes and submits one task whose arguments are all view-handle
+ * windows, in one call: the same as simpler_orch_args_begin, then
+ * simpler_orch_add_view(orch, args[i].view, args[i].start_offset,
+ * args[i].tag) for i = 0..count-1, then simpler_orch_submit(orch,
+ * func_id, core_type), with the same graph, dependencies and kernel
+ * arguments as that sequence, at the cost of one call per task. An
+ * argument list opened by args_begin and not submitted is discarded, as
+ * args_begin would. `args` (borrowed for the call) may be NULL when
+ * count is 0. Returns 0; -1005 (PTO_RUNTIME_ERR_INVALID_ARGUMENT) for
+ * count > SIMPLER_MAX_TASK_ARGS, NULL args with count > 0, a bad
+ * func_id or core_type, or any entry add_view would refuse (a handle
+ * this build did not make, a tag that is not a SIMPLER_TAG_*, OUTPUT
+ * on a tensor that is not on the graph heap or OUTPUT_EXISTING on one
+ * that is, a window that does not end inside its buffer); -1004
+ * (PTO_RUNTIME_ERR_CAPACITY_EXCEEDED) when the task window or the
+ * graph's argument, edge or dependency-map limits would be exceeded;
+ * -1003 (PTO_RUNTIME_ERR_INVALID_STATE) with a runtime that predates
+ * this call (nothing is called then, so an orchestration may fall back
+ * to the three calls). Like every describing call, a refusal adds no
+ * task and fails the whole build, and after an earlier failure the call
+ * returns the build's status without reading its arguments. */
+static inline int simpler_orch_submit_views(SimplerOrch *orch, int32_t func_id, uint32_t core_type,
+                                            const SimplerOrchViewArg *args, uint32_t count)
+{
+    if (!SIMPLER_ORCH_HAS_OP(orch, submit_views))
+        return -1003;
+    return orch->ops->submit_views(orch, func_id, core_type, args, count);
 }
 
 static inline int32_t simpler_orch_tensor_count(const SimplerOrch *orch)

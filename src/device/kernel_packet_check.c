@@ -8,19 +8,43 @@
 #include "device/device_status.h"
 #include "device/device_validate.h"
 
-/* Mixes `bytes` at `p` into `h`, eight bytes at a time. */
+#define MIX_PRIME 0x100000001b3ull
+
+/* One eight-byte word into a lane: both steps are bijections of the
+ * lane, so a changed word always changes it. */
+static inline uint64_t mix_word(uint64_t h, uint64_t w)
+{
+    h = (h ^ w) * MIX_PRIME;
+    return h ^ (h >> 29);
+}
+
+/* Mixes `bytes` at `p` into `h`: 32-byte blocks into four independent
+ * lanes (a single chain of multiplies made the checksum of a large
+ * image latency-bound), the lanes folded in order, then the remaining
+ * words and the tail into one. */
 static uint64_t mix(uint64_t h, const void *p, uint64_t bytes)
 {
     const uint8_t *b = p;
     uint64_t w;
+    if (bytes >= 32) {
+        uint64_t l0 = h, l1 = h ^ 0x9e3779b97f4a7c15ull, l2 = h ^ 0xc2b2ae3d27d4eb4full, l3 = ~h;
+        for (; bytes >= 32; bytes -= 32, b += 32) {
+            uint64_t w4[4];
+            memcpy(w4, b, sizeof(w4));
+            l0 = mix_word(l0, w4[0]);
+            l1 = mix_word(l1, w4[1]);
+            l2 = mix_word(l2, w4[2]);
+            l3 = mix_word(l3, w4[3]);
+        }
+        h = mix_word(mix_word(mix_word(l0, l1), l2), l3);
+    }
     for (; bytes >= 8; bytes -= 8, b += 8) {
         memcpy(&w, b, 8);
-        h = (h ^ w) * 0x100000001b3ull;
-        h ^= h >> 29;
+        h = mix_word(h, w);
     }
     w = 0;
     memcpy(&w, b, (size_t)bytes);
-    h = (h ^ w ^ (bytes << 56)) * 0x100000001b3ull;
+    h = (h ^ w ^ (bytes << 56)) * MIX_PRIME;
     return h ^ (h >> 31);
 }
 

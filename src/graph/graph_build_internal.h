@@ -39,6 +39,9 @@ typedef struct graph_view_handle {
     graph_image_arg rec;    /* the argument: kind, addr_kind, staged_index, addr, buffer_bytes */
     graph_image_view view;  /* its view, added to g.views at its first use */
     uint64_t elements;      /* whole elements in the buffer */
+    uint64_t max_start;     /* elements - view.extent: the last start inside the buffer */
+    uint64_t extent_bytes;  /* view.extent << shift */
+    uint32_t tags;          /* bit t set: SIMPLER_TAG t fits its address space */
     uint32_t view_plus1;    /* 1 + its index in g.views, or 0 while not there */
     uint32_t shift;         /* log2 of the dtype's bytes */
     uint32_t space;         /* TensorMap address space */
@@ -83,5 +86,19 @@ void graph_orch_discard_open(graph_scratch *scratch);
 
 /* The submit op (graph_submit.c): derives the task's dependencies. */
 int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type);
+/* Its two halves, shared with submit_views: the checks of func_id,
+ * core_type and the task window (a refusal fails the build), then the
+ * close of the open_count arguments at g.args[g.arg_count] whose byte
+ * ranges are in open_access: their dependencies, the task record. */
+int graph_submit_check(graph_scratch *scratch, int32_t func_id, uint32_t core_type);
+/* The submit_views op (graph_submit.c): args_begin, add_view per entry
+ * and submit in one call. */
+int graph_orch_submit_views(SimplerOrch *orch, int32_t func_id, uint32_t core_type, const SimplerOrchViewArg *args,
+                            uint32_t count);
+/* The index of view `v` in the graph's views, found through the view
+ * cache or appended (the caller holds a free argument record, so there
+ * is room). */
+uint32_t graph_view_index(graph_scratch *scratch, const graph_image_view *v);
+int graph_submit_close(graph_scratch *scratch, int32_t func_id, uint32_t core_type);
 
 #endif

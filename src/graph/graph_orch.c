@@ -210,7 +210,7 @@ static int resolve_address(const graph_scratch *s, const ChipTensor *t, uint32_t
 /* The index of `v` in the graph's views: found through the cache, or
  * appended (there is room: a graph holds at most one view per argument,
  * and the caller holds a free argument record). */
-static uint32_t view_index(graph_scratch *s, const graph_image_view *v)
+uint32_t graph_view_index(graph_scratch *s, const graph_image_view *v)
 {
     uint32_t h = v->dtype * 0x9e3779b9u ^ v->ndims;
     for (uint32_t d = 0; d < SIMPLER_MAX_TENSOR_DIMS; d++)
@@ -290,7 +290,7 @@ static int tensor_check_new_view(graph_scratch *s, const ChipTensor *t)
     view.ndims = t->ndims;
     memcpy(view.shapes, t->shapes, sizeof(view.shapes));
     memcpy(view.strides, t->strides, sizeof(view.strides));
-    s->last_view = view_index(s, &view);
+    s->last_view = graph_view_index(s, &view);
     s->last_extent = view.extent;
     s->last_shift = graph_dtype_shift(t->dtype);
     memcpy(s->last_key, (const char *)t + GRAPH_VIEW_KEY_OFFSET, GRAPH_VIEW_KEY_BYTES);
@@ -366,6 +366,11 @@ static int orch_view_make(SimplerOrch *orch, const ChipTensor *tensor, uint32_t 
     h.elements = tensor->buffer_bytes >> h.shift;
     h.space = space_of(h.rec.addr_kind);
     h.heap = tensor->address_space == SIMPLER_ADDRESS_SPACE_GRAPH_HEAP;
+    /* The view fits its buffer at the tensor's start (checked above). */
+    h.max_start = h.elements - h.view.extent;
+    h.extent_bytes = h.view.extent << h.shift;
+    h.tags = 1u << SIMPLER_TAG_INPUT | 1u << SIMPLER_TAG_INOUT | 1u << SIMPLER_TAG_NO_DEP |
+             (h.heap ? 1u << SIMPLER_TAG_OUTPUT : 1u << SIMPLER_TAG_OUTPUT_EXISTING);
     s->handles[s->handle_count] = h;
     *view_out = s->handle_count++;
     return 0;
@@ -392,7 +397,7 @@ static int orch_add_view(SimplerOrch *orch, uint32_t view, uint64_t start_offset
                                                 "its buffer, or the tag does not fit its address space",
                                                 view, (unsigned long long)start_offset, tag));
     if (h->view_plus1 == 0)
-        h->view_plus1 = view_index(s, &h->view) + 1;
+        h->view_plus1 = graph_view_index(s, &h->view) + 1;
     *a = h->rec;
     a->tag = (uint8_t)tag;
     a->view = h->view_plus1 - 1;
@@ -466,4 +471,5 @@ const SimplerOrchOps graph_orch_ops = {
     .arg_tensor = orch_arg_tensor,
     .view_make = orch_view_make,
     .add_view = orch_add_view,
+    .submit_views = graph_orch_submit_views,
 };

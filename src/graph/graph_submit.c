@@ -107,15 +107,8 @@ static void mark_staged(graph *g, const graph_image_arg *args, uint32_t count)
     }
 }
 
-int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
+int graph_submit_check(graph_scratch *s, int32_t func_id, uint32_t core_type)
 {
-    graph_scratch *s = (graph_scratch *)(void *)orch;
-    graph *g = &s->g;
-    if (s->status != 0)
-        return s->status;
-    if (!s->open)
-        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
-                                                "submit: func_id %d: no args_begin opened its argument list", func_id));
     if (func_id < 0 || func_id >= GRAPH_FUNC_ID_LIMIT)
         return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "submit: func_id = %d: must be "
                                                                                   "in 0..%d",
@@ -123,44 +116,155 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
     if (core_type > SIMPLER_CORE_TYPE_AIV)
         return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
                                                 "submit: core_type = %u: not AIC (0) or AIV (1)", core_type));
-    if (g->task_count >= s->limits.task_max)
+    if (s->g.task_count >= s->limits.task_max)
         return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
                                                 "submit: the graph already holds the task window's %u tasks",
                                                 s->limits.task_max));
-    uint32_t task = g->task_count;
-    graph_image_arg *args = &g->args[g->arg_count];
-    tensor_map_deps_begin(&s->deps, task);
-    int rc = track_all(s, s->open_count, task);
-    if (rc == 0 && s->deps.count > s->limits.edge_max - g->edge_count)
-        rc = simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, "submit: %u more dependencies: the graph's %u edges "
-                                                             "are used up",
-                          s->deps.count, s->limits.edge_max);
-    if (rc != 0)
-        return graph_build_fail(s, rc);
-    sort_ids(s->deps.list, s->deps.count);
-    for (uint32_t i = 0; i < s->deps.count; i++)
-        g->fanin[g->edge_count + i] = s->deps.list[i];
+    return 0;
+}
+
+/* The task record of the open_count arguments at g.args[g.arg_count],
+ * whose predecessors are in s->deps (their count checked against the
+ * edge limit). */
+static int close_task(graph_scratch *s, int32_t func_id, uint32_t core_type)
+{
+    graph *g = &s->g;
+    const uint32_t task = g->task_count, count = s->open_count, arg_begin = g->arg_count;
+    const uint32_t edge_begin = g->edge_count, n = s->deps.count;
+    const uint32_t *list = s->deps.list;
+    uint32_t *fanin = g->fanin + edge_begin;
+    sort_ids(s->deps.list, n);
+    for (uint32_t i = 0; i < n; i++)
+        fanin[i] = list[i];
     if (g->fanin_kind != NULL) {
-        for (uint32_t i = 0; i < s->deps.count; i++)
-            g->fanin_kind[g->edge_count + i] = s->deps.kinds[s->deps.list[i]];
+        for (uint32_t i = 0; i < n; i++)
+            g->fanin_kind[edge_begin + i] = s->deps.kinds[list[i]];
     }
     graph_image_task *t = &g->tasks[task];
     t->func_id = func_id;
     t->core_type = core_type;
-    t->arg_begin = g->arg_count;
-    t->arg_count = s->open_count;
-    t->fanin_begin = g->edge_count;
-    t->fanin_count = s->deps.count;
+    t->arg_begin = arg_begin;
+    t->arg_count = count;
+    t->fanin_begin = edge_begin;
+    t->fanin_count = n;
     t->fanout_begin = 0;
     t->fanout_count = 0;
     uint32_t use = (uint32_t)func_id * 2 + core_type;
     g->kernel_uses[use / 64] |= 1ull << (use % 64);
     if (g->staged_count != 0)
-        mark_staged(g, args, s->open_count);
-    g->edge_count += s->deps.count;
-    g->arg_count += s->open_count;
-    g->task_count++;
+        mark_staged(g, &g->args[arg_begin], count);
+    g->edge_count = edge_begin + n;
+    g->arg_count = arg_begin + count;
+    g->task_count = task + 1;
     s->open = 0;
     s->open_count = 0;
     return 0;
+}
+
+int graph_submit_close(graph_scratch *s, int32_t func_id, uint32_t core_type)
+{
+    tensor_map_deps_begin(&s->deps, s->g.task_count);
+    int rc = track_all(s, s->open_count, s->g.task_count);
+    if (rc == 0 && s->deps.count > s->limits.edge_max - s->g.edge_count)
+        rc = simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, "submit: %u more dependencies: the graph's %u edges "
+                                                             "are used up",
+                          s->deps.count, s->limits.edge_max);
+    if (rc != 0)
+        return graph_build_fail(s, rc);
+    return close_task(s, func_id, core_type);
+}
+
+int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
+{
+    graph_scratch *s = (graph_scratch *)(void *)orch;
+    if (s->status != 0)
+        return s->status;
+    if (!s->open)
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
+                                                "submit: func_id %d: no args_begin opened its argument list", func_id));
+    int rc = graph_submit_check(s, func_id, core_type);
+    return rc != 0 ? rc : graph_submit_close(s, func_id, core_type);
+}
+
+static int views_fail(graph_scratch *s, uint32_t i, const SimplerOrchViewArg *v, uint32_t handles)
+{
+    return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                            "submit_views: args[%u] (view %u at element %llu, tag %u): not a view "
+                                            "handle of this build (%u made) and a SIMPLER_TAG_*, or the window "
+                                            "leaves its buffer, or the tag does not fit its address space",
+                                            i, v->view, (unsigned long long)v->start_offset, v->tag, handles));
+}
+
+/* args_begin, add_view per entry and submit in one pass: each entry is
+ * checked as add_view checks it, its argument record written straight
+ * from the handle and, when it reads, its read applied at once (a task
+ * applies every read before any write, and an entry refused after some
+ * reads fails the build, which discards the map); the writes follow,
+ * then the task record as submit writes it. */
+int graph_orch_submit_views(SimplerOrch *orch, int32_t func_id, uint32_t core_type, const SimplerOrchViewArg *args,
+                            uint32_t count)
+{
+    graph_scratch *s = (graph_scratch *)(void *)orch;
+    if (s->status != 0)
+        return s->status;
+    if (s->open)
+        graph_orch_discard_open(s);
+    if (count > SIMPLER_MAX_TASK_ARGS || (args == NULL && count != 0))
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                                "submit_views: count = %u with args %s: at most %d arguments, and "
+                                                "args only NULL for none",
+                                                count, args == NULL ? "NULL" : "set", SIMPLER_MAX_TASK_ARGS));
+    int rc = graph_submit_check(s, func_id, core_type);
+    if (rc != 0)
+        return rc;
+    graph *g = &s->g;
+    const uint32_t arg_begin = g->arg_count, task = g->task_count, edge_begin = g->edge_count;
+    if (count > s->limits.arg_max - arg_begin)
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+                                                "submit_views: %u arguments: the graph's %u argument records are "
+                                                "used up",
+                                                count, s->limits.arg_max));
+    graph_image_arg *a = &g->args[arg_begin];
+    graph_access *writes = s->open_access;
+    uint32_t write_count = 0;
+    const uint32_t handles = s->handle_count;
+    tensor_map_deps *deps = &s->deps;
+    tensor_map_deps_begin(deps, task);
+    for (uint32_t i = 0; i < count; i++) {
+        const uint64_t start = args[i].start_offset;
+        const uint32_t view = args[i].view, tag = args[i].tag;
+        /* One test for the handle, the tag and the window: tags has no
+         * bit past SIMPLER_TAG_NO_DEP, and max_start is the last start. */
+        graph_view_handle *h = &s->handles[view < handles ? view : 0];
+        if (view >= handles || tag > SIMPLER_TAG_NO_DEP || ((h->tags >> tag) & 1u) == 0 || start > h->max_start)
+            return views_fail(s, i, &args[i], handles);
+        if (h->view_plus1 == 0)
+            h->view_plus1 = graph_view_index(s, &h->view) + 1;
+        graph_image_arg rec = h->rec;
+        const uint64_t lo = rec.addr + (start << h->shift), hi = lo + h->extent_bytes;
+        const uint32_t space = h->space;
+        rec.tag = (uint8_t)tag;
+        rec.view = h->view_plus1 - 1;
+        rec.start_offset = start;
+        a[i] = rec;
+        if (tag == SIMPLER_TAG_INPUT || tag == SIMPLER_TAG_INOUT) {
+            rc = tensor_map_read(&s->map, space, lo, hi, task, deps);
+            if (rc != 0)
+                return graph_build_fail(s, map_full(rc, i));
+        }
+        if (tag != SIMPLER_TAG_INPUT && tag != SIMPLER_TAG_NO_DEP)
+            writes[write_count++] = (graph_access){.lo = lo, .hi = hi, .space = space, .mode = i}; /* mode: its arg */
+    }
+    for (uint32_t w = 0; w < write_count; w++) {
+        rc = tensor_map_write(&s->map, writes[w].space, writes[w].lo, writes[w].hi, task, deps);
+        if (rc != 0)
+            return graph_build_fail(s, map_full(rc, writes[w].mode));
+    }
+    const uint32_t n = deps->count;
+    if (n > s->limits.edge_max - edge_begin)
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+                                                "submit: %u more dependencies: the graph's %u edges are used up", n,
+                                                s->limits.edge_max));
+    s->open_count = count;
+    return close_task(s, func_id, core_type);
 }

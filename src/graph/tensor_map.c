@@ -6,16 +6,9 @@
 
 #define NIL TENSOR_MAP_NIL
 
-/* Treap priorities come from a fixed-seed xorshift, so a build is
- * reproducible and balanced in expectation. */
 static uint32_t next_priority(tensor_map *map)
 {
-    uint32_t x = map->rng;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    map->rng = x;
-    return x;
+    return tensor_map_next_priority(map);
 }
 
 void tensor_map_reset(tensor_map *map)
@@ -66,8 +59,7 @@ static uint32_t segments_available(const tensor_map *map)
 
 static uint32_t exact_slot(uint32_t space, uint64_t lo, uint64_t hi)
 {
-    uint64_t h = (lo * 0x9e3779b97f4a7c15ull) ^ (hi * 0xc2b2ae3d27d4eb4full) ^ space;
-    return (uint32_t)(h >> (64 - TENSOR_MAP_EXACT_BITS));
+    return tensor_map_exact_slot(space, lo, hi);
 }
 
 /* Notes that segment i is [lo, hi) of `space`. */
@@ -308,23 +300,34 @@ static uint32_t find_exact(const tensor_map_segment *s, uint32_t t, uint64_t lo,
     return t != NIL && s[t].hi == hi ? t : NIL;
 }
 
-/* find_exact through the exact cache first. */
-static uint32_t find_exact_cached(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi)
+/* A segment for [lo, hi) of `space` appended past the space's end: the
+ * path of a fresh output (and of a read of bytes nobody wrote). The
+ * caller checked that a segment is available. */
+static void append_new(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t writer, uint32_t readers)
 {
-    const tensor_map_segment *s = map->segments;
-    uint32_t *slot = &map->exact[exact_slot(space, lo, hi)];
-    uint32_t i = *slot;
-    if (i < map->segment_used && s[i].live == space + 1 && s[i].lo == lo && s[i].hi == hi)
-        return i;
-    fold_tail(map, space);
-    i = find_exact(s, map->root[space], lo, hi);
-    if (i != NIL)
-        *slot = i;
-    return i;
+    uint32_t i;
+    if (map->free_head != NIL) {
+        i = map->free_head;
+        map->free_head = map->segments[i].right;
+        map->free_count--;
+    } else {
+        i = map->segment_used++;
+    }
+    map->segments[i] = (tensor_map_segment){.lo = lo,
+                                            .hi = hi,
+                                            .left = NIL,
+                                            .right = NIL,
+                                            .priority = next_priority(map),
+                                            .writer = writer,
+                                            .readers = readers,
+                                            .live = space + 1};
+    map->end[space] = hi;
+    map->exact[exact_slot(space, lo, hi)] = i;
+    append_tail(map, space, i);
 }
 
-int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
-                    tensor_map_deps *deps)
+int tensor_map_read_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
+                        tensor_map_deps *deps)
 {
     GRAPH_ASSERT(space < TENSOR_MAP_SPACES && lo < hi);
     tensor_map_segment *seg = map->segments;
@@ -332,18 +335,27 @@ int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, u
         /* Past everything: a read of bytes nobody wrote, no dependency. */
         if (segments_available(map) == 0 || map->reader_used == map->reader_capacity)
             return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
-        append_tail(map, space, segment_new(map, space, lo, hi, TENSOR_MAP_NO_WRITER, reader_new(map, task, NIL)));
+        append_new(map, space, lo, hi, TENSOR_MAP_NO_WRITER, reader_new(map, task, NIL));
         return 0;
     }
-    uint32_t e = find_exact_cached(map, space, lo, hi);
+    uint32_t e = tensor_map_exact_hit(map, space, lo, hi);
+    if (e == NIL) {
+        fold_tail(map, space);
+        e = find_exact(seg, map->root[space], lo, hi);
+        if (e != NIL)
+            map->exact[exact_slot(space, lo, hi)] = e;
+    }
     if (e != NIL) {
-        int fresh = seg[e].readers == NIL || map->readers[seg[e].readers].task != task;
-        if (fresh && map->reader_used == map->reader_capacity)
-            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
-        if (seg[e].writer != TENSOR_MAP_NO_WRITER)
-            tensor_map_deps_add(deps, seg[e].writer, TENSOR_MAP_DEP_RAW);
-        if (fresh)
-            seg[e].readers = reader_new(map, task, seg[e].readers);
+        uint32_t r = seg[e].readers, writer = seg[e].writer;
+        if (r == NIL || map->readers[r].task != task) {
+            if (map->reader_used == map->reader_capacity)
+                return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
+            uint32_t n = map->reader_used++;
+            map->readers[n] = (tensor_map_reader){.task = task, .next = r, .visit = 0};
+            seg[e].readers = n;
+        }
+        if (writer != TENSOR_MAP_NO_WRITER)
+            tensor_map_deps_add(deps, writer, TENSOR_MAP_DEP_RAW);
         return 0;
     }
     access_parts p;
@@ -395,8 +407,8 @@ static void add_readers(tensor_map *map, uint32_t r, tensor_map_deps *deps)
     }
 }
 
-int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
-                     tensor_map_deps *deps)
+int tensor_map_write_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
+                         tensor_map_deps *deps)
 {
     GRAPH_ASSERT(space < TENSOR_MAP_SPACES && lo < hi);
     tensor_map_segment *s = map->segments;
@@ -404,16 +416,25 @@ int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, 
         /* Past everything: no writer, no reader, no dependency. */
         if (segments_available(map) == 0)
             return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
-        append_tail(map, space, segment_new(map, space, lo, hi, task, NIL));
+        append_new(map, space, lo, hi, task, NIL);
         return 0;
     }
-    uint32_t e = find_exact_cached(map, space, lo, hi);
+    uint32_t e = tensor_map_exact_hit(map, space, lo, hi);
+    if (e == NIL) {
+        fold_tail(map, space);
+        e = find_exact(s, map->root[space], lo, hi);
+        if (e != NIL)
+            map->exact[exact_slot(space, lo, hi)] = e;
+    }
     if (e != NIL) {
-        map->visit++;
-        GRAPH_ASSERT(map->visit != 0);
-        if (s[e].writer != TENSOR_MAP_NO_WRITER)
-            tensor_map_deps_add(deps, s[e].writer, TENSOR_MAP_DEP_WAW);
-        add_readers(map, s[e].readers, deps);
+        uint32_t writer = s[e].writer, r = s[e].readers;
+        if (writer != TENSOR_MAP_NO_WRITER)
+            tensor_map_deps_add(deps, writer, TENSOR_MAP_DEP_WAW);
+        if (r != NIL) {
+            map->visit++;
+            GRAPH_ASSERT(map->visit != 0);
+            add_readers(map, r, deps);
+        }
         s[e].writer = task;
         s[e].readers = NIL;
         return 0;

@@ -102,6 +102,18 @@ typedef struct tensor_map {
     uint32_t exact[TENSOR_MAP_EXACT_SLOTS];
 } tensor_map;
 
+/* Treap priorities come from a fixed-seed xorshift, so a build is
+ * reproducible and balanced in expectation. */
+static inline uint32_t tensor_map_next_priority(tensor_map *map)
+{
+    uint32_t x = map->rng;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    map->rng = x;
+    return x;
+}
+
 /* Binds the map to node pools owned by the caller and empties it. */
 void tensor_map_init(tensor_map *map, tensor_map_segment *segments, uint32_t segment_capacity,
                      tensor_map_reader *readers, uint32_t reader_capacity);
@@ -149,10 +161,90 @@ static inline void tensor_map_deps_add(tensor_map_deps *deps, uint32_t pred, uin
 /* Records that `task` reads or writes [lo, hi) of `space` (lo < hi,
  * space < TENSOR_MAP_SPACES) and adds the dependencies to `deps`.
  * Returns 0, or PTO_RUNTIME_ERR_CAPACITY_EXCEEDED when a node pool is exhausted,
- * in which case the map's meaning and `deps` are unchanged. */
-int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
-                    tensor_map_deps *deps);
-int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
-                     tensor_map_deps *deps);
+ * in which case the map's meaning and `deps` are unchanged. The inline
+ * wrappers below take the paths most accesses take (an exact range the
+ * cache knows, a fresh range past the end) without a call; these do
+ * every access. */
+int tensor_map_read_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
+                        tensor_map_deps *deps);
+int tensor_map_write_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
+                         tensor_map_deps *deps);
+
+/* The exact cache's slot of [lo, hi) in `space`. */
+static inline uint32_t tensor_map_exact_slot(uint32_t space, uint64_t lo, uint64_t hi)
+{
+    uint64_t h = (lo * 0x9e3779b97f4a7c15ull) ^ (hi * 0xc2b2ae3d27d4eb4full) ^ space;
+    return (uint32_t)(h >> (64 - TENSOR_MAP_EXACT_BITS));
+}
+
+/* The live segment that is exactly [lo, hi) of `space` according to the
+ * exact cache, or TENSOR_MAP_NIL (then the tree may still hold it). */
+static inline uint32_t tensor_map_exact_hit(const tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi)
+{
+    uint32_t i = map->exact[tensor_map_exact_slot(space, lo, hi)];
+    if (i >= map->segment_used)
+        return TENSOR_MAP_NIL;
+    const tensor_map_segment *s = &map->segments[i];
+    return s->live == space + 1 && s->lo == lo && s->hi == hi ? i : TENSOR_MAP_NIL;
+}
+
+static inline int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
+                                  tensor_map_deps *deps)
+{
+    uint32_t e;
+    if (lo < map->end[space] && (e = tensor_map_exact_hit(map, space, lo, hi)) != TENSOR_MAP_NIL &&
+        map->reader_used < map->reader_capacity) {
+        tensor_map_segment *seg = &map->segments[e];
+        uint32_t r = seg->readers, writer = seg->writer;
+        if (r == TENSOR_MAP_NIL || map->readers[r].task != task) {
+            uint32_t n = map->reader_used++;
+            map->readers[n] = (tensor_map_reader){.task = task, .next = r, .visit = 0};
+            seg->readers = n;
+        }
+        if (writer != TENSOR_MAP_NO_WRITER)
+            tensor_map_deps_add(deps, writer, TENSOR_MAP_DEP_RAW);
+        return 0;
+    }
+    return tensor_map_read_any(map, space, lo, hi, task, deps);
+}
+
+/* Always inline: gcc kept it out of line in submit_views (set P). */
+static inline __attribute__((always_inline)) int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo,
+                                                                 uint64_t hi, uint32_t task, tensor_map_deps *deps)
+{
+    if (lo >= map->end[space] && map->free_head == TENSOR_MAP_NIL && map->segment_used < map->segment_capacity &&
+        lo < hi) {
+        /* A fresh range past the end: a new segment on the space's
+         * tail list, noted in the exact cache. */
+        uint32_t i = map->segment_used++;
+        map->segments[i] = (tensor_map_segment){.lo = lo,
+                                                .hi = hi,
+                                                .left = TENSOR_MAP_NIL,
+                                                .right = TENSOR_MAP_NIL,
+                                                .priority = tensor_map_next_priority(map),
+                                                .writer = task,
+                                                .readers = TENSOR_MAP_NIL,
+                                                .live = space + 1};
+        map->end[space] = hi;
+        map->exact[tensor_map_exact_slot(space, lo, hi)] = i;
+        if (map->tail_last[space] == TENSOR_MAP_NIL)
+            map->tail_head[space] = i;
+        else
+            map->segments[map->tail_last[space]].right = i;
+        map->tail_last[space] = i;
+        return 0;
+    }
+    uint32_t e;
+    if (lo < map->end[space] && (e = tensor_map_exact_hit(map, space, lo, hi)) != TENSOR_MAP_NIL &&
+        map->segments[e].readers == TENSOR_MAP_NIL) {
+        /* An exact range nobody read since its writer: WAW only. */
+        tensor_map_segment *seg = &map->segments[e];
+        if (seg->writer != TENSOR_MAP_NO_WRITER)
+            tensor_map_deps_add(deps, seg->writer, TENSOR_MAP_DEP_WAW);
+        seg->writer = task;
+        return 0;
+    }
+    return tensor_map_write_any(map, space, lo, hi, task, deps);
+}
 
 #endif

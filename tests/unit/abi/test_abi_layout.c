@@ -8,6 +8,7 @@
 
 #include "simpler/callable.h"
 #include "simpler/kernel_invocation_header.h"
+#include "simpler/orchestration.h"
 #include "simpler/runtime_c_api.h"
 #include "simpler/simdev.h"
 #include "simpler/task_args.h"
@@ -197,6 +198,22 @@ static void abi_callable_descriptors_are_pinned(void **state)
     assert_int_equal(SIMPLER_CALLABLE_KERNEL_NAME_BYTES, 32);
 }
 
+static void abi_orchestration_view_arg_is_pinned(void **state)
+{
+    (void)state;
+    const size_t fn = sizeof(void (*)(void));
+    assert_int_equal(sizeof(SimplerOrchViewArg), 16);
+    PIN(SimplerOrchViewArg, start_offset, 0);
+    PIN(SimplerOrchViewArg, view, 8);
+    PIN(SimplerOrchViewArg, tag, 12);
+    PIN(SimplerOrchOps, view_make, 8 + 9 * fn);
+    PIN(SimplerOrchOps, add_view, 8 + 10 * fn);
+    PIN(SimplerOrchOps, submit_views, 8 + 11 * fn);
+    assert_int_equal(sizeof(SimplerOrchOps), 8 + 12 * fn);
+    assert_int_equal(SIMPLER_ORCH_VIEW_MAX, 256);
+    assert_int_equal(SIMPLER_MAX_TASK_ARGS, 32);
+}
+
 static void abi_simdev_structs_are_pinned(void **state)
 {
     (void)state;
@@ -248,6 +265,7 @@ int main(void)
         cmocka_unit_test(abi_invocation_header_layout_is_pinned),
         cmocka_unit_test(abi_callable_image_layout_is_pinned),
         cmocka_unit_test(abi_callable_descriptors_are_pinned),
+        cmocka_unit_test(abi_orchestration_view_arg_is_pinned),
         cmocka_unit_test(abi_simdev_structs_are_pinned),
         cmocka_unit_test(abi_status_values_are_pinned),
         cmocka_unit_test(abi_limits_are_pinned),

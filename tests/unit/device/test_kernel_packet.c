@@ -242,6 +242,30 @@ static void packet_corrupted_image_byte_refused(void **state)
     assert_refused(KERNEL_PACKET_ERR_CHECKSUM);
 }
 
+/* The checksum mixes 32-byte blocks in four lanes, then single words,
+ * then a tail: a flipped bit in any byte of the image (500 bytes: 15
+ * blocks, two words and a 4-byte tail) is caught, and so is two words
+ * of one block swapped between lanes. */
+static void packet_checksum_catches_a_flip_in_every_image_byte(void **state)
+{
+    (void)state;
+    for (uint32_t i = 0; i < IMAGE_BYTES; i++) {
+        image_of()[i] ^= (uint8_t)(1u << (i % 8));
+        assert_int_equal(kernel_packet_check(w.args), KERNEL_PACKET_ERR_CHECKSUM);
+        image_of()[i] ^= (uint8_t)(1u << (i % 8));
+    }
+    uint64_t a, b;
+    memcpy(&a, image_of() + 64, 8);
+    memcpy(&b, image_of() + 72, 8);
+    assert_true(a != b);
+    memcpy(image_of() + 64, &b, 8);
+    memcpy(image_of() + 72, &a, 8);
+    assert_int_equal(kernel_packet_check(w.args), KERNEL_PACKET_ERR_CHECKSUM);
+    memcpy(image_of() + 64, &a, 8);
+    memcpy(image_of() + 72, &b, 8);
+    assert_int_equal(kernel_packet_check(w.args), 0);
+}
+
 static void packet_corrupted_header_byte_refused(void **state)
 {
     (void)state;
@@ -294,6 +318,7 @@ int main(void)
         T(packet_region_other_than_frozen_refused),
         T(packet_descriptor_region_other_than_frozen_refused),
         T(packet_corrupted_image_byte_refused),
+        T(packet_checksum_catches_a_flip_in_every_image_byte),
         T(packet_corrupted_header_byte_refused),
         T(packet_lengths_changed_together_refused_without_reading_past_the_block),
     };
