@@ -9,7 +9,7 @@
  * lives on the caller's stack: sd_pool_run returns when its last block
  * finished, so the pool needs no allocation per launch.
  *
- * The calling thread (the stream's worker, or a graph lane) runs blocks
+ * The calling thread (the stream's worker, or a graph runner) runs blocks
  * of its own launch too: a launch of one block is not queued at all,
  * which saves the two hand-offs to and from a pool thread; of a larger
  * launch the caller wakes pool threads for the blocks beyond the first
@@ -160,7 +160,7 @@ void sd_pool_deinit(struct sd_pool *p)
     memset(p, 0, sizeof(*p));
 }
 
-/* Where the calling (stream worker or graph lane) thread last placed
+/* Where the calling (stream worker or graph runner) thread last placed
  * itself to run a block inline, and the CPUs it had before. */
 static _Thread_local struct sd_cpus inline_cpus;
 static _Thread_local int inline_placed;
