@@ -9,11 +9,12 @@
  * lives on the caller's stack: sd_pool_run returns when its last block
  * finished, so the pool needs no allocation per launch.
  *
- * The calling thread (the stream's worker, or a graph lane) runs blocks
+ * The calling thread (the stream's worker, or a graph runner) runs blocks
  * of its own launch too: a launch of one block is not queued at all,
  * which saves the two hand-offs to and from a pool thread; of a larger
  * launch the caller wakes pool threads for the blocks beyond the first
- * (one broadcast when that is every idle thread, else one signal each),
+ * (one broadcast when that is every idle thread but at most one, else
+ * one signal each),
  * claims blocks of its own launch until none is left, then waits for
  * the blocks pool threads still run: briefly yielding, then blocked.
  * Every block that would have had a pool thread still gets one, so a
@@ -160,7 +161,7 @@ void sd_pool_deinit(struct sd_pool *p)
     memset(p, 0, sizeof(*p));
 }
 
-/* Where the calling (stream worker or graph lane) thread last placed
+/* Where the calling (stream worker or graph runner) thread last placed
  * itself to run a block inline, and the CPUs it had before. */
 static _Thread_local struct sd_cpus inline_cpus;
 static _Thread_local int inline_placed;
@@ -244,11 +245,14 @@ int sd_pool_run(struct sd_pool *p, simdev_kernel_fn fn, uint32_t block_dim, cons
     else
         p->head = &l;
     p->tail = &l;
-    /* One pool thread per block beyond the caller's; a thread woken
-     * without work goes back to waiting, which costs a hand-off, so a
-     * broadcast only when the blocks cover every idle thread. */
+    /* One pool thread per block beyond the caller's. A thread woken
+     * without work goes back to waiting, which costs a hand-off, while
+     * each signal is a system call of the caller's: so one broadcast
+     * when the blocks leave at most one idle thread without work (the
+     * kernel-mode executor's 6 blocks: the caller runs one, 5 of 6 idle
+     * threads), else one signal per block (docs/performance.md, set R). */
     uint32_t want = block_dim - 1 < p->thread_count ? block_dim - 1 : p->thread_count;
-    int all = want >= p->idle && p->idle > 1;
+    int all = want + 1 >= p->idle && p->idle > 1;
     uint32_t block = claim_own(p, &l), mine = 0;
     /* Signalled after the unlock: a woken thread then finds p->mu free
      * instead of blocking on it once more. */

@@ -2,16 +2,22 @@
  * Graphs: the nodes a capture recorded, grouped into lanes (one per member
  * stream), and their replay.
  *
- * The stream worker that runs a replay runs lane 0 (the origin stream's)
- * itself; every other lane runs on its own graph-owned thread, so
- * independent lanes run concurrently (a persistent kernel on one lane may
- * poll a kernel on another). Each node first waits until its dependencies
- * completed in the same replay, tracked by per-node epochs. A lane blocks
- * on its own condition variable, and a completion signals only the lanes
- * waiting for a node it made ready, so a replay costs one hand-off per
- * cross-lane edge that actually blocked, not one per lane per node
- * (docs/performance.md, set L). A graph replays once at a time: launches
- * of one graph from several streams are serialized.
+ * A replay is run by runners: the stream worker that runs it (runner 0)
+ * and graph-owned helper threads (runners 1..lanes-1, so that every lane
+ * can run at once). A runner owns at most one lane at a time and runs its
+ * nodes in capture order; each node runs once its dependencies completed
+ * in the same replay, tracked by per-node epochs. When a runner completes
+ * a node it looks for lanes whose next node that made ready: it keeps
+ * going with its own lane when it can, else takes one of those lanes
+ * itself, and hands each further one to one idle runner (the stream worker
+ * first, since it must wake at the end anyway), signalled on that runner's
+ * own condition variable. So a lane that waits for another one costs no
+ * thread and no wake-up until its node is ready, a graph whose lanes
+ * never need to run at once runs on the stream worker alone, and lanes
+ * that are ready together still run together: there are as many runners
+ * as lanes, so a ready lane always finds one (docs/performance.md, sets L
+ * and R). A graph replays once at a time: launches of one graph from
+ * several streams are serialized.
  */
 #include <stdint.h>
 #include <string.h>
@@ -46,18 +52,19 @@ int sd_graph_add_node(struct simdev_graph *g, const struct sd_node *node, uint32
     return 0;
 }
 
-#define LANE_IDLE UINT32_MAX
+#define LANE_NONE UINT32_MAX
+/* sd_lane.state within a replay. */
+enum { SD_LANE_PARKED, SD_LANE_OWNED, SD_LANE_FINISHED };
 
-/* Builds the per-lane node lists, wait slots and replay epochs; all or
- * nothing. */
+/* Builds the per-lane node lists, the lane/runner records and the replay
+ * epochs; all or nothing. */
 int sd_graph_seal(struct simdev_graph *g, uint32_t lane_count)
 {
     uint32_t *len = host_calloc(lane_count, sizeof(*len));
     uint32_t **lanes = host_calloc(lane_count, sizeof(*lanes));
     uint64_t *done = host_calloc((size_t)g->node_count + 1, sizeof(*done));
-    pthread_cond_t *cvs = host_calloc(lane_count, sizeof(*cvs));
-    uint32_t *wait = host_calloc(lane_count, sizeof(*wait));
-    int ok = len != NULL && lanes != NULL && done != NULL && cvs != NULL && wait != NULL;
+    struct sd_lane *lane = host_calloc(lane_count, sizeof(*lane));
+    int ok = len != NULL && lanes != NULL && done != NULL && lane != NULL;
     for (uint32_t n = 0; ok && n < g->node_count; n++)
         len[g->nodes[n].lane]++;
     for (uint32_t l = 0; ok && l < lane_count; l++)
@@ -68,8 +75,7 @@ int sd_graph_seal(struct simdev_graph *g, uint32_t lane_count)
         host_free(lanes);
         host_free(len);
         host_free(done);
-        host_free(cvs);
-        host_free(wait);
+        host_free(lane);
         return SIMDEV_ERROR_MEMORY_ALLOCATION;
     }
     memset(len, 0, lane_count * sizeof(*len));
@@ -78,15 +84,15 @@ int sd_graph_seal(struct simdev_graph *g, uint32_t lane_count)
         lanes[l][len[l]++] = n;
     }
     for (uint32_t l = 0; l < lane_count; l++) {
-        pthread_cond_init(&cvs[l], NULL);
-        wait[l] = LANE_IDLE;
+        pthread_cond_init(&lane[l].cv, NULL);
+        lane[l].handed = LANE_NONE;
+        lane[l].state = SD_LANE_FINISHED;
     }
     g->lane_count = lane_count;
     g->lane_nodes = lanes;
     g->lane_len = len;
     g->done_epoch = done;
-    g->lane_cv = cvs;
-    g->lane_wait = wait;
+    g->lane = lane;
     return 0;
 }
 
@@ -125,82 +131,134 @@ static void node_run(struct simdev_graph *g, const struct sd_node *node)
         atomic_compare_exchange_strong(&g->run_fault, &expected, fault);
 }
 
-/* A lane thread starts from the epoch current when it was created: a
- * replay may begin before the thread first runs. */
-struct lane_arg {
-    struct simdev_graph *g;
-    uint32_t lane;
-    uint64_t epoch;
-};
-
-/* Under g->mu, after node `id` of `lane` completed: wakes each other lane
- * blocked on a node that is now ready, and no other. */
-static void wake_ready_lanes(struct simdev_graph *g, uint32_t lane, uint64_t epoch)
+/* Under g->mu: lane l is parked and its next node may run now. */
+static int lane_ready(const struct simdev_graph *g, uint32_t l, uint64_t epoch)
 {
-    for (uint32_t l = 0; l < g->lane_count; l++) {
-        uint32_t waits = g->lane_wait[l];
-        if (l != lane && waits != LANE_IDLE && deps_done(g, &g->nodes[waits], epoch)) {
-            g->lane_wait[l] = LANE_IDLE;
-            pthread_cond_signal(&g->lane_cv[l]);
+    const struct sd_lane *ln = &g->lane[l];
+    return ln->state == SD_LANE_PARKED && deps_done(g, &g->nodes[g->lane_nodes[l][ln->pos]], epoch);
+}
+
+/* Under g->mu: gives lane l to an idle runner, the stream worker first.
+ * One always exists: there are as many runners as lanes, and a runner
+ * that is not idle owns a lane other than l. */
+static void hand(struct simdev_graph *g, uint32_t l)
+{
+    for (uint32_t r = 0; r < g->lane_count; r++) {
+        struct sd_lane *rn = &g->lane[r];
+        if (rn->idle) {
+            rn->idle = 0;
+            rn->handed = l;
+            pthread_cond_signal(&rn->cv);
+            return;
         }
     }
 }
 
-/* One lane, one replay epoch, under g->mu: runs the lane's nodes in order.
- * The last lane to finish tells the stream worker. */
-static void lane_replay(struct simdev_graph *g, uint32_t lane, uint64_t epoch)
+/* Under g->mu, after a completion (or at the start of a replay): every
+ * parked lane whose next node is ready gets a runner. The calling runner
+ * keeps `prefer` (the lane it just ran) when that is ready, else the last
+ * ready lane, and hands each other one to an idle runner before it runs
+ * anything, so lanes ready together start together. Keeping the last
+ * lane means the worker of a replay runs the kernel-mode chain's AICore
+ * executor lane and hands out the scheduler's, which started before it:
+ * about 3 futex calls fewer per replay than the other way round
+ * (docs/performance.md, set R). Returns the lane kept, or LANE_NONE. */
+static uint32_t dispatch(struct simdev_graph *g, uint32_t prefer, uint64_t epoch)
 {
-    for (uint32_t i = 0; i < g->lane_len[lane]; i++) {
-        uint32_t id = g->lane_nodes[lane][i];
-        while (!deps_done(g, &g->nodes[id], epoch)) {
-            g->lane_wait[lane] = id;
-            pthread_cond_wait(&g->lane_cv[lane], &g->mu);
-        }
-        g->lane_wait[lane] = LANE_IDLE;
+    uint32_t keep = LANE_NONE;
+    if (prefer != LANE_NONE && lane_ready(g, prefer, epoch)) {
+        keep = prefer;
+        g->lane[keep].state = SD_LANE_OWNED;
+    }
+    uint32_t last = LANE_NONE;
+    for (uint32_t l = 0; l < g->lane_count; l++) {
+        if (!lane_ready(g, l, epoch))
+            continue;
+        g->lane[l].state = SD_LANE_OWNED;
+        if (last != LANE_NONE)
+            hand(g, last);
+        last = l;
+    }
+    if (last == LANE_NONE)
+        return keep;
+    if (keep == LANE_NONE)
+        return last;
+    hand(g, last);
+    return keep;
+}
+
+/* Under g->mu: runs owned lane `l` while its nodes are ready, then any
+ * lane its completions made ready, until the runner owns none. The runner
+ * that finishes the last lane wakes the stream worker if it waits. */
+static void run_lanes(struct simdev_graph *g, uint32_t l, uint64_t epoch)
+{
+    while (l != LANE_NONE) {
+        struct sd_lane *ln = &g->lane[l];
+        uint32_t id = g->lane_nodes[l][ln->pos++];
         pthread_mutex_unlock(&g->mu);
         node_run(g, &g->nodes[id]);
         pthread_mutex_lock(&g->mu);
         g->done_epoch[id] = epoch;
-        wake_ready_lanes(g, lane, epoch);
+        if (ln->pos < g->lane_len[l]) {
+            ln->state = SD_LANE_PARKED;
+        } else {
+            ln->state = SD_LANE_FINISHED;
+            if (--g->lanes_left == 0 && g->lane[0].idle) {
+                g->lane[0].idle = 0;
+                pthread_cond_signal(&g->lane[0].cv);
+            }
+        }
+        l = dispatch(g, l, epoch);
     }
-    if (--g->lanes_left == 0 && lane != 0)
-        pthread_cond_signal(&g->lane_cv[0]);
 }
 
-static void *lane_main(void *arg)
+struct runner_arg {
+    struct simdev_graph *g;
+    uint32_t runner;
+};
+
+/* A helper runner: waits for a lane handed to it, runs it (and whatever
+ * its completions make ready), and waits again. It is idle (may be
+ * handed a lane) from its creation on, except while it runs lanes. */
+static void *runner_main(void *arg)
 {
-    struct simdev_graph *g = ((struct lane_arg *)arg)->g;
-    uint32_t lane = ((struct lane_arg *)arg)->lane;
-    uint64_t seen = ((struct lane_arg *)arg)->epoch;
+    struct simdev_graph *g = ((struct runner_arg *)arg)->g;
+    struct sd_lane *me = &g->lane[((struct runner_arg *)arg)->runner];
     host_free(arg);
     pthread_mutex_lock(&g->mu);
     for (;;) {
-        while (!g->stop && g->epoch == seen)
-            pthread_cond_wait(&g->lane_cv[lane], &g->mu);
-        if (g->stop)
+        while (me->handed == LANE_NONE && !g->stop)
+            pthread_cond_wait(&me->cv, &g->mu);
+        uint32_t l = me->handed;
+        if (l == LANE_NONE)
             break;
-        seen = g->epoch;
-        lane_replay(g, lane, seen);
+        me->handed = LANE_NONE;
+        run_lanes(g, l, g->epoch);
+        me->idle = 1;
     }
     pthread_mutex_unlock(&g->mu);
     return NULL;
 }
 
-static void lanes_stop(struct simdev_graph *g)
+static void runners_stop(struct simdev_graph *g)
 {
     pthread_mutex_lock(&g->mu);
     g->stop = 1;
-    for (uint32_t l = 1; l < g->lane_count; l++)
-        pthread_cond_signal(&g->lane_cv[l]);
+    for (uint32_t r = 1; r < g->lane_count; r++)
+        pthread_cond_signal(&g->lane[r].cv);
     pthread_mutex_unlock(&g->mu);
     for (uint32_t t = 0; t < g->threads_started; t++)
         pthread_join(g->threads[t], NULL);
+    pthread_mutex_lock(&g->mu);
+    for (uint32_t r = 1; r < g->lane_count; r++)
+        g->lane[r].idle = 0;
     g->threads_started = 0;
     g->stop = 0;
+    pthread_mutex_unlock(&g->mu);
 }
 
-/* Under sd_g.lock at launch: engine pools and lane threads (one per lane
- * after the first) are running. */
+/* Under sd_g.lock at launch: engine pools and helper runners (one per
+ * lane after the first) are running. */
 int sd_graph_prepare(struct simdev_graph *g)
 {
     struct sd_device *dev = &sd_g.dev[g->device];
@@ -212,13 +270,20 @@ int sd_graph_prepare(struct simdev_graph *g)
     if (g->threads == NULL && (g->threads = host_calloc(wanted, sizeof(*g->threads))) == NULL)
         return SIMDEV_ERROR_MEMORY_ALLOCATION;
     while (g->threads_started < wanted) {
-        struct lane_arg *arg = host_alloc(sizeof(*arg));
+        struct runner_arg *arg = host_alloc(sizeof(*arg));
         if (arg == NULL)
             break;
+        uint32_t r = g->threads_started + 1;
+        *arg = (struct runner_arg){.g = g, .runner = r};
+        /* Idle from now on: a replay may hand it a lane before the
+         * thread first runs. */
         pthread_mutex_lock(&g->mu);
-        *arg = (struct lane_arg){.g = g, .lane = g->threads_started + 1, .epoch = g->epoch};
+        g->lane[r].idle = 1;
         pthread_mutex_unlock(&g->mu);
-        if (pthread_create(&g->threads[g->threads_started], NULL, lane_main, arg) != 0) {
+        if (pthread_create(&g->threads[g->threads_started], NULL, runner_main, arg) != 0) {
+            pthread_mutex_lock(&g->mu);
+            g->lane[r].idle = 0;
+            pthread_mutex_unlock(&g->mu);
             host_free(arg);
             break;
         }
@@ -226,12 +291,14 @@ int sd_graph_prepare(struct simdev_graph *g)
     }
     if (g->threads_started == wanted)
         return 0;
-    lanes_stop(g);  /* a partial set of lanes could never finish a replay */
+    runners_stop(g);  /* too few runners could leave a ready lane waiting */
     return SIMDEV_ERROR_MEMORY_ALLOCATION;
 }
 
 /* On a stream worker: one replay, after any replay already running. The
- * worker starts the other lanes, runs lane 0 and waits for the rest. */
+ * worker is runner 0: it takes the lanes ready at the start, hands out the
+ * others, runs what it keeps and whatever is handed to it, and returns
+ * when every lane finished. */
 int sd_graph_run(struct simdev_graph *g)
 {
     pthread_mutex_lock(&g->mu);
@@ -239,13 +306,25 @@ int sd_graph_run(struct simdev_graph *g)
         pthread_cond_wait(&g->cv, &g->mu);
     g->busy = 1;
     atomic_store(&g->run_fault, 0);
-    g->lanes_left = g->lane_count;
-    g->epoch++;
-    for (uint32_t l = 1; l < g->lane_count; l++)
-        pthread_cond_signal(&g->lane_cv[l]);
-    lane_replay(g, 0, g->epoch);
-    while (g->lanes_left > 0)
-        pthread_cond_wait(&g->lane_cv[0], &g->mu);
+    uint64_t epoch = ++g->epoch;
+    g->lanes_left = 0;
+    for (uint32_t l = 0; l < g->lane_count; l++) {
+        g->lane[l].pos = 0;
+        g->lane[l].state = g->lane_len[l] > 0 ? SD_LANE_PARKED : SD_LANE_FINISHED;
+        g->lanes_left += g->lane_len[l] > 0;
+    }
+    struct sd_lane *me = &g->lane[0];
+    run_lanes(g, dispatch(g, LANE_NONE, epoch), epoch);
+    while (g->lanes_left > 0) {
+        me->idle = 1;
+        while (me->handed == LANE_NONE && g->lanes_left > 0)
+            pthread_cond_wait(&me->cv, &g->mu);
+        me->idle = 0;
+        uint32_t l = me->handed;
+        me->handed = LANE_NONE;
+        if (l != LANE_NONE)
+            run_lanes(g, l, epoch);
+    }
     int fault = atomic_load(&g->run_fault);
     g->busy = 0;
     pthread_cond_broadcast(&g->cv);
@@ -257,7 +336,7 @@ void sd_graph_free(struct simdev_graph *g)
 {
     if (g == NULL)
         return;
-    lanes_stop(g);
+    runners_stop(g);
     for (uint32_t n = 0; n < g->node_count; n++) {
         host_free(g->nodes[n].args);
         sd_ids_deinit(&g->nodes[n].deps);
@@ -267,10 +346,9 @@ void sd_graph_free(struct simdev_graph *g)
     host_free(g->lane_nodes);
     host_free(g->lane_len);
     host_free(g->done_epoch);
-    for (uint32_t l = 0; g->lane_cv != NULL && l < g->lane_count; l++)
-        pthread_cond_destroy(&g->lane_cv[l]);
-    host_free(g->lane_cv);
-    host_free(g->lane_wait);
+    for (uint32_t l = 0; g->lane != NULL && l < g->lane_count; l++)
+        pthread_cond_destroy(&g->lane[l].cv);
+    host_free(g->lane);
     host_free(g->threads);
     host_free(g->nodes);
     pthread_cond_destroy(&g->cv);

@@ -7,7 +7,7 @@
  *   stream->mu  one stream's op ring, fault and completion counters;
  *   sd_g.ev_mu  eager event state (sequence numbers, references);
  *   pool->mu, graph->mu   engine pools and graph replays.
- * Stream workers, engine threads and graph lane threads never take
+ * Stream workers, engine threads and graph runner threads never take
  * sd_g.lock, so an API call may hold it while it joins or signals them.
  * A caller that must block on device progress drops sd_g.lock and keeps
  * the object alive with a hold (stream->holds) or a reference (event->refs,
@@ -118,7 +118,7 @@ struct sd_pool {
 void sd_pool_init(struct sd_pool *p, uint32_t thread_count, const struct sd_cpus *cpus);
 int sd_pool_start(struct sd_pool *p);    /* under sd_g.lock; idempotent */
 void sd_pool_deinit(struct sd_pool *p);  /* joins the threads */
-/* A stream worker or graph lane that ran a block inline goes back to the
+/* A stream worker or graph runner that ran a block inline goes back to the
  * CPUs it had before (before a host function: only kernels run on an
  * engine's CPUs). No syscall when it is not placed. */
 void sd_engine_unplace(void);
@@ -206,6 +206,15 @@ struct sd_node {
     int value;
     struct sd_ids deps;
 };
+/* Index l: lane l's replay state (pos, state); runner l's hand-off
+ * (cv, handed, idle). */
+struct sd_lane {
+    pthread_cond_t cv;
+    uint32_t pos;      /* next node of the lane in this replay */
+    uint32_t handed;   /* lane handed to this runner, or UINT32_MAX */
+    uint8_t state;     /* SD_LANE_* */
+    uint8_t idle;      /* the runner waits for a hand-off */
+};
 struct simdev_graph {
     int device;
     struct sd_node *nodes;
@@ -213,20 +222,21 @@ struct simdev_graph {
     uint32_t lane_count;
     uint32_t **lane_nodes;   /* built at capture end */
     uint32_t *lane_len;
-    /* Replay machinery, under mu. Lane 0 runs on the stream worker that
-     * runs the replay; lanes 1.. on graph-owned threads, each blocked on
-     * its own lane_cv[] so that a completion wakes only the lanes whose
-     * next node it made ready (lane 0's also tells the worker that the
-     * other lanes finished). cv: busy and pending. */
+    /* Replay machinery, under mu. A replay is run by "runners": runner 0
+     * is the stream worker that runs it, runners 1.. graph-owned helper
+     * threads (one fewer than lanes, so every lane can run at once). A
+     * runner owns at most one lane at a time and runs its nodes in order
+     * while they are ready; a lane made ready by a completion is kept by
+     * the runner that completed it, or handed to one idle runner
+     * (lane[r].handed, signalled on lane[r].cv). cv: busy and pending. */
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    pthread_cond_t *lane_cv;   /* per lane */
-    uint32_t *lane_wait;       /* per lane: node it waits for, or UINT32_MAX */
-    pthread_t *threads;        /* lanes 1..lane_count-1 */
+    struct sd_lane *lane;      /* per lane, and per runner */
+    pthread_t *threads;        /* runners 1..lane_count-1 */
     uint32_t threads_started;
     uint64_t epoch;
     uint64_t *done_epoch;    /* per node: epoch of its last completion */
-    uint32_t lanes_left;
+    uint32_t lanes_left;       /* lanes of this replay not finished */
     int busy, stop;
     uint32_t pending;        /* queued graph ops */
     atomic_int run_fault;
@@ -234,7 +244,7 @@ struct simdev_graph {
 struct simdev_graph *sd_graph_create(int device);  /* NULL on host OOM */
 int sd_graph_add_node(struct simdev_graph *g, const struct sd_node *node, uint32_t *id);
 int sd_graph_seal(struct simdev_graph *g, uint32_t lane_count);  /* builds lanes */
-int sd_graph_prepare(struct simdev_graph *g);  /* starts lane threads */
+int sd_graph_prepare(struct simdev_graph *g);  /* starts helper runners */
 int sd_graph_run(struct simdev_graph *g);      /* on a stream worker */
 void sd_graph_free(struct simdev_graph *g);    /* no replays pending */
 

@@ -205,6 +205,54 @@ static void graph_replay_runs_independent_lanes_concurrently(void **state)
     assert_int_equal(simdev_stream_destroy(origin), SIMDEV_SUCCESS);
 }
 
+/* ---- lanes made ready by one completion all run at once ---- */
+
+/* The origin runs a memset, then forks two side lanes; each of the three
+ * lanes then runs a kernel that returns only once all three arrived
+ * (bounded by the liveness deadline). All three become ready when the
+ * memset completes, in the middle of the replay: the runner that ran it
+ * keeps one and must hand each of the other two to an idle runner. */
+static void graph_replay_lanes_made_ready_by_one_node_all_run_at_once(void **state)
+{
+    (void)state;
+    simdev_stream_t lanes[3] = {fix_stream(), fix_stream(), fix_stream()};
+    simdev_event_t fork = fix_event();
+    simdev_event_t joins[2] = {fix_event(), fix_event()};
+    uint32_t *buf = fix_malloc(64);
+    struct fix_rendezvous r;
+    fix_rendezvous_init(&r, 3);
+    struct fix_rendezvous *rp = &r;
+    assert_int_equal(simdev_capture_begin(lanes[0], SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_memset_async(buf, 0, 64, lanes[0]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_record(fork, lanes[0]), SIMDEV_SUCCESS);
+    for (int i = 1; i < 3; i++)
+        assert_int_equal(simdev_stream_wait_event(lanes[i], fork), SIMDEV_SUCCESS);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(simdev_launch_kernel(lanes[i], SIMDEV_ENGINE_AICPU, fix_rendezvous_kernel, 1, &rp,
+                                              sizeof rp),
+                         SIMDEV_SUCCESS);
+    for (int i = 1; i < 3; i++) {
+        assert_int_equal(simdev_event_record(joins[i - 1], lanes[i]), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_wait_event(lanes[0], joins[i - 1]), SIMDEV_SUCCESS);
+    }
+    simdev_graph_t graph = NULL;
+    assert_int_equal(simdev_capture_end(lanes[0], &graph), SIMDEV_SUCCESS);
+    assert_int_equal(fix_node_count(graph), 4);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(simdev_graph_launch(graph, lanes[0]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(lanes[0]), SIMDEV_SUCCESS);
+    assert_int_equal(fix_rendezvous_arrived(&r), 9);
+    assert_int_equal(atomic_load(&r.timeouts), 0);
+    fix_rendezvous_deinit(&r);
+    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_free(buf), SIMDEV_SUCCESS);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(simdev_event_destroy(joins[i]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_destroy(fork), SIMDEV_SUCCESS);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(simdev_stream_destroy(lanes[i]), SIMDEV_SUCCESS);
+}
+
 /* ---- lanes that wait on each other through device memory ---- */
 
 /* Each lane's kernel raises its own word in device memory, then polls the
@@ -403,6 +451,7 @@ int main(void)
         FIX_TEST(graph_launch_ordered_after_prior_and_before_later_work),
         FIX_TEST(graph_replay_runs_independent_lanes_concurrently),
         FIX_TEST(graph_replay_lanes_waiting_through_device_memory_both_progress),
+        FIX_TEST(graph_replay_lanes_made_ready_by_one_node_all_run_at_once),
         FIX_TEST(graph_replay_every_lane_ordered_after_cross_stream_work),
         FIX_TEST(graph_launches_of_one_graph_are_serialized_across_streams),
         FIX_TEST(graph_destroy_waits_for_pending_replays),
