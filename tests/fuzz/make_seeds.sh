@@ -56,12 +56,43 @@ bytes fuzz_task_args_build/heap_and_host 1 8 3 0 0 0 15 0 0 2 20 7 0 0 \
 bytes fuzz_task_args_build/bad_tensor 16 1 1 0 1 0 1 0 0 0 5 1 3 0 0 0 0 3
 # fuzz_ctx_control: ops (0 CONFIGURE, 1 FREEZE block, 2 freeze, 3 init,
 # 4 finalize, 5 program init, 6 plan, 7 layout, 8 size, 9 mode/slots),
-# each followed by the bytes it reads.
-bytes fuzz_ctx_control/configure_init_freeze 0 0 0 3 0 1 1 0 4 3 0 2 2 0
-bytes fuzz_ctx_control/plan_layout_init 6 2 100 4 100 4 100 4 100 4 0 0 7 100 5 40 3 40 3 40 3 0 9 \
+# each followed by the bytes it reads. An init that can go through runs
+# only on inputs whose FNV-1a hash is below 2^32 / 512 (the target says
+# why), so each seed ends with a last "9 X Y" (mode and slots, read after
+# every other op) whose X and Y put it there: the seeds' inits run.
+creating() {
+  name=$1; shift
+  set -- $(echo "$@" | awk '
+    function bxor(a, b,   r, bit) {
+      r = 0
+      for (bit = 1; bit < 256; bit *= 2) { if (a % 2 != b % 2) r += bit; a = int(a / 2); b = int(b / 2) }
+      return r
+    }
+    # h = (h ^ b) * 16777619 mod 2^32, in exact double arithmetic.
+    function step(h, b,   x) { x = h - h % 256 + bxor(h % 256, b); return ((x % 256) * 16777216 + x * 403) % 4294967296 }
+    {
+      h = 2166136261
+      for (i = 1; i <= NF; i++) h = step(h, $i)
+      h = step(h, 9)
+      for (x = 0; x < 256; x++) {
+        hx = step(h, x)
+        for (y = 0; y < 256; y++) if (step(hx, y) < 8388608) { print $0, 9, x, y; exit }
+      }
+      exit 1
+    }')
+  bytes "$name" "$@"
+}
+creating fuzz_ctx_control/configure_init_freeze 0 0 0 3 0 1 1 0 4 3 0 2 2 0
+creating fuzz_ctx_control/plan_layout_init 6 2 100 4 100 4 100 4 100 4 0 0 7 100 5 40 3 40 3 40 3 0 9 \
   40 2 40 2 40 2 40 2 40 2 0 12 0 0 7 0 0 0 0 3 0 1 2 0 4 3 0 1
-bytes fuzz_ctx_control/program_then_kernel 5 0 0 0 3 0 1 2 0 1 0
-bytes fuzz_ctx_control/bad_controls 0 2 0 0 0 5 3 9 0 1 6 0 0 0 4 2 0 0 0 1 4 2
+creating fuzz_ctx_control/program_then_kernel 5 0 0 0 3 0 1 2 0 1 0
+creating fuzz_ctx_control/bad_controls 0 2 0 0 0 5 3 9 0 1 6 0 0 0 4 2 0 0 0 1 4 2
+# The reproducer of a refused init (a 5 TB heap) left latched.
+creating fuzz_ctx_control/regress-refused-init-unlatches 6 2 100 4 100 4 100 4 100 4 0 0 7 228 5 40 3 40 3 40 3 0 \
+  9 40 2 40 66 40 13 40 2 40 2 0 12 0 0 7 0 0 0 0 3 0 1 2 0 4 3 8 1
+# A sequence without the salt: its init is skipped, and its
+# CONFIGURE mangled into a FREEZE is accepted as a CONFIGURE.
+bytes fuzz_ctx_control/regress_configure_as_freeze 5 2 0 9 0 0 3 0 0 1 195 1 1 0 4 4 2 1 0 4 4 2
 # fuzz_cli_options: a command line.
 args fuzz_cli_options/run_program vector --mode program --runs 3 --json
 args fuzz_cli_options/run_trace add_scalar --trace t.json --cores 2
