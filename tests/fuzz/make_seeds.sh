@@ -99,6 +99,16 @@ args fuzz_cli_options/run_trace add_scalar --trace t.json --cores 2
 args fuzz_cli_options/help --runs --help
 args fuzz_cli_options/bad_values --runs 2x --mode bogus --cores 0 extra
 args fuzz_cli_options/image --image x.callable --replays 7 --mode program
+# The pack, graph and inspect parsers read the same lines.
+args fuzz_cli_options/pack -o out.callable --orchestration orch.so --entry build_graph --sig in,in,out,scalar \
+  --kernel 0:AIV:k/add.so:in,in,out:add --kernel 1:AIC:mm.so --kernel 2:AIV:a:b.so:inout
+args fuzz_cli_options/pack_bad --kernel 1024:AIV:x.so --kernel 3:XPU:x.so --sig in,sideways -o
+args fuzz_cli_options/pack_names --output o --orchestration o.so --entry e --kernel 0:AIC:dir/.so:scalar,in \
+  --kernel 7:AIV:x.so::in --kernel 8:AIV:very_long_kernel_name_that_does_not_fit.so
+args fuzz_cli_options/graph x/vector.callable --dot out.dot --example add_scalar
+args fuzz_cli_options/graph_bad vector --dot a.dot extra --bogus
+args fuzz_cli_options/inspect_json image.callable --json
+args fuzz_cli_options/inspect_dash -x --json second
 # fuzz_kernel_packet: tasks - 1, image size (two bytes), staged off/on,
 # staged size / 8, staged count - 1, id, generation - 1, spare
 # definition and temp room / 8, tensor and scalar counts, flags (1:
