@@ -112,10 +112,21 @@ args fuzz_cli_options/inspect_dash -x --json second
 # fuzz_kernel_packet: tasks - 1, image size (two bytes), staged off/on,
 # staged size / 8, staged count - 1, id, generation - 1, spare
 # definition and temp room / 8, tensor and scalar counts, flags (1:
-# fresh checksum), then (offset high, offset low, byte) writes.
+# fresh checksum; 0x20/0x40: change a byte of the decoy slot record /
+# status words, offset (two bytes) and xor; 2/8: point slot_addr /
+# status_addr elsewhere: 0 decoy, 1 inside the block at an offset (two
+# bytes), 2 wild (two bytes, then four); 4/0x10: make the descriptor
+# agree), then (offset high, offset low, byte) writes.
 bytes fuzz_kernel_packet/plain 3 20 4 1 0 1 0 0 0
 bytes fuzz_kernel_packet/staged 7 40 0 0 4 1 2 5 2 2 3 1 0
 bytes fuzz_kernel_packet/length_write 3 20 4 0 4 0 1 0 1 1 2 1 1 1 64 9
+bytes fuzz_kernel_packet/wild_slot_addr 3 20 4 1 0 1 0 0 0 0 3 2 0 0 1 2 3 4
+bytes fuzz_kernel_packet/decoy_slot_changed_agreeing 3 20 4 1 0 1 0 0 0 0 39 0 0 5 0 0 0
+bytes fuzz_kernel_packet/decoy_status_agreeing 3 20 4 1 0 1 0 0 0 0 25 0 0 0
+bytes fuzz_kernel_packet/status_in_block_agreeing 3 20 4 1 0 1 0 0 0 0 25 1 64 0
 # The reproducer of the packet check reading past its block (descriptor,
 # header and packet lengths changed together; docs/reliability.md).
 bytes fuzz_kernel_packet/regress_lengths_together 3 20 4 1 0 0 50 0 0 0 0 0 24 185 1 8 185 0 224 96 0 225 1
+# The reproducer of the packet check reading through a wild status_addr
+# (docs/reliability.md).
+bytes fuzz_kernel_packet/regress_wild_status_addr 7 40 0 0 0 97 112 0 1 2 122 9 5 2 2 3 1 49 24 0
