@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_parse.h"
 #include "commands.h"
-#include "options.h"
 #include "run_common.h"
 #include "simpler/callable.h"
 #include "simpler/runtime_c_api.h"
@@ -31,56 +31,7 @@ static int file_read(const char *command, const char *path, file_bytes *out)
     return 0;
 }
 
-static const char *const direction_names[] = {"scalar", "in", "out", "inout"};
-
-/* Parses "in,in,out,scalar" into at most `max` direction bytes. On a
- * bad entry writes why into `msg` (`size` bytes) and returns -1. */
-static int signature_parse(const char *text, uint8_t *sig, uint32_t max, uint32_t *count, char *msg, size_t size)
-{
-    uint32_t n = 0;
-    const char *p = text;
-    while (*p != '\0') {
-        size_t len = strcspn(p, ",");
-        int found = -1;
-        for (int d = 0; d < 4; d++) {
-            if (strlen(direction_names[d]) == len && strncmp(p, direction_names[d], len) == 0)
-                found = d;
-        }
-        if (found < 0) {
-            snprintf(msg, size, "entry '%.*s' is not one of in, out, inout, scalar", (int)len, p);
-            return -1;
-        }
-        if (n == max) {
-            snprintf(msg, size, "more than %u entries", max);
-            return -1;
-        }
-        sig[n++] = (uint8_t)found;
-        p += len;
-        if (*p == ',')
-            p++;
-    }
-    *count = n;
-    return 0;
-}
-
 /* ---- pack ---- */
-
-#define PACK_MAX_KERNELS SIMPLER_CALLABLE_MAX_CHILDREN
-
-typedef struct pack_args {
-    const char *output;
-    const char *orchestration;
-    const char *entry;
-    uint8_t signature[SIMPLER_CALLABLE_MAX_SIGNATURE];
-    uint32_t signature_count;
-    uint32_t kernel_count;
-    SimplerCallableChildDesc kernels[PACK_MAX_KERNELS];
-    uint8_t kernel_sigs[PACK_MAX_KERNELS][SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE];
-    const char *kernel_paths[PACK_MAX_KERNELS];
-    char kernel_names[PACK_MAX_KERNELS][SIMPLER_CALLABLE_KERNEL_NAME_BYTES];
-    const char *kernel_name_ptrs[PACK_MAX_KERNELS];
-    char *kernel_specs[PACK_MAX_KERNELS]; /* strdup'ed, paths point inside */
-} pack_args;
 
 static void pack_usage(FILE *out)
 {
@@ -92,181 +43,13 @@ static void pack_usage(FILE *out)
           out);
 }
 
-static int name_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-           c == '+' || c == '-';
-}
-
-/* A NAME field: 1..31 name characters. */
-static int name_valid(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n >= SIMPLER_CALLABLE_KERNEL_NAME_BYTES)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!name_char(s[i]))
-            return 0;
-    }
-    return 1;
-}
-
-/* The default name: PATH's file stem (no directory, no last extension),
- * other characters as '_', cut to 31. */
-static void name_from_path(const char *path, char *name)
-{
-    const char *base = strrchr(path, '/');
-    base = base != NULL ? base + 1 : path;
-    const char *dot = strrchr(base, '.');
-    size_t n = dot != NULL && dot != base ? (size_t)(dot - base) : strlen(base);
-    if (n >= SIMPLER_CALLABLE_KERNEL_NAME_BYTES)
-        n = SIMPLER_CALLABLE_KERNEL_NAME_BYTES - 1;
-    memset(name, 0, SIMPLER_CALLABLE_KERNEL_NAME_BYTES);
-    for (size_t i = 0; i < n; i++)
-        name[i] = name_char(base[i]) ? base[i] : '_';
-    if (n == 0)
-        strcpy(name, "kernel");
-}
-
-/* Splits the optional ":NAME" off the end of `path` (a last field that is
- * a valid name and not a LIST) into `name`; 1 when it did. */
-static int name_split(char *path, char *name)
-{
-    char *colon = strrchr(path, ':');
-    uint8_t sig[SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE];
-    uint32_t count;
-    char msg[64];
-    if (colon == NULL || !name_valid(colon + 1) ||
-        signature_parse(colon + 1, sig, SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE, &count, msg, sizeof msg) == 0)
-        return 0;
-    memset(name, 0, SIMPLER_CALLABLE_KERNEL_NAME_BYTES);
-    strcpy(name, colon + 1);
-    *colon = '\0';
-    return 1;
-}
-
-/* "ID:AIC|AIV:PATH[:LIST][:NAME]" -> one child descriptor. On a bad SPEC writes
- * why into `msg` (`size` bytes) and returns -1. */
-static int kernel_parse(pack_args *a, const char *spec, char *msg, size_t size)
-{
-    if (a->kernel_count == PACK_MAX_KERNELS) {
-        snprintf(msg, size, "more than %d kernels", PACK_MAX_KERNELS);
-        return -1;
-    }
-    uint32_t i = a->kernel_count;
-    char *copy = malloc(strlen(spec) + 1);
-    if (copy == NULL) {
-        snprintf(msg, size, "out of memory");
-        return -1;
-    }
-    strcpy(copy, spec);
-    a->kernel_specs[i] = copy;
-    a->kernel_count++;
-    char *end = NULL;
-    long id = strtol(copy, &end, 10);
-    if (end == copy || *end != ':' || id < 0 || id >= SIMPLER_CALLABLE_FUNC_ID_LIMIT) {
-        snprintf(msg, size, "ID is not a number in 0..%d before ':'", SIMPLER_CALLABLE_FUNC_ID_LIMIT - 1);
-        return -1;
-    }
-    char *type = end + 1;
-    uint32_t core;
-    if (strncmp(type, "AIC:", 4) == 0) {
-        core = SIMPLER_CORE_TYPE_AIC;
-    } else if (strncmp(type, "AIV:", 4) == 0) {
-        core = SIMPLER_CORE_TYPE_AIV;
-    } else {
-        snprintf(msg, size, "core type '%.*s' is not AIC or AIV", (int)strcspn(type, ":"), type);
-        return -1;
-    }
-    char *path = type + 4;
-    int named = name_split(path, a->kernel_names[i]);
-    uint32_t sig_count = 0;
-    char *colon = strrchr(path, ':');
-    char sig_msg[128];
-    /* A last ":LIST" that parses is the signature; otherwise the colon
-     * belongs to the path. */
-    if (colon != NULL && signature_parse(colon + 1, a->kernel_sigs[i], SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE,
-                                         &sig_count, sig_msg, sizeof(sig_msg)) == 0)
-        *colon = '\0';
-    else
-        sig_count = 0;
-    if (*path == '\0') {
-        snprintf(msg, size, "no KERNEL.so path");
-        return -1;
-    }
-    if (!named)
-        name_from_path(path, a->kernel_names[i]);
-    a->kernel_name_ptrs[i] = a->kernel_names[i];
-    SimplerCallableChildDesc c = {(int32_t)id, core, sig_count, 0, a->kernel_sigs[i], NULL, 0};
-    a->kernels[i] = c;
-    a->kernel_paths[i] = path;
-    return 0;
-}
-
-enum { PACK_OPT_OUTPUT, PACK_OPT_ORCHESTRATION, PACK_OPT_ENTRY, PACK_OPT_SIG, PACK_OPT_KERNEL, PACK_OPTS };
-
-static const options_spec pack_specs[PACK_OPTS] = {
-    [PACK_OPT_OUTPUT] = {"--output", "-o", OPTIONS_TEXT, 0, NULL},
-    [PACK_OPT_ORCHESTRATION] = {"--orchestration", NULL, OPTIONS_TEXT, 0, NULL},
-    [PACK_OPT_ENTRY] = {"--entry", NULL, OPTIONS_TEXT, 0, NULL},
-    [PACK_OPT_SIG] = {"--sig", NULL, OPTIONS_TEXT, 0, NULL},
-    [PACK_OPT_KERNEL] = {"--kernel", NULL, OPTIONS_TEXT, 0, NULL},
-};
-
-/* One option with its value into *a; 0, or -1 for a bad LIST or SPEC
- * (why in `msg`, naming the option and the value). */
-static int pack_option(pack_args *a, const options_item *it, char *msg, size_t size)
-{
-    char why[160] = "";
-    int rc = 0;
-    switch (it->index) {
-    case PACK_OPT_OUTPUT:
-        a->output = it->value;
-        break;
-    case PACK_OPT_ORCHESTRATION:
-        a->orchestration = it->value;
-        break;
-    case PACK_OPT_ENTRY:
-        a->entry = it->value;
-        break;
-    case PACK_OPT_SIG:
-        rc = signature_parse(it->value, a->signature, SIMPLER_CALLABLE_MAX_SIGNATURE, &a->signature_count, why,
-                             sizeof(why));
-        break;
-    default:
-        rc = kernel_parse(a, it->value, why, sizeof(why));
-        break;
-    }
-    if (rc != 0)
-        snprintf(msg, size, "%s '%s': %s", it->arg, it->value, why);
-    return rc;
-}
-
 /* 0, 1 for --help, 2 for a usage error, printed naming the option and
- * the value (the first; then -o, --orchestration and --entry are all
- * required). */
+ * the value (cli_parse.h). */
 static int pack_parse(pack_args *a, int argc, char **argv)
 {
-    options_parser p;
-    options_item it;
-    char msg[320] = "";
-    options_init(&p, argc, argv, pack_specs, PACK_OPTS);
-    while (options_next(&p, &it) != OPTIONS_END) {
-        if (it.event == OPTIONS_HELP)
-            return 1;
-        if (msg[0] != '\0')
-            continue;
-        if (it.event != OPTIONS_OPTION)
-            options_error(&it, pack_specs, msg, sizeof(msg));
-        else
-            pack_option(a, &it, msg, sizeof(msg));
-    }
-    if (msg[0] == '\0' && (a->output == NULL || a->orchestration == NULL || a->entry == NULL))
-        snprintf(msg, sizeof(msg), "missing %s", a->output == NULL ? "-o OUT" : a->orchestration == NULL ?
-                 "--orchestration ORCH.so" : "--entry NAME");
-    if (msg[0] == '\0')
-        return 0;
-    return cli_usage_error("pack", "%s", msg);
+    char msg[320];
+    int rc = pack_parse_line(a, argc, argv, msg, sizeof(msg));
+    return rc < 0 ? cli_usage_error("pack", "%s", msg) : rc;
 }
 
 static int file_write(const char *path, const uint8_t *bytes, size_t size)
@@ -336,8 +119,7 @@ int cmd_pack(int argc, char **argv)
         rc = parsed == 1 ? 0 : parsed != 0 ? parsed : pack_run(a, files);
         for (uint32_t i = 0; i <= a->kernel_count; i++)
             simpler_callable_free(files[i].bytes);
-        for (uint32_t i = 0; i < a->kernel_count; i++)
-            free(a->kernel_specs[i]);
+        pack_args_release(a);
     }
     free(files);
     free(a);
@@ -351,9 +133,9 @@ static void signature_print(FILE *out, const uint8_t *sig, uint32_t count, int j
     for (uint32_t i = 0; i < count; i++) {
         const char *sep = i == 0 ? "" : ",";
         if (json)
-            fprintf(out, "%s\"%s\"", sep, direction_names[sig[i]]);
+            fprintf(out, "%s\"%s\"", sep, cli_direction_names[sig[i]]);
         else
-            fprintf(out, "%s%s", sep, direction_names[sig[i]]);
+            fprintf(out, "%s%s", sep, cli_direction_names[sig[i]]);
     }
 }
 
@@ -444,35 +226,19 @@ static void inspect_json(const image_view *v)
     printf("]}\n");
 }
 
-enum { INSPECT_OPT_JSON, INSPECT_OPTS };
-
-static const options_spec inspect_specs[INSPECT_OPTS] = {
-    [INSPECT_OPT_JSON] = {"--json", NULL, OPTIONS_FLAG, 0, NULL},
-};
-
 int cmd_inspect(int argc, char **argv)
 {
-    const char *path = NULL, *extra = NULL;
-    int json = 0;
-    options_parser p;
-    options_item it;
-    options_init(&p, argc, argv, inspect_specs, INSPECT_OPTS);
-    while (options_next(&p, &it) != OPTIONS_END) {
-        if (it.event == OPTIONS_HELP) {
-            puts("usage: simpler inspect FILE [--json]");
-            return 0;
-        }
-        if (it.event == OPTIONS_OPTION)
-            json = 1;
-        else if (path == NULL) /* any other argument, even "-x", is the FILE */
-            path = it.arg;
-        else if (extra == NULL)
-            extra = it.arg;
+    inspect_args a;
+    char msg[320];
+    int parsed = inspect_parse_line(&a, argc, argv, msg, sizeof(msg));
+    if (parsed > 0) {
+        puts("usage: simpler inspect FILE [--json]");
+        return 0;
     }
-    if (extra != NULL)
-        return cli_usage_error("inspect", "unexpected argument '%s' (FILE is already '%s')", extra, path);
-    if (path == NULL || *path == '\0')
-        return cli_usage_error("inspect", "missing FILE%s", path == NULL ? "" : " (an empty argument was given)");
+    if (parsed < 0)
+        return cli_usage_error("inspect", "%s", msg);
+    const char *path = a.path;
+    int json = a.json;
     file_bytes f;
     if (file_read("inspect", path, &f) != 0)
         return 1;

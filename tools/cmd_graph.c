@@ -7,19 +7,12 @@
 
 #include "example_cases.h"
 #include "example_driver.h"
+#include "cli_parse.h"
 #include "commands.h"
-#include "options.h"
 #include "run_program.h"
 #include "simpler/runtime_c_api.h"
 
 #define GRAPH_PATH_MAX 4096
-
-enum { GRAPH_OPT_DOT, GRAPH_OPT_EXAMPLE, GRAPH_OPTS };
-
-static const options_spec graph_specs[GRAPH_OPTS] = {
-    [GRAPH_OPT_DOT] = {"--dot", NULL, OPTIONS_TEXT, 0, NULL},
-    [GRAPH_OPT_EXAMPLE] = {"--example", NULL, OPTIONS_TEXT, 0, NULL},
-};
 
 static void graph_usage(FILE *out)
 {
@@ -29,53 +22,11 @@ static void graph_usage(FILE *out)
           out);
 }
 
-typedef struct graph_args {
-    const char *image; /* example name or path */
-    const char *dot;
-    const char *example;
-} graph_args;
-
-/* 0, 1 for --help, -1 for a usage error. */
-static int graph_parse(graph_args *a, int argc, char **argv)
-{
-    options_parser p;
-    options_item it;
-    options_init(&p, argc, argv, graph_specs, GRAPH_OPTS);
-    while (options_next(&p, &it) != OPTIONS_END) {
-        if (it.event == OPTIONS_HELP)
-            return 1;
-        if (it.event == OPTIONS_POSITIONAL && a->image == NULL)
-            a->image = it.arg;
-        else if (it.event == OPTIONS_OPTION && it.index == GRAPH_OPT_DOT)
-            a->dot = it.value;
-        else if (it.event == OPTIONS_OPTION && it.index == GRAPH_OPT_EXAMPLE)
-            a->example = it.value;
-        else
-            return -1;
-    }
-    return a->image != NULL && a->dot != NULL ? 0 : -1;
-}
-
-/* The example whose arguments drive IMAGE: --example, else IMAGE itself
- * when it names one, else the file's stem. */
-static void example_name(const graph_args *a, char *name, size_t size)
-{
-    const char *base = a->example != NULL ? a->example : a->image;
-    if (a->example == NULL) {
-        const char *slash = strrchr(base, '/');
-        base = slash != NULL ? slash + 1 : base;
-    }
-    snprintf(name, size, "%s", base);
-    char *dot = strrchr(name, '.');
-    if (a->example == NULL && dot != NULL)
-        *dot = '\0';
-}
-
 static int graph_write(const graph_args *a)
 {
     char name[256], path[GRAPH_PATH_MAX];
     example_case c;
-    example_name(a, name, sizeof name);
+    graph_example_name(a, name, sizeof name);
     if (example_case_default(name, &c) != 0) {
         fprintf(stderr, "simpler graph: no example '%s' to take arguments from (examples: %s)\n", name,
                 EXAMPLE_NAMES);
@@ -120,8 +71,11 @@ int cmd_graph(int argc, char **argv)
 {
     graph_args a;
     memset(&a, 0, sizeof a);
-    int parsed = graph_parse(&a, argc, argv);
+    char msg[320];
+    int parsed = graph_parse_line(&a, argc, argv, msg, sizeof(msg));
     if (parsed != 0) {
+        if (parsed < 0)
+            fprintf(stderr, "simpler graph: %s\n", msg);
         graph_usage(parsed > 0 ? stdout : stderr);
         return parsed > 0 ? 0 : 2;
     }

@@ -3,6 +3,7 @@
  * caller stream and the slot registration. */
 #include "device/kernel_packet.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "device/device_kernels.h"
@@ -19,7 +20,11 @@ void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, cons
     if (rc == DEVICE_ERR_PACKET_INVALID)
         return; /* no status word or slot can be trusted; the host never sends this */
     const kernel_graph_packet *p = kernel_packet_of(args);
-    kernel_status_words *w = (kernel_status_words *)(uintptr_t)p->status_addr;
+    /* The descriptor's status word, not the packet's status_addr: a
+     * refused packet's address may be the corrupted field. The check
+     * accepts only a packet whose status words hold that word. */
+    kernel_status_words *w =
+        (kernel_status_words *)(uintptr_t)(d->status_addr - offsetof(kernel_status_words, run));
     if (rc != 0) {
         kernel_status_publish(&w->run, &w->sticky, rc);
         device_slots_quit(d); /* the executor's launch ends; the slots were placed */

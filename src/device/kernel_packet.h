@@ -243,7 +243,12 @@ int kernel_packet_check_parts(const device_run_desc *d, const SimplerKernelInvoc
 
 /* Checks the argument block at `args` (layout above) without writing
  * anything. Returns 0 or a device error: KERNEL_PACKET_ERR_* or
- * DEVICE_ERR_PACKET_INVALID (the descriptor itself). */
+ * DEVICE_ERR_PACKET_INVALID (the descriptor itself). The packet's two
+ * addresses are read through only once they agree with the descriptor
+ * (slot_addr with its kernels, status_addr with its status word), so a
+ * corrupted one is refused without being followed: zero or misaligned
+ * HEADER, a slot record the descriptor does not name SLOT, status words
+ * it does not name REGION. */
 int kernel_packet_check(const void *args);
 
 /* The bodies, in kernel_mode_kernels.c. AICPU body, block_dim 1: check,

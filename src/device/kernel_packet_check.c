@@ -2,6 +2,7 @@
  * device bodies that run it are in kernel_mode_kernels.c. */
 #include "device/kernel_packet.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "device/device_handshake.h"
@@ -79,7 +80,8 @@ static int header_check(const SimplerKernelInvocationHeader *h, const kernel_gra
         h->payload_bytes != kernel_packet_payload_bytes(p->image_bytes, p->staged_bytes) ||
         h->host_copy_tensor_count < 0 || (uint32_t)h->host_copy_tensor_count != p->staged_count)
         return KERNEL_PACKET_ERR_HEADER;
-    if (p->slot_addr == 0 || p->status_addr == 0)
+    if (p->slot_addr == 0 || p->status_addr == 0 || p->slot_addr % _Alignof(kernel_slot_record) != 0 ||
+        p->status_addr % _Alignof(kernel_status_words) != 0)
         return KERNEL_PACKET_ERR_HEADER;
     return 0;
 }
@@ -87,9 +89,14 @@ static int header_check(const SimplerKernelInvocationHeader *h, const kernel_gra
 static int slot_check(const device_run_desc *d, const SimplerKernelInvocationHeader *h,
                       const kernel_graph_packet *p)
 {
+    /* The descriptor's kernel table is the one inside the slot record the
+     * packet names: compared before the packet's address is followed, so
+     * a corrupted address is refused, not read. */
+    if ((uint64_t)(uintptr_t)d->kernels != p->slot_addr + offsetof(kernel_slot_record, table))
+        return KERNEL_PACKET_ERR_SLOT;
     const kernel_slot_record *slot = (const kernel_slot_record *)(uintptr_t)p->slot_addr;
     if (slot->callable_id != h->callable_id || slot->tensor_count != h->tensor_count ||
-        slot->scalar_count != h->scalar_count || d->kernels != &slot->table)
+        slot->scalar_count != h->scalar_count)
         return KERNEL_PACKET_ERR_SLOT;
     if (slot->table.generation != h->generation || d->generation != h->generation)
         return KERNEL_PACKET_ERR_SLOT;
@@ -100,6 +107,10 @@ static int slot_check(const device_run_desc *d, const SimplerKernelInvocationHea
  * the packet carries fits them. */
 static int region_check(const device_run_desc *d, const kernel_graph_packet *p)
 {
+    /* Likewise the descriptor's status word and the status words the
+     * packet names, before the packet's address is followed. */
+    if (d->status_addr != p->status_addr + offsetof(kernel_status_words, run))
+        return KERNEL_PACKET_ERR_REGION;
     const kernel_status_words *w = (const kernel_status_words *)(uintptr_t)p->status_addr;
     const kernel_frozen_regions *f = &w->frozen;
     if (memcmp(&p->regions, f, sizeof(*f)) != 0)
@@ -111,8 +122,6 @@ static int region_check(const device_run_desc *d, const kernel_graph_packet *p)
         d->scheduler_bytes != f->scheduler_bytes)
         return KERNEL_PACKET_ERR_REGION;
     if (d->trace_base != 0 && (d->trace_base != f->trace_base || d->trace_bytes != f->trace_bytes))
-        return KERNEL_PACKET_ERR_REGION;
-    if (d->status_addr != (uint64_t)(uintptr_t)&w->run)
         return KERNEL_PACKET_ERR_REGION;
     if (p->image_bytes != d->image_bytes || p->task_count != d->task_count || d->inline_bytes != 0 ||
         p->image_bytes > f->definition_bytes || p->staged_bytes > f->temp_bytes)

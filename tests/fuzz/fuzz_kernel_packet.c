@@ -16,11 +16,18 @@
  * block or the device memory (ASan watches every byte past each); an
  * accepted block must agree with the slot and the frozen regions.
  *
- * The two device addresses the check follows to compare against (the
- * packet's slot_addr and status_addr) are left as built: the device
- * trusts the addresses its host wrote, and a corrupted one would make
- * any check read where it points. Every other byte is open, the length
- * fields included. */
+ * The two device addresses the check follows (the packet's slot_addr
+ * and status_addr) are open to the writes too, and flags can point them,
+ * and the descriptor's kernels and status_addr, at a decoy slot record
+ * or status words (a copy, maybe with one byte changed), at an 8-aligned
+ * place inside the block itself, or at a wild address. The check must
+ * refuse an address that disagrees with the descriptor without reading
+ * where it points (a wild one would fault), and may follow only one that
+ * agrees. A wild address the descriptor agrees with is the one thing
+ * left out: the device runs the kernel table the descriptor names, and
+ * nothing in the block can tell a consistent pair from the real one, so
+ * such an input is not checked. An accepted block must agree with the
+ * slot record and status words it followed. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,12 +42,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FROZEN_BASE 0x100000000ull
 
-/* Bytes of the block that hold slot_addr and status_addr. */
-static int address_byte(size_t off)
+/* Where a flag points an address: a decoy object, 8-aligned inside the
+ * block (when the object fits there), or wild. */
+static uint64_t redirect(reader *r, const void *decoy, const uint8_t *block, size_t block_bytes, size_t object_bytes)
 {
-    size_t p = sizeof(device_run_desc) + sizeof(SimplerKernelInvocationHeader);
-    size_t lo = p + offsetof(kernel_graph_packet, slot_addr), hi = p + offsetof(kernel_graph_packet, status_addr) + 8;
-    return off >= lo && off < hi;
+    uint8_t how = take(r);
+    uint32_t at = take16(r);
+    if (how % 3u == 0 || block_bytes < object_bytes)
+        return (uint64_t)(uintptr_t)decoy;
+    if (how % 3u == 1)
+        return (uint64_t)(uintptr_t)(block + (at % (block_bytes - object_bytes + 1)) / 8u * 8u);
+    return (uint64_t)take32(r) << 16 | at; /* nothing this process maps: below 2^48, no allocation there */
+}
+
+/* `addr` names memory the check may read as an object of `bytes`. */
+static int readable(uint64_t addr, const void *real, const void *decoy, const uint8_t *block, size_t block_bytes,
+                    size_t bytes)
+{
+    uint64_t b = (uint64_t)(uintptr_t)block;
+    return addr == (uint64_t)(uintptr_t)real || addr == (uint64_t)(uintptr_t)decoy ||
+           (addr >= b && addr % 8u == 0 && addr - b <= block_bytes && block_bytes - (addr - b) >= bytes);
 }
 
 static void frozen_fill(kernel_frozen_regions *f, uint32_t tasks, uint64_t image_room, uint64_t temp_room)
@@ -129,15 +150,41 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (kernel_packet_check(block) != 0)
         abort(); /* the block as the launch builds it is accepted */
 
-    /* Writes inside the block, then maybe a fresh checksum. */
+    /* Decoys: copies of the slot record and the status words, maybe
+     * with one byte changed. */
+    kernel_status_words *decoy_w = malloc(sizeof(*decoy_w));
+    kernel_slot_record *decoy_slot = malloc(sizeof(*decoy_slot));
+    if (decoy_w == NULL || decoy_slot == NULL)
+        abort();
+    *decoy_w = *w;
+    *decoy_slot = *slot;
     uint8_t flags = take(&r);
+    if (flags & 0x20u)
+        ((uint8_t *)decoy_slot)[take16(&r) % sizeof(*decoy_slot)] ^= (uint8_t)(1u + take(&r) % 255u);
+    if (flags & 0x40u)
+        ((uint8_t *)decoy_w)[take16(&r) % sizeof(*decoy_w)] ^= (uint8_t)(1u + take(&r) % 255u);
+    /* The packet's addresses, and the descriptor's agreeing ones. */
+    if (flags & 0x02u)
+        p->slot_addr = redirect(&r, decoy_slot, block, block_bytes, sizeof(*slot));
+    if (flags & 0x04u)
+        d->kernels = (const device_kernel_table *)(uintptr_t)(p->slot_addr + offsetof(kernel_slot_record, table));
+    if (flags & 0x08u)
+        p->status_addr = redirect(&r, decoy_w, block, block_bytes, sizeof(*w));
+    if (flags & 0x10u)
+        d->status_addr = p->status_addr + offsetof(kernel_status_words, run);
+
+    /* Writes anywhere inside the block, then maybe a fresh checksum. */
     uint32_t writes = 0;
     while (r.n >= 3 && writes++ < 16) {
         size_t off = ((size_t)take(&r) << 8 | take(&r)) % block_bytes;
-        uint8_t v = take(&r);
-        if (!address_byte(off))
-            block[off] = v;
+        block[off] = take(&r);
     }
+    /* An address the descriptor agrees with is followed: skip a wild one. */
+    if ((!readable(p->slot_addr, slot, decoy_slot, block, block_bytes, sizeof(*slot)) &&
+         (uint64_t)(uintptr_t)d->kernels == p->slot_addr + offsetof(kernel_slot_record, table)) ||
+        (!readable(p->status_addr, w, decoy_w, block, block_bytes, sizeof(*w)) &&
+         d->status_addr == p->status_addr + offsetof(kernel_status_words, run)))
+        goto out;
     if ((flags & 1u) && p->image_bytes <= block_bytes && p->staged_bytes <= block_bytes &&
         kernel_packet_args_bytes(p->image_bytes, p->staged_bytes) <= block_bytes) {
         p->head_checksum = kernel_packet_head_checksum(h, p);
@@ -148,13 +195,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rc != KERNEL_PACKET_ERR_CHECKSUM && rc != KERNEL_PACKET_ERR_SLOT && rc != KERNEL_PACKET_ERR_REGION)
         abort();
     if (rc == 0) {
-        /* What the device then relies on. */
-        if (p->image_bytes != d->image_bytes || p->image_bytes > f->definition_bytes ||
-            p->staged_bytes > f->temp_bytes || memcmp(&p->regions, f, sizeof(*f)) != 0 ||
-            h->callable_id != slot->callable_id || h->generation != slot->table.generation ||
-            d->kernels != &slot->table || p->task_count != d->task_count)
+        /* What the device then relies on, in what the check followed. */
+        const kernel_slot_record *fs = (const kernel_slot_record *)(uintptr_t)p->slot_addr;
+        const kernel_status_words *fw = (const kernel_status_words *)(uintptr_t)p->status_addr;
+        const kernel_frozen_regions *ff = &fw->frozen;
+        if (!readable(p->slot_addr, slot, decoy_slot, block, block_bytes, sizeof(*slot)) ||
+            !readable(p->status_addr, w, decoy_w, block, block_bytes, sizeof(*w)))
+            abort(); /* accepted through an address it had to refuse */
+        if (p->image_bytes != d->image_bytes || p->image_bytes > ff->definition_bytes ||
+            p->staged_bytes > ff->temp_bytes || memcmp(&p->regions, ff, sizeof(*ff)) != 0 ||
+            d->status_addr != (uint64_t)(uintptr_t)&fw->run || h->callable_id != fs->callable_id ||
+            h->tensor_count != fs->tensor_count || h->scalar_count != fs->scalar_count ||
+            h->generation != fs->table.generation || d->kernels != &fs->table || p->task_count != d->task_count)
             abort();
     }
+out:
+    free(decoy_slot);
+    free(decoy_w);
     free(block);
     free(slot);
     free(w);

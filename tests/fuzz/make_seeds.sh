@@ -56,25 +56,77 @@ bytes fuzz_task_args_build/heap_and_host 1 8 3 0 0 0 15 0 0 2 20 7 0 0 \
 bytes fuzz_task_args_build/bad_tensor 16 1 1 0 1 0 1 0 0 0 5 1 3 0 0 0 0 3
 # fuzz_ctx_control: ops (0 CONFIGURE, 1 FREEZE block, 2 freeze, 3 init,
 # 4 finalize, 5 program init, 6 plan, 7 layout, 8 size, 9 mode/slots),
-# each followed by the bytes it reads.
-bytes fuzz_ctx_control/configure_init_freeze 0 0 0 3 0 1 1 0 4 3 0 2 2 0
-bytes fuzz_ctx_control/plan_layout_init 6 2 100 4 100 4 100 4 100 4 0 0 7 100 5 40 3 40 3 40 3 0 9 \
+# each followed by the bytes it reads. An init that can go through runs
+# only on inputs whose FNV-1a hash is below 2^32 / 512 (the target says
+# why), so each seed ends with a last "9 X Y" (mode and slots, read after
+# every other op) whose X and Y put it there: the seeds' inits run.
+creating() {
+  name=$1; shift
+  set -- $(echo "$@" | awk '
+    function bxor(a, b,   r, bit) {
+      r = 0
+      for (bit = 1; bit < 256; bit *= 2) { if (a % 2 != b % 2) r += bit; a = int(a / 2); b = int(b / 2) }
+      return r
+    }
+    # h = (h ^ b) * 16777619 mod 2^32, in exact double arithmetic.
+    function step(h, b,   x) { x = h - h % 256 + bxor(h % 256, b); return ((x % 256) * 16777216 + x * 403) % 4294967296 }
+    {
+      h = 2166136261
+      for (i = 1; i <= NF; i++) h = step(h, $i)
+      h = step(h, 9)
+      for (x = 0; x < 256; x++) {
+        hx = step(h, x)
+        for (y = 0; y < 256; y++) if (step(hx, y) < 8388608) { print $0, 9, x, y; exit }
+      }
+      exit 1
+    }')
+  bytes "$name" "$@"
+}
+creating fuzz_ctx_control/configure_init_freeze 0 0 0 3 0 1 1 0 4 3 0 2 2 0
+creating fuzz_ctx_control/plan_layout_init 6 2 100 4 100 4 100 4 100 4 0 0 7 100 5 40 3 40 3 40 3 0 9 \
   40 2 40 2 40 2 40 2 40 2 0 12 0 0 7 0 0 0 0 3 0 1 2 0 4 3 0 1
-bytes fuzz_ctx_control/program_then_kernel 5 0 0 0 3 0 1 2 0 1 0
-bytes fuzz_ctx_control/bad_controls 0 2 0 0 0 5 3 9 0 1 6 0 0 0 4 2 0 0 0 1 4 2
+creating fuzz_ctx_control/program_then_kernel 5 0 0 0 3 0 1 2 0 1 0
+creating fuzz_ctx_control/bad_controls 0 2 0 0 0 5 3 9 0 1 6 0 0 0 4 2 0 0 0 1 4 2
+# The reproducer of a refused init (a 5 TB heap) left latched.
+creating fuzz_ctx_control/regress-refused-init-unlatches 6 2 100 4 100 4 100 4 100 4 0 0 7 228 5 40 3 40 3 40 3 0 \
+  9 40 2 40 66 40 13 40 2 40 2 0 12 0 0 7 0 0 0 0 3 0 1 2 0 4 3 8 1
+# A sequence without the salt: its init is skipped, and its
+# CONFIGURE mangled into a FREEZE is accepted as a CONFIGURE.
+bytes fuzz_ctx_control/regress_configure_as_freeze 5 2 0 9 0 0 3 0 0 1 195 1 1 0 4 4 2 1 0 4 4 2
 # fuzz_cli_options: a command line.
 args fuzz_cli_options/run_program vector --mode program --runs 3 --json
 args fuzz_cli_options/run_trace add_scalar --trace t.json --cores 2
 args fuzz_cli_options/help --runs --help
 args fuzz_cli_options/bad_values --runs 2x --mode bogus --cores 0 extra
 args fuzz_cli_options/image --image x.callable --replays 7 --mode program
+# The pack, graph and inspect parsers read the same lines.
+args fuzz_cli_options/pack -o out.callable --orchestration orch.so --entry build_graph --sig in,in,out,scalar \
+  --kernel 0:AIV:k/add.so:in,in,out:add --kernel 1:AIC:mm.so --kernel 2:AIV:a:b.so:inout
+args fuzz_cli_options/pack_bad --kernel 1024:AIV:x.so --kernel 3:XPU:x.so --sig in,sideways -o
+args fuzz_cli_options/pack_names --output o --orchestration o.so --entry e --kernel 0:AIC:dir/.so:scalar,in \
+  --kernel 7:AIV:x.so::in --kernel 8:AIV:very_long_kernel_name_that_does_not_fit.so
+args fuzz_cli_options/graph x/vector.callable --dot out.dot --example add_scalar
+args fuzz_cli_options/graph_bad vector --dot a.dot extra --bogus
+args fuzz_cli_options/inspect_json image.callable --json
+args fuzz_cli_options/inspect_dash -x --json second
 # fuzz_kernel_packet: tasks - 1, image size (two bytes), staged off/on,
 # staged size / 8, staged count - 1, id, generation - 1, spare
 # definition and temp room / 8, tensor and scalar counts, flags (1:
-# fresh checksum), then (offset high, offset low, byte) writes.
+# fresh checksum; 0x20/0x40: change a byte of the decoy slot record /
+# status words, offset (two bytes) and xor; 2/8: point slot_addr /
+# status_addr elsewhere: 0 decoy, 1 inside the block at an offset (two
+# bytes), 2 wild (two bytes, then four); 4/0x10: make the descriptor
+# agree), then (offset high, offset low, byte) writes.
 bytes fuzz_kernel_packet/plain 3 20 4 1 0 1 0 0 0
 bytes fuzz_kernel_packet/staged 7 40 0 0 4 1 2 5 2 2 3 1 0
 bytes fuzz_kernel_packet/length_write 3 20 4 0 4 0 1 0 1 1 2 1 1 1 64 9
+bytes fuzz_kernel_packet/wild_slot_addr 3 20 4 1 0 1 0 0 0 0 3 2 0 0 1 2 3 4
+bytes fuzz_kernel_packet/decoy_slot_changed_agreeing 3 20 4 1 0 1 0 0 0 0 39 0 0 5 0 0 0
+bytes fuzz_kernel_packet/decoy_status_agreeing 3 20 4 1 0 1 0 0 0 0 25 0 0 0
+bytes fuzz_kernel_packet/status_in_block_agreeing 3 20 4 1 0 1 0 0 0 0 25 1 64 0
 # The reproducer of the packet check reading past its block (descriptor,
 # header and packet lengths changed together; docs/reliability.md).
 bytes fuzz_kernel_packet/regress_lengths_together 3 20 4 1 0 0 50 0 0 0 0 0 24 185 1 8 185 0 224 96 0 225 1
+# The reproducer of the packet check reading through a wild status_addr
+# (docs/reliability.md).
+bytes fuzz_kernel_packet/regress_wild_status_addr 7 40 0 0 0 97 112 0 1 2 122 9 5 2 2 3 1 49 24 0

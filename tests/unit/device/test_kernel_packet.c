@@ -8,6 +8,7 @@
 #define _GNU_SOURCE /* MAP_ANONYMOUS */
 #include "support.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -302,6 +303,59 @@ static void packet_lengths_changed_together_refused_without_reading_past_the_blo
     assert_int_equal(munmap(map, span + page), 0);
 }
 
+/* A page the process may not touch: an address there faults if read. */
+static uint8_t *guard_page(size_t *page)
+{
+    *page = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *map = mmap(NULL, *page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(map != MAP_FAILED);
+    return map;
+}
+
+/* A packet whose slot_addr was corrupted (the descriptor still names the
+ * real slot record) is refused without reading where it points. */
+static void packet_slot_address_the_descriptor_does_not_name_refused_unread(void **state)
+{
+    (void)state;
+    size_t page;
+    uint8_t *guard = guard_page(&page);
+    packet_of()->slot_addr = (uint64_t)(uintptr_t)guard;
+    reseal();
+    assert_refused(KERNEL_PACKET_ERR_SLOT);
+    assert_int_equal(munmap(guard, page), 0);
+}
+
+/* Likewise a corrupted status_addr: refused without being read, and the
+ * body reports the refusal through the descriptor's status word (the
+ * real status words), not through the corrupted address. */
+static void packet_status_address_the_descriptor_does_not_name_refused_unread(void **state)
+{
+    (void)state;
+    size_t page;
+    uint8_t *guard = guard_page(&page);
+    packet_of()->status_addr = (uint64_t)(uintptr_t)guard;
+    reseal();
+    assert_refused(KERNEL_PACKET_ERR_REGION);
+    assert_int_equal(munmap(guard, page), 0);
+}
+
+/* A misaligned address is refused as a malformed header even when the
+ * descriptor was corrupted to agree with it. */
+static void packet_misaligned_addresses_refused(void **state)
+{
+    (void)state;
+    kernel_graph_packet *p = packet_of();
+    p->slot_addr += 4;
+    desc_of()->kernels = (const device_kernel_table *)(uintptr_t)(p->slot_addr + offsetof(kernel_slot_record, table));
+    reseal();
+    assert_int_equal(kernel_packet_check(w.args), KERNEL_PACKET_ERR_HEADER);
+    world_free(NULL), world_make(NULL);
+    p = packet_of();
+    p->status_addr += 4;
+    reseal();
+    assert_int_equal(kernel_packet_check(w.args), KERNEL_PACKET_ERR_HEADER);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, world_make, world_free)
@@ -321,6 +375,9 @@ int main(void)
         T(packet_checksum_catches_a_flip_in_every_image_byte),
         T(packet_corrupted_header_byte_refused),
         T(packet_lengths_changed_together_refused_without_reading_past_the_block),
+        T(packet_slot_address_the_descriptor_does_not_name_refused_unread),
+        T(packet_status_address_the_descriptor_does_not_name_refused_unread),
+        T(packet_misaligned_addresses_refused),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
