@@ -43,8 +43,12 @@ _Static_assert(sizeof(slot_fixed) == sizeof(device_run_desc) + sizeof(SimplerKer
  * callable than the one its slot record holds now. */
 static int stale(const slot_fixed *f)
 {
+    /* Followed only when it is the record the descriptor's kernel table
+     * lies in, as the packet check compares it before reading. */
+    if ((uint64_t)(uintptr_t)f->d.kernels != f->p.slot_addr + offsetof(kernel_slot_record, table))
+        return 0;
     const kernel_slot_record *rec = (const kernel_slot_record *)(uintptr_t)f->p.slot_addr;
-    return rec != NULL && rec->callable_id == f->h.callable_id && rec->table.generation != f->h.generation;
+    return rec->callable_id == f->h.callable_id && rec->table.generation != f->h.generation;
 }
 
 /* Reads and checks everything but the checksum. */

@@ -326,6 +326,39 @@ static void slots_empty_slot_refused_on_device_nothing_written(void **state)
     assert_int_equal(simdev_stream_destroy(k.stream), SIMDEV_SUCCESS);
 }
 
+/* A stored packet whose slot-record address was redirected (its head
+ * checksum recomputed, so only the address check stands) is refused
+ * with the slot status: the address is compared with the descriptor's
+ * before it is followed, also by the staleness test that tells a stale
+ * generation from other slot mismatches. */
+static void slots_redirected_slot_record_address_refused_not_followed(void **state)
+{
+    static vadd_buffers v;
+    kfix k;
+    kbufs d;
+    (void)state;
+    open_slots(&k);
+    kbufs_alloc(&d);
+    kbufs_upload(&d, &v, 1.0f);
+    assert_int_equal(write_step(&k, 0, &d, 3), 0);
+    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+    uint8_t *fixed = (uint8_t *)(uintptr_t)kernel_arg_slot_addr(k.ctx, kernel_state_of(k.ctx), 0) +
+                     sizeof(kernel_arg_slot_header) + sizeof(device_run_desc);
+    const SimplerKernelInvocationHeader *h = (const SimplerKernelInvocationHeader *)fixed;
+    kernel_graph_packet *p = (kernel_graph_packet *)(fixed + sizeof(*h));
+    /* Mapped nowhere, aligned, non-zero: followed, it faults. */
+    p->slot_addr = (uint64_t)1 << 46;
+    p->head_checksum = kernel_packet_head_checksum(h, p);
+    assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, 0, k.stream), 0);
+    assert_int_not_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(output_untouched(&d, -1.0f), 0);
+    assert_int_equal(runtime_error(&k), KERNEL_PACKET_ERR_SLOT);
+    kbufs_free(&d);
+    assert_int_equal(finalize_device(k.ctx), 0);
+    destroy_device_context(k.ctx);
+    assert_int_equal(simdev_stream_destroy(k.stream), SIMDEV_SUCCESS);
+}
+
 /* Every refusal returns its status and enqueues nothing. */
 static void slots_refusals_return_their_status_and_enqueue_nothing(void **state)
 {
@@ -511,6 +544,7 @@ int main(void)
         cmocka_unit_test(slots_packet_over_capacity_refused_and_previous_packet_replayed),
         cmocka_unit_test(slots_write_prepare_again_replay_refused_stale_nothing_written),
         cmocka_unit_test(slots_empty_slot_refused_on_device_nothing_written),
+        cmocka_unit_test(slots_redirected_slot_record_address_refused_not_followed),
         cmocka_unit_test(slots_refusals_return_their_status_and_enqueue_nothing),
         cmocka_unit_test(slots_before_freeze_and_after_close_refused),
         cmocka_unit_test(slots_host_inputs_travel_by_value_in_the_packet),
