@@ -68,18 +68,23 @@ static void exact_note(tensor_map *map, uint32_t space, uint32_t i)
     map->exact[exact_slot(space, map->segments[i].lo, map->segments[i].hi)] = i;
 }
 
+/* A segment to fill: the first free one, else the next unused. */
+static uint32_t segment_take(tensor_map *map)
+{
+    if (map->free_head == NIL) {
+        GRAPH_ASSERT(map->segment_used < map->segment_capacity);
+        return map->segment_used++;
+    }
+    uint32_t i = map->free_head;
+    map->free_head = map->segments[i].right;
+    map->free_count--;
+    return i;
+}
+
 static uint32_t segment_new(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t writer,
                             uint32_t readers)
 {
-    uint32_t i;
-    if (map->free_head != NIL) {
-        i = map->free_head;
-        map->free_head = map->segments[i].right;
-        map->free_count--;
-    } else {
-        GRAPH_ASSERT(map->segment_used < map->segment_capacity);
-        i = map->segment_used++;
-    }
+    uint32_t i = segment_take(map);
     tensor_map_segment *s = &map->segments[i];
     s->lo = lo;
     s->hi = hi;
@@ -266,17 +271,6 @@ static int read_fits(const tensor_map *map, const access_parts *p, uint64_t lo, 
            map->reader_capacity - map->reader_used >= overlapped + gaps;
 }
 
-/* Appends segment n, whose range starts at or above the end of every
- * segment of `space`, to that space's tail list. */
-static void append_tail(tensor_map *map, uint32_t space, uint32_t n)
-{
-    if (map->tail_last[space] == NIL)
-        map->tail_head[space] = n;
-    else
-        map->segments[map->tail_last[space]].right = n;
-    map->tail_last[space] = n;
-}
-
 /* Joins the space's tail list to its tree before a walk: the list turned
  * into a treap in one pass, then merged in on the right. */
 static void fold_tail(tensor_map *map, uint32_t space)
@@ -305,25 +299,7 @@ static uint32_t find_exact(const tensor_map_segment *s, uint32_t t, uint64_t lo,
  * caller checked that a segment is available. */
 static void append_new(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t writer, uint32_t readers)
 {
-    uint32_t i;
-    if (map->free_head != NIL) {
-        i = map->free_head;
-        map->free_head = map->segments[i].right;
-        map->free_count--;
-    } else {
-        i = map->segment_used++;
-    }
-    map->segments[i] = (tensor_map_segment){.lo = lo,
-                                            .hi = hi,
-                                            .left = NIL,
-                                            .right = NIL,
-                                            .priority = next_priority(map),
-                                            .writer = writer,
-                                            .readers = readers,
-                                            .live = space + 1};
-    map->end[space] = hi;
-    map->exact[exact_slot(space, lo, hi)] = i;
-    append_tail(map, space, i);
+    tensor_map_append(map, space, segment_take(map), lo, hi, writer, readers);
 }
 
 int tensor_map_read_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,

@@ -208,6 +208,29 @@ static inline int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, 
     return tensor_map_read_any(map, space, lo, hi, task, deps);
 }
 
+/* Segment i becomes [lo, hi) of `space`, appended past the space's end:
+ * on the space's tail list and noted in the exact cache. */
+static inline __attribute__((always_inline)) void tensor_map_append(tensor_map *map, uint32_t space, uint32_t i,
+                                                                   uint64_t lo, uint64_t hi, uint32_t writer,
+                                                                   uint32_t readers)
+{
+    map->segments[i] = (tensor_map_segment){.lo = lo,
+                                            .hi = hi,
+                                            .left = TENSOR_MAP_NIL,
+                                            .right = TENSOR_MAP_NIL,
+                                            .priority = tensor_map_next_priority(map),
+                                            .writer = writer,
+                                            .readers = readers,
+                                            .live = space + 1};
+    map->end[space] = hi;
+    map->exact[tensor_map_exact_slot(space, lo, hi)] = i;
+    if (map->tail_last[space] == TENSOR_MAP_NIL)
+        map->tail_head[space] = i;
+    else
+        map->segments[map->tail_last[space]].right = i;
+    map->tail_last[space] = i;
+}
+
 /* Always inline: gcc kept it out of line in submit_views (set P). */
 static inline __attribute__((always_inline)) int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo,
                                                                  uint64_t hi, uint32_t task, tensor_map_deps *deps)
@@ -216,22 +239,7 @@ static inline __attribute__((always_inline)) int tensor_map_write(tensor_map *ma
         lo < hi) {
         /* A fresh range past the end: a new segment on the space's
          * tail list, noted in the exact cache. */
-        uint32_t i = map->segment_used++;
-        map->segments[i] = (tensor_map_segment){.lo = lo,
-                                                .hi = hi,
-                                                .left = TENSOR_MAP_NIL,
-                                                .right = TENSOR_MAP_NIL,
-                                                .priority = tensor_map_next_priority(map),
-                                                .writer = task,
-                                                .readers = TENSOR_MAP_NIL,
-                                                .live = space + 1};
-        map->end[space] = hi;
-        map->exact[tensor_map_exact_slot(space, lo, hi)] = i;
-        if (map->tail_last[space] == TENSOR_MAP_NIL)
-            map->tail_head[space] = i;
-        else
-            map->segments[map->tail_last[space]].right = i;
-        map->tail_last[space] = i;
+        tensor_map_append(map, space, map->segment_used++, lo, hi, task, TENSOR_MAP_NIL);
         return 0;
     }
     uint32_t e;
