@@ -135,7 +135,7 @@ static int orch_args_begin(SimplerOrch *orch)
 
 /* The next free argument record of the open task, or a status (with
  * its reason unless the build had already failed). */
-static int next_arg(graph_scratch *s, graph_image_arg **out)
+static inline __attribute__((always_inline)) int next_arg(graph_scratch *s, graph_image_arg **out)
 {
     int rc = s->status;
     if (rc != 0)
@@ -172,7 +172,8 @@ static int resolve_host(const graph_scratch *s, const ChipTensor *t, graph_image
                         (unsigned long long)t->buffer_addr, (unsigned long long)t->buffer_bytes);
 }
 
-static int resolve_address(const graph_scratch *s, const ChipTensor *t, uint32_t tag, graph_image_arg *a)
+static inline __attribute__((always_inline)) int resolve_address(const graph_scratch *s, const ChipTensor *t,
+                                                                uint32_t tag, graph_image_arg *a)
 {
     int heap = t->address_space == SIMPLER_ADDRESS_SPACE_GRAPH_HEAP;
     /* OUTPUT is the runtime-allocated kind; OUTPUT_EXISTING is the caller's. */

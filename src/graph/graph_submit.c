@@ -126,7 +126,8 @@ int graph_submit_check(graph_scratch *s, int32_t func_id, uint32_t core_type)
 /* The task record of the open_count arguments at g.args[g.arg_count],
  * whose predecessors are in s->deps (their count checked against the
  * edge limit). */
-static int close_task(graph_scratch *s, int32_t func_id, uint32_t core_type)
+static inline __attribute__((always_inline)) int close_task(graph_scratch *s, int32_t func_id,
+                                                           uint32_t core_type)
 {
     graph *g = &s->g;
     const uint32_t task = g->task_count, count = s->open_count, arg_begin = g->arg_count;
