@@ -63,7 +63,7 @@ static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, 
                               ChipTensor *out)
 {
     graph_scratch *s = scratch_of(orch);
-    uint32_t strides[SIMPLER_MAX_TENSOR_DIMS] = {0};
+    uint32_t strides[SIMPLER_MAX_TENSOR_DIMS]; /* dense_strides sets the first ndims */
     uint64_t elements = 0;
     uint32_t elem = tensor_dtype_bytes(dtype);
     if (s->status != 0)
@@ -100,8 +100,10 @@ static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, 
     out->ndims = ndims;
     out->dtype = dtype;
     out->address_space = SIMPLER_ADDRESS_SPACE_GRAPH_HEAP;
-    memcpy(out->shapes, shapes, ndims * sizeof(*shapes));
-    memcpy(out->strides, strides, sizeof(strides));
+    for (uint32_t d = 0; d < ndims; d++) {
+        out->shapes[d] = shapes[d];
+        out->strides[d] = strides[d];
+    }
     s->g.heap_bytes += padded;
     return 0;
 }
@@ -224,54 +226,59 @@ uint32_t graph_view_index(graph_scratch *s, const graph_image_view *v)
     return s->g.view_count - 1;
 }
 
-/* The TensorMap address space of an argument's addr_kind. */
+/* The TensorMap address space of an argument's addr_kind (1..3 from
+ * resolve_address; anything else counts as the graph heap). */
 static uint32_t space_of(uint8_t addr_kind)
 {
-    switch (addr_kind) {
-    case GRAPH_ADDR_STAGED:
-        return SIMPLER_ADDRESS_SPACE_HOST;
-    case GRAPH_ADDR_DEVICE:
-        return SIMPLER_ADDRESS_SPACE_DEVICE;
-    default:
-        return SIMPLER_ADDRESS_SPACE_GRAPH_HEAP;
-    }
+    static const uint8_t space[4] = {
+        [0] = SIMPLER_ADDRESS_SPACE_GRAPH_HEAP,
+        [GRAPH_ADDR_DEVICE] = SIMPLER_ADDRESS_SPACE_DEVICE,
+        [GRAPH_ADDR_HEAP] = SIMPLER_ADDRESS_SPACE_GRAPH_HEAP,
+        [GRAPH_ADDR_STAGED] = SIMPLER_ADDRESS_SPACE_HOST,
+    };
+    return addr_kind < 4 ? space[addr_kind] : SIMPLER_ADDRESS_SPACE_GRAPH_HEAP;
 }
 
+/* A tag's accesses; NO_DEP (and anything past it) has none. */
 static uint32_t access_mode(uint32_t tag)
 {
-    switch (tag) {
-    case SIMPLER_TAG_INPUT:
-        return GRAPH_ACCESS_READ;
-    case SIMPLER_TAG_INOUT:
-        return GRAPH_ACCESS_READ | GRAPH_ACCESS_WRITE;
-    case SIMPLER_TAG_OUTPUT:
-    case SIMPLER_TAG_OUTPUT_EXISTING:
-        return GRAPH_ACCESS_WRITE;
-    default:
-        return 0; /* NO_DEP */
-    }
+    static const uint8_t mode[SIMPLER_TAG_NO_DEP + 1] = {
+        [SIMPLER_TAG_INPUT] = GRAPH_ACCESS_READ,
+        [SIMPLER_TAG_OUTPUT] = GRAPH_ACCESS_WRITE,
+        [SIMPLER_TAG_INOUT] = GRAPH_ACCESS_READ | GRAPH_ACCESS_WRITE,
+        [SIMPLER_TAG_OUTPUT_EXISTING] = GRAPH_ACCESS_WRITE,
+        [SIMPLER_TAG_NO_DEP] = 0,
+    };
+    return tag <= SIMPLER_TAG_NO_DEP ? mode[tag] : 0;
 }
 
+/* Two words compared at once (gcc and clang vector extensions). */
+typedef uint64_t graph_u64x2 __attribute__((vector_size(16)));
+
 /* Whether the view bytes of t equal the last checked view's: six words
- * compared at once (memcmp would stop at the first difference, which is
- * rare here). */
+ * compared as three pairs at once (memcmp would stop at the first
+ * difference, which is rare here). */
 static int view_key_equal(const graph_scratch *s, const ChipTensor *t)
 {
-    uint64_t a[GRAPH_VIEW_KEY_BYTES / 8], b[GRAPH_VIEW_KEY_BYTES / 8];
+    graph_u64x2 a[GRAPH_VIEW_KEY_BYTES / 16], b[GRAPH_VIEW_KEY_BYTES / 16];
     _Static_assert(GRAPH_VIEW_KEY_BYTES == 48, "the view key is six words");
     memcpy(a, (const char *)t + GRAPH_VIEW_KEY_OFFSET, sizeof(a));
     memcpy(b, s->last_key, sizeof(b));
-    return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) | (a[4] ^ b[4]) | (a[5] ^ b[5])) == 0;
+    graph_u64x2 d = (a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]);
+    return (d[0] | d[1]) == 0;
 }
 
 /* graph_tensor_check's checks for a tensor whose view bytes equal the
  * last checked view's: only the fields outside the view key are left. */
 static int tensor_check_known_view(const graph_scratch *s, const ChipTensor *t)
 {
-    uint64_t r[7];
-    _Static_assert(sizeof(t->reserved) == sizeof(r), "ChipTensor.reserved is seven words");
+    graph_u64x2 r[3];
+    uint64_t last;
+    _Static_assert(sizeof(t->reserved) == sizeof(r) + sizeof(last), "ChipTensor.reserved is seven words");
     memcpy(r, t->reserved, sizeof(r));
-    if ((r[0] | r[1] | r[2] | r[3] | r[4] | r[5] | r[6]) != 0 || t->buffer_addr > UINT64_MAX - t->buffer_bytes)
+    memcpy(&last, t->reserved + sizeof(r), sizeof(last));
+    graph_u64x2 o = r[0] | r[1] | r[2];
+    if ((o[0] | o[1] | last) != 0 || t->buffer_addr > UINT64_MAX - t->buffer_bytes)
         return graph_tensor_check(t, "tensor", &(uint64_t){0}); /* names the field */
     if (!graph_view_fits(s->last_shift, s->last_extent, t->start_offset, t->buffer_bytes))
         return graph_view_fail(t, "tensor", s->last_extent);
