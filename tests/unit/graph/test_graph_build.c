@@ -335,6 +335,44 @@ static void graph_build_args_name_views_of_their_own_shape(void **state)
  * far more than the scratch holds views), one re-begun and then given the
  * same shape again, one left open at the end.
  * Their views must go with them. */
+/* One task of two 5-D views of ones that differ in one stride only
+ * (scalars[0] names it): the second may not reuse the first's view. */
+static int orch_one_stride_apart(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    ChipTensor t = args->tensors[0];
+    t.ndims = SIMPLER_MAX_TENSOR_DIMS;
+    for (uint32_t d = 0; d < SIMPLER_MAX_TENSOR_DIMS; d++) {
+        t.shapes[d] = 1;
+        t.strides[d] = 1;
+    }
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_input(orch, &t);
+    t.strides[args->scalars[0]] = 2;
+    simpler_orch_add_input(orch, &t);
+    return simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
+}
+
+static void graph_build_a_view_one_stride_apart_is_its_own(void **state)
+{
+    (void)state;
+    graph_scratch *s = gt_scratch(4);
+    ChipStorageTaskArgs *args = fixture_args_new();
+    gt_args_add_tensor(args, DEV_A, 8000, SIMPLER_ADDRESS_SPACE_DEVICE);
+    gt_args_add_scalar(args, 0);
+    for (uint32_t d = 0; d < SIMPLER_MAX_TENSOR_DIMS; d++) {
+        const graph *g = NULL;
+        args->scalars[0] = d;
+        assert_int_equal(graph_build_run(s, orch_one_stride_apart, args, &g), 0);
+        assert_int_equal(g->arg_count, 2);
+        assert_int_equal(g->view_count, 2);
+        assert_int_equal(g->views[g->args[0].view].strides[d], 1);
+        assert_int_equal(g->views[g->args[1].view].strides[d], 2);
+        gt_assert_image_valid(g);
+    }
+    graph_scratch_destroy(s);
+    free(args);
+}
+
 static int orch_discarded_lists(SimplerOrch *orch, const ChipStorageTaskArgs *args)
 {
     ChipTensor t = args->tensors[0];
@@ -598,6 +636,7 @@ int main(void)
         cmocka_unit_test(graph_build_edge_limit_is_capacity_exceeded),
         cmocka_unit_test(graph_build_args_name_views_of_their_own_shape),
         cmocka_unit_test(graph_build_discarded_argument_lists_leave_no_view),
+        cmocka_unit_test(graph_build_a_view_one_stride_apart_is_its_own),
         cmocka_unit_test(graph_build_misuse_returns_documented_status),
         cmocka_unit_test(graph_build_rejects_malformed_call_arguments),
         cmocka_unit_test(graph_scratch_create_rejects_bad_limits),
