@@ -38,7 +38,7 @@ static int enqueue_engines(const platform_launch_ops *ops, platform_stream *aicp
                            platform_event *aicore_start, const device_run_desc *desc, int clear)
 {
     void *arena = (void *)(uintptr_t)desc->runtime_base;
-    uint32_t cores = desc->aic_count + desc->aiv_count;
+    uint32_t cores = device_run_desc_blocks(desc);
     int rc;
 
     if ((clear && (rc = ops->memset_async(ops->user, arena, 0, device_run_desc_clear_bytes(desc), aicpu)) != 0) ||

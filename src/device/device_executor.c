@@ -101,11 +101,16 @@ static int deferred_resolve(device_run_desc *local, device_runtime_header *rt)
     return 0;
 }
 
-void device_executor_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+void device_executor_kernel(uint32_t block, uint32_t block_dim, const void *args)
 {
     const device_run_desc *d = args;
     device_run_desc local;
     (void)block_dim;
+    if (block >= device_run_desc_blocks(d))
+        return;
+    /* The core this block serves: with only some cores started, the
+     * AIV ones keep their numbers among all the configured cores. */
+    uint32_t block_idx = device_run_desc_block_core(d, block);
     if (block_idx >= DEVICE_CORE_MAX || block_idx >= d->aic_count + d->aiv_count)
         return;
     /* Kernel mode: an execution refused at the gate leaves the handshake

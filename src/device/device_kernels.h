@@ -2,9 +2,11 @@
  * device_kernels — the two device bodies of one execution, launched by
  * device_chain_enqueue (device_chain.h) with a device_run_desc by value.
  *
- * device_executor_kernel runs on the AICORE engine with block_dim =
- * aic_count + aiv_count (block b < aic_count is an AIC core, else AIV);
- * every block must run at once, so the caller launches no more blocks
+ * device_executor_kernel runs on the AICORE engine with one block per
+ * started core (device_run_desc_blocks: every core, block b < aic_count
+ * an AIC core, else AIV; or the started ones, each block mapped to its
+ * core by device_run_desc_block_core); every block must run at once, so
+ * the caller launches no more blocks
  * than the AICore pool has threads. Each block serves its handshake slot
  * until told to quit.
  *

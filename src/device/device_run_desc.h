@@ -47,7 +47,8 @@ typedef struct device_run_desc {
     uint64_t serial;           /* kernel mode: this execution's token, the owner word's value while it runs */
     uint32_t deferred;         /* 1: the executor of an argument-slot launch, whose task count and kernel
                                   table the scheduler publishes in the runtime header at execution time */
-    uint32_t reserved;         /* zero */
+    uint16_t aic_started;      /* executor blocks that start, by core type (docs/device.md, "Started */
+    uint16_t aiv_started;      /* cores"); both 0: every core's block starts */
 } device_run_desc;
 
 _Static_assert(sizeof(device_run_desc) % 8 == 0, "an inline image after the descriptor stays 8-aligned");
@@ -58,6 +59,35 @@ _Static_assert(sizeof(device_run_desc) % 8 == 0, "an inline image after the desc
 static inline uint64_t device_run_desc_arena_bytes(const device_run_desc *d)
 {
     return graph_runtime_arena_bytes(d->task_count);
+}
+
+/* Executor blocks the chain launches. A launch that knows its graph (an
+ * eager kernel-mode launch, captured or not; a program-mode run) starts
+ * only the cores the graph can ever keep busy, the first aic_started AIC
+ * cores and the first aiv_started AIV cores; aic_count and aiv_count stay
+ * the capacity and the core numbering. One that does not (an argument-slot
+ * launch, whose graph is written after capture) starts every core. */
+static inline uint32_t device_run_desc_blocks(const device_run_desc *d)
+{
+    uint32_t started = (uint32_t)d->aic_started + d->aiv_started;
+    return started != 0 ? started : d->aic_count + d->aiv_count;
+}
+
+/* The core executor block `block` serves: AIC blocks first, then AIV
+ * ones, numbered as among all the configured cores. */
+static inline uint32_t device_run_desc_block_core(const device_run_desc *d, uint32_t block)
+{
+    if (d->aic_started + d->aiv_started == 0 || block < d->aic_started)
+        return block;
+    return d->aic_count + (block - d->aic_started);
+}
+
+/* Whether core `core`'s block starts in this execution. */
+static inline int device_run_desc_core_started(const device_run_desc *d, uint32_t core)
+{
+    if (d->aic_started + d->aiv_started == 0)
+        return 1;
+    return core < d->aic_count ? core < d->aic_started : core - d->aic_count < d->aiv_started;
 }
 
 /* What the chain zeroes before the execution: header and used slots. */

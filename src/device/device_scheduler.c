@@ -27,6 +27,7 @@
  */
 #include <string.h>
 
+#include "device/device_core_plan.h"
 #include "device/device_handshake.h"
 #include "device/device_scheduler_internal.h"
 #include "device/device_kernels.h"
@@ -51,12 +52,7 @@ static void write_status(const device_run_desc *d, int32_t status)
  * graph allows: once `id` finished. Returns successor + 1, 0 for none. */
 static uint32_t chain_next(const device_sched *s, uint32_t id)
 {
-    const graph_image_task *t = &s->tasks[id];
-    if (t->fanout_count != 1)
-        return 0;
-    uint32_t next = s->fanout[t->fanout_begin];
-    const graph_image_task *n = &s->tasks[next];
-    return n->fanin_count == 1 && n->core_type == t->core_type ? next + 1 : 0;
+    return device_chain_next(s->tasks, s->fanout, id);
 }
 
 /* The chain successor core may take next (device_sched.ahead), or
@@ -131,12 +127,19 @@ void device_sched_seed(device_sched *s)
  * can ever run at once than it has heads. Cores of a type beyond that
  * count (in index order) would only sleep and be woken to leave: they
  * are told to leave now, before dispatch is announced, and dispatch
- * never serves them. A type with tasks keeps at least one core. */
+ * never serves them. A type with tasks keeps at least one core.
+ * A core whose executor block the launch did not start (the host chose
+ * the started cores from the same image, docs/device.md "Started
+ * cores") is retired too, without a word: nothing reads its slot. */
 void device_sched_retire(device_sched *s)
 {
     uint32_t kept[GRAPH_READY_QUEUE_COUNT] = {0, 0};
     for (uint32_t c = 0; c < s->cores; c++) {
         uint32_t type = device_core_type(s->d, c);
+        if (!device_run_desc_core_started(s->d, c)) {
+            s->retired[c] = 1;
+            continue;
+        }
         if (kept[type] < s->heads[type]) {
             kept[type]++;
             continue;

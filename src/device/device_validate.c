@@ -19,6 +19,11 @@ int device_validate_desc(const device_run_desc *d)
         return DEVICE_ERR_PACKET_INVALID;
     if (d->inline_bytes != 0 && d->inline_bytes != d->image_bytes)
         return DEVICE_ERR_PACKET_INVALID;
+    /* Started cores: within each type's cores, and none chosen for a
+     * launch whose graph is not known yet. */
+    if (d->aic_started > d->aic_count || d->aiv_started > d->aiv_count ||
+        (d->deferred && d->aic_started + d->aiv_started != 0))
+        return DEVICE_ERR_PACKET_INVALID;
     if (d->trace_base != 0 && d->trace_bytes < device_trace_bytes(0))
         return DEVICE_ERR_PACKET_INVALID;
     /* Without room for the handshake slots the cores cannot even be told

@@ -116,6 +116,10 @@ void kernel_slot_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const 
     atomic_store_explicit(&rt->kernels_addr, (uint64_t)(uintptr_t)f.d.kernels, memory_order_release);
     f.d.gate_addr = a->desc.gate_addr;
     f.d.serial = a->desc.serial;
+    /* The cores that started are the executor's, which was launched
+     * before the graph was known: every one of them. */
+    f.d.aic_started = a->desc.aic_started;
+    f.d.aiv_started = a->desc.aiv_started;
     device_scheduler_kernel(0, 1, &f.d);
     kernel_status_publish(&w->run, &w->sticky, atomic_load_explicit(&w->run, memory_order_acquire));
 }

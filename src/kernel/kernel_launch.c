@@ -11,6 +11,7 @@
 #include "kernel/kernel_launch.h"
 #include "kernel/kernel_state.h"
 #include "device/device_chain.h"
+#include "device/device_core_plan.h"
 #include "device/device_kernels.h"
 #include "graph/graph_build.h"
 #include "graph/graph_kernels.h"
@@ -273,6 +274,9 @@ int kernel_chain_enqueue(simpler_context *ctx, kernel_state *ks, const platform_
      * captured chain share theirs, and simdev serializes them. */
     d->gate_addr = (uint64_t)(uintptr_t)&ks->status->owner;
     d->serial = ++ks->serial;
+    /* An eager launch carries its graph: only the cores it can use start. */
+    if (call != NULL)
+        (void)device_core_plan(d, kernel_packet_image_of(ks->packet), d->image_bytes);
     kernel_gate_args gate_args = {(uint64_t)(uintptr_t)ks->status, d->serial, d->runtime_base,
                                   device_run_desc_clear_bytes(d), platform_kernel_report_fault};
     device_gate gate = {kernel_gate_kernel, &gate_args, sizeof(gate_args)};

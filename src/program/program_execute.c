@@ -9,6 +9,7 @@
 #include "memory/runtime_pool.h"
 #include "program/program_run.h"
 #include "device/device_chain.h"
+#include "device/device_core_plan.h"
 #include "device/device_handshake.h"
 #include "device/device_slot.h"
 #include "platform/platform_launch_ops.h"
@@ -136,15 +137,19 @@ static int streams_ready(simpler_context *ctx)
     return 0;
 }
 
-/* The program-mode chain (device_chain.h): the engine streams only. */
-static int chain_enqueue(simpler_context *ctx, const device_run_desc *desc)
+/* The program-mode chain (device_chain.h): the engine streams only.
+ * The host holds the image it uploaded, so only the cores the graph can
+ * use start (device_core_plan.h). */
+static int chain_enqueue(simpler_context *ctx, const device_run_desc *desc, const void *image)
 {
     platform_launch_ops launch;
     uint64_t scratch[(sizeof(device_run_desc) + 7) / 8];
+    device_run_desc planned = *desc;
+    (void)device_core_plan(&planned, image, desc->image_bytes);
     platform_launch_ops_derive(ctx->ops, &launch);
     return device_chain_enqueue_program(&launch, ctx->streams[CONTEXT_STREAM_AICPU],
                                         ctx->streams[CONTEXT_STREAM_AICORE], ctx->events[CONTEXT_EVENT_AICORE_START],
-                                        desc, scratch, sizeof(scratch));
+                                        &planned, scratch, sizeof(scratch));
 }
 
 /* Waits for the scheduler (AICPU stream), then the executor (AICore
@@ -193,7 +198,7 @@ int program_execute(simpler_context *ctx, const device_run_desc *desc)
     if (rc != 0)
         return rc;
     uint64_t uploaded = clock_now_ns();
-    int code = chain_enqueue(ctx, desc);
+    int code = chain_enqueue(ctx, desc, ps->image);
     if (code != 0) {
         chain_abort(ctx, desc);
         streams_renew_faulted(ctx);

@@ -6,6 +6,7 @@
 
 #include "common/host_alloc.h"
 #include "context/context.h"
+#include "device/device_handshake.h"
 #include "device/kernel_packet.h"
 #include "kernel/kernel_state.h"
 #include "kernel_fixture.h"
@@ -200,6 +201,56 @@ static void slots_eager_write_then_launch_slot_computes_the_golden(void **state)
     assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, SLOT, k.stream), 0);
     assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
     assert_int_equal(kbufs_check(&d, &v, 4), 0);
+    kbufs_free(&d);
+    kfix_close(&k);
+}
+
+/* Cores whose executor block ran in the last execution (each marks its
+ * handshake slot arrived; the chain clears every slot first). */
+static uint32_t cores_arrived(kfix *k)
+{
+    const kernel_state *ks = kernel_state_of(k->ctx);
+    uint32_t n = 0;
+    for (uint32_t c = 0; c < ks->aic_count + ks->aiv_count; c++) {
+        const device_core_slot *slot =
+            (const device_core_slot *)(uintptr_t)(ks->frozen.runtime_base + graph_runtime_core_slot_offset(c));
+        n += atomic_load(&slot->arrived) != 0;
+    }
+    return n;
+}
+
+/* A slot launch does not know its graph when it is enqueued, so every
+ * configured core's block starts; an eager launch of the same graph (R
+ * = 0: an AIV -> AIV chain, one head) starts only the one core its
+ * graph can use, and both compute the golden. */
+static void slots_launch_starts_every_core_an_eager_launch_only_those_used(void **state)
+{
+    static vadd_buffers v;
+    kfix k;
+    kbufs d;
+    ChipStorageTaskArgs args;
+    (void)state;
+    open_slots(&k);
+    const kernel_state *ks = kernel_state_of(k.ctx);
+    uint32_t all = ks->aic_count + ks->aiv_count;
+    assert_true(all > 1);
+    kbufs_alloc(&d);
+    kbufs_upload(&d, &v, 3.0f);
+    assert_int_equal(write_step(&k, SLOT, &d, 0), 0);
+    assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, SLOT, k.stream), 0);
+    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(kbufs_check(&d, &v, 0), 0);
+    assert_int_equal(cores_arrived(&k), all);
+
+    kbufs_upload(&d, &v, 3.0f);
+    vadd_args_make(&args, d.a, d.b, d.f, SIMPLER_ADDRESS_SPACE_DEVICE, 0, 0);
+    assert_int_equal(simpler_kernel_mode_launch(k.ctx, KFIX_ID, &args, k.stream), 0);
+    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(kbufs_check(&d, &v, 0), 0);
+    const device_run_desc *desc = (const device_run_desc *)ks->packet;
+    uint32_t started = (uint32_t)desc->aic_started + desc->aiv_started;
+    assert_int_equal(started, 1);
+    assert_int_equal(cores_arrived(&k), started);
     kbufs_free(&d);
     kfix_close(&k);
 }
@@ -540,6 +591,7 @@ int main(void)
         cmocka_unit_test(slots_start_empty_after_init),
         cmocka_unit_test(slots_init_every_device_call_fails_in_turn_new_again),
         cmocka_unit_test(slots_eager_write_then_launch_slot_computes_the_golden),
+        cmocka_unit_test(slots_launch_starts_every_core_an_eager_launch_only_those_used),
         cmocka_unit_test(slots_one_capture_1000_replays_each_with_new_scalar_addresses_and_task_count),
         cmocka_unit_test(slots_packet_over_capacity_refused_and_previous_packet_replayed),
         cmocka_unit_test(slots_write_prepare_again_replay_refused_stale_nothing_written),

@@ -151,6 +151,38 @@ static void chain_enqueues_exactly_the_spec_sequence(void **state)
     free(k);
 }
 
+/* A descriptor naming its started cores launches one executor block per
+ * started core, in both chains; the clear still covers every core's slot
+ * (the capacity), and without started cores every core's block starts. */
+static void chain_launches_one_block_per_started_core(void **state)
+{
+    (void)state;
+    for (int program = 0; program < 2; program++) {
+        fake *k = fake_new();
+        k->desc.aiv_started = 1;
+        if (program) {
+            k->desc.inline_bytes = 0;
+            assert_int_equal(device_chain_enqueue_program(&k->ops, S(1), S(2), E(1), &k->desc, k->scratch,
+                                                          sizeof(k->scratch)),
+                             0);
+        } else {
+            assert_int_equal(fake_enqueue(k), 0);
+        }
+        int launches = 0;
+        for (int i = 0; i < k->r.count; i++) {
+            const op *o = &k->r.ops[i];
+            if (o->kind == OP_MEMSET)
+                assert_int_equal(o->bytes, graph_runtime_clear_bytes(3));
+            if (o->kind == OP_LAUNCH && o->fn == device_executor_kernel) {
+                assert_int_equal(o->blocks, 1);
+                launches++;
+            }
+        }
+        assert_int_equal(launches, 1);
+        free(k);
+    }
+}
+
 static void chain_stops_at_the_first_failing_enqueue_and_returns_its_code(void **state)
 {
     (void)state;
@@ -428,6 +460,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chain_enqueues_exactly_the_spec_sequence),
+        cmocka_unit_test(chain_launches_one_block_per_started_core),
         cmocka_unit_test(chain_stops_at_the_first_failing_enqueue_and_returns_its_code),
         cmocka_unit_test(chain_refuses_bad_arguments_before_any_enqueue),
         cmocka_unit_test(chain_launch_variant_runs_the_given_scheduler_on_the_given_bytes),

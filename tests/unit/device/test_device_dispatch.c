@@ -444,6 +444,29 @@ static void cores_the_graph_cannot_keep_busy_are_told_to_leave(void **state)
     assert_int_equal(atomic_load(&device_core_slot_at(&f->d, 2)->bell), 1); /* asleep */
 }
 
+/* Four independent AIV tasks could use both AIV cores, but the launch
+ * started only the first (aiv_started 1): the other is retired without a
+ * word (nothing would read its slot) and never served. */
+static void cores_the_launch_did_not_start_are_never_served(void **state)
+{
+    fixture *f = *state;
+    f->d.aic_count = 0;
+    f->d.aiv_count = 2;
+    f->d.aiv_started = 1;
+    f->s.cores = 2;
+    for (uint32_t t = 0; t < 4; t++)
+        f->tasks[t].core_type = SIMPLER_CORE_TYPE_AIV;
+    device_sched_seed(&f->s);
+    device_sched_retire(&f->s);
+    assert_int_equal(f->s.retired[0], 0);
+    assert_int_equal(f->s.retired[1], 1);
+    assert_false(device_slot_quitting(device_core_slot_at(&f->d, 1)));
+    device_sched_announce_dispatch(&f->s);
+    assert_true(f->s.posted[0] != 0);
+    assert_int_equal(f->s.posted[1], 0);
+    assert_int_equal(atomic_load(&device_core_slot_at(&f->d, 1)->posted), 0);
+}
+
 /* Independent tasks are heads each: as many cores are kept as tasks
  * (up to the cores of the type). */
 static void independent_tasks_keep_a_core_each(void **state)
@@ -499,6 +522,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(cores_the_graph_cannot_keep_busy_are_told_to_leave, setup, teardown),
         cmocka_unit_test_setup_teardown(independent_tasks_keep_a_core_each, setup, teardown),
         cmocka_unit_test_setup_teardown(dispatch_never_serves_a_retired_core, setup, teardown),
+        cmocka_unit_test_setup_teardown(cores_the_launch_did_not_start_are_never_served, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

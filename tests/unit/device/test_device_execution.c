@@ -2,6 +2,9 @@
  * core typing, address resolution and trace records. */
 #include "device_test_util.h"
 
+#include "device/device_core_plan.h"
+#include "device/device_handshake.h"
+
 #define N 64u
 
 /* ---- orchestrations ---- */
@@ -256,6 +259,88 @@ static void device_diamond_computes_42_everywhere(void **state)
     for (uint32_t i = 0; i < N; i++)
         assert_true(out[i] == 42.0f);
     free(args);
+}
+
+/* The diamond (one AIV task, two AIV successors, one AIC join) can keep
+ * at most one AIC and three AIV cores busy. */
+static void device_core_plan_counts_chain_heads_per_type(void **state)
+{
+    dt_fixture *f = *state;
+    ChipStorageTaskArgs *args = fixture_args_new();
+    void *d = dt_dev_alloc(N * 4);
+    for (int i = 0; i < 3; i++)
+        dt_args_add(args, d, N, SIMPLER_ADDRESS_SPACE_DEVICE);
+    dt_build(f, orch_diamond, args);
+    assert_int_equal(device_core_plan(&f->desc, f->image, f->image_bytes), 0);
+    assert_int_equal(f->desc.aic_started, 1);
+    assert_int_equal(f->desc.aiv_started, 3);
+    /* A launch whose graph is not known (deferred) starts every core. */
+    f->desc.deferred = 1;
+    assert_int_equal(device_core_plan(&f->desc, f->image, f->image_bytes), -1);
+    assert_int_equal(f->desc.aic_started + f->desc.aiv_started, 0);
+    f->desc.deferred = 0;
+    /* An image the plan cannot read within its bytes starts every core. */
+    assert_int_equal(device_core_plan(&f->desc, f->image, sizeof(graph_image_header)), -1);
+    assert_int_equal(f->desc.aic_started + f->desc.aiv_started, 0);
+    free(args);
+}
+
+/* A planned launch starts only the executor blocks of the cores the
+ * graph can use (a core that starts marks its slot arrived), every task
+ * still runs on a core of its type, numbered among all the configured
+ * cores: the AIV tasks on cores DT_AIC.., never on the AIC core 1 or the
+ * last AIV core, which never started and were never waited for. */
+static void device_starts_only_the_planned_cores(void **state)
+{
+    dt_fixture *f = *state;
+    float a[N], b[N], out[N];
+    for (uint32_t i = 0; i < N; i++) {
+        a[i] = 2.0f;
+        b[i] = 3.0f;
+    }
+    void *da = dt_dev_alloc(N * 4), *db = dt_dev_alloc(N * 4), *dout = dt_dev_alloc(N * 4);
+    dt_upload_floats(da, a, N);
+    dt_upload_floats(db, b, N);
+    ChipStorageTaskArgs *args = fixture_args_new();
+    dt_args_add(args, da, N, SIMPLER_ADDRESS_SPACE_DEVICE);
+    dt_args_add(args, db, N, SIMPLER_ADDRESS_SPACE_DEVICE);
+    dt_args_add(args, dout, N, SIMPLER_ADDRESS_SPACE_DEVICE);
+    for (int round = 0; round < 3; round++) {
+        dt_observations_reset();
+        dt_build(f, orch_diamond, args);
+        assert_int_equal(device_core_plan(&f->desc, f->image, f->image_bytes), 0);
+        assert_int_equal(dt_enqueue(f), 0);
+        assert_int_equal(dt_sync(f), 0);
+        assert_int_equal(dt_status(f), DEVICE_STATUS_OK);
+        dt_assert_order(f->g);
+        dt_download_floats(out, dout, N);
+        for (uint32_t i = 0; i < N; i++)
+            assert_true(out[i] == 42.0f);
+        for (uint32_t c = 0; c < DT_AIC + DT_AIV; c++) {
+            device_core_slot slot;
+            assert_int_equal(simdev_memcpy(&slot, (uint8_t *)f->runtime + graph_runtime_core_slot_offset(c),
+                                           sizeof(slot)), 0);
+            int started = c == 0 || (c >= DT_AIC && c < DT_AIC + 3);
+            assert_int_equal(atomic_load(&slot.arrived), started);
+        }
+        uint64_t mask = atomic_load(&dt_core_mask);
+        assert_int_equal(mask & ~(uint64_t)0x1d, 0); /* cores 0, 2, 3, 4 */
+        assert_true((mask & 1u) != 0);               /* the AIC join ran on core 0 */
+    }
+    free(args);
+}
+
+/* Without a plan every core's block starts, as before. */
+static void device_starts_every_core_without_a_plan(void **state)
+{
+    dt_fixture *f = *state;
+    device_diamond_computes_42_everywhere(state);
+    for (uint32_t c = 0; c < DT_AIC + DT_AIV; c++) {
+        device_core_slot slot;
+        assert_int_equal(
+            simdev_memcpy(&slot, (uint8_t *)f->runtime + graph_runtime_core_slot_offset(c), sizeof(slot)), 0);
+        assert_int_equal(atomic_load(&slot.arrived), 1);
+    }
 }
 
 /* The chain zeroes only the header and the slots of the cores it runs
@@ -516,6 +601,9 @@ int main(void)
         DT_TEST(device_chain_of_inout_tasks_runs_in_order),
         DT_TEST(device_fan_out_and_in_computes_every_slice),
         DT_TEST(device_diamond_computes_42_everywhere),
+        DT_TEST(device_core_plan_counts_chain_heads_per_type),
+        DT_TEST(device_starts_only_the_planned_cores),
+        DT_TEST(device_starts_every_core_without_a_plan),
         DT_TEST(device_task_state_left_from_before_is_never_read),
         DT_TEST(device_layered_graph_matches_host_reference),
         DT_TEST(device_tasks_run_only_on_cores_of_their_type),

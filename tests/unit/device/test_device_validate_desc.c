@@ -34,6 +34,13 @@ static void validate_desc_accepts_a_well_formed_descriptor(void **state)
     d.trace_base = 64;
     d.trace_bytes = device_trace_bytes(0);
     assert_int_equal(device_validate_desc(&d), DEVICE_STATUS_OK);
+    d.aic_started = 0; /* only the AIV core starts */
+    d.aiv_started = 1;
+    assert_int_equal(device_validate_desc(&d), DEVICE_STATUS_OK);
+    d.kernels = NULL; /* deferred, every core started */
+    d.deferred = 1;
+    d.aiv_started = 0;
+    assert_int_equal(device_validate_desc(&d), DEVICE_STATUS_OK);
 }
 
 static void validate_desc_refuses_each_malformed_field_as_bad_packet(void **state)
@@ -62,8 +69,11 @@ static void validate_desc_refuses_each_malformed_field_as_bad_packet(void **stat
     BAD(d.inline_bytes = 8);
     BAD(d.trace_base = 64; d.trace_bytes = device_trace_bytes(0) - 1);
     BAD(d.runtime_bytes--);
+    BAD(d.aic_started = 2);                       /* more started cores than the type has */
+    BAD(d.aiv_started = 2);
+    BAD(d.kernels = NULL; d.deferred = 1; d.aiv_started = 1); /* a deferred launch starts every core */
 #undef BAD
-    assert_int_equal(refused, 14);
+    assert_int_equal(refused, 17);
 }
 
 static void validate_desc_refuses_image_above_definition_capacity(void **state)
