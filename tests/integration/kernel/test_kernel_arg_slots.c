@@ -331,50 +331,62 @@ static int runtime_error(kfix *k)
     return err;
 }
 
+/* The device-refusal tests: slots open, inputs of 1.0 uploaded, the
+ * output filled with -1. */
+static void open_refusal(kfix *k, kbufs *d)
+{
+    static vadd_buffers v;
+    open_slots(k);
+    kbufs_alloc(d);
+    kbufs_upload(d, &v, 1.0f);
+}
+
+/* What ran since the last synchronize was refused on the device with
+ * `status` before any task wrote the output. */
+static void assert_refused_on_device(kfix *k, const kbufs *d, int status)
+{
+    assert_int_not_equal(simdev_stream_synchronize(k->stream), SIMDEV_SUCCESS);
+    assert_int_equal(output_untouched(d, -1.0f), 0);
+    assert_int_equal(runtime_error(k), status);
+}
+
+/* A context whose caller stream faulted closes in this order. */
+static void close_after_fault(kfix *k, kbufs *d)
+{
+    kbufs_free(d);
+    assert_int_equal(finalize_device(k->ctx), 0);
+    destroy_device_context(k->ctx);
+    assert_int_equal(simdev_stream_destroy(k->stream), SIMDEV_SUCCESS);
+}
+
 /* write, prepare the callable again, replay: the device refuses the
  * stale packet before any task runs (the output keeps its -1 fill). */
 static void slots_write_prepare_again_replay_refused_stale_nothing_written(void **state)
 {
-    static vadd_buffers v;
     kfix k;
     kbufs d;
     (void)state;
-    open_slots(&k);
-    kbufs_alloc(&d);
-    kbufs_upload(&d, &v, 1.0f);
+    open_refusal(&k, &d);
     simdev_graph_t g = capture_slot(&k, SLOT);
     assert_int_equal(write_step(&k, SLOT, &d, 3), 0);
     assert_int_equal(simpler_kernel_mode_prepare_callable(k.ctx, KFIX_ID, image.bytes, image.size, k.stream), 0);
     assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
-    assert_int_not_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
-    assert_int_equal(output_untouched(&d, -1.0f), 0);
-    assert_int_equal(runtime_error(&k), KERNEL_PACKET_ERR_ARG_SLOT_STALE);
+    assert_refused_on_device(&k, &d, KERNEL_PACKET_ERR_ARG_SLOT_STALE);
     assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
-    kbufs_free(&d);
-    assert_int_equal(finalize_device(k.ctx), 0);
-    destroy_device_context(k.ctx);
-    assert_int_equal(simdev_stream_destroy(k.stream), SIMDEV_SUCCESS);
+    close_after_fault(&k, &d);
 }
 
 /* A slot never written is refused on the device, before anything runs. */
 static void slots_empty_slot_refused_on_device_nothing_written(void **state)
 {
-    static vadd_buffers v;
     kfix k;
     kbufs d;
     (void)state;
-    open_slots(&k);
-    kbufs_alloc(&d);
-    kbufs_upload(&d, &v, 1.0f);
+    open_refusal(&k, &d);
     assert_int_equal(write_step(&k, 0, &d, 3), 0);
     assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, 2, k.stream), 0);
-    assert_int_not_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
-    assert_int_equal(output_untouched(&d, -1.0f), 0);
-    assert_int_equal(runtime_error(&k), KERNEL_PACKET_ERR_ARG_SLOT_EMPTY);
-    kbufs_free(&d);
-    assert_int_equal(finalize_device(k.ctx), 0);
-    destroy_device_context(k.ctx);
-    assert_int_equal(simdev_stream_destroy(k.stream), SIMDEV_SUCCESS);
+    assert_refused_on_device(&k, &d, KERNEL_PACKET_ERR_ARG_SLOT_EMPTY);
+    close_after_fault(&k, &d);
 }
 
 /* A stored packet whose slot-record address was redirected (its head
@@ -384,13 +396,10 @@ static void slots_empty_slot_refused_on_device_nothing_written(void **state)
  * generation from other slot mismatches. */
 static void slots_redirected_slot_record_address_refused_not_followed(void **state)
 {
-    static vadd_buffers v;
     kfix k;
     kbufs d;
     (void)state;
-    open_slots(&k);
-    kbufs_alloc(&d);
-    kbufs_upload(&d, &v, 1.0f);
+    open_refusal(&k, &d);
     assert_int_equal(write_step(&k, 0, &d, 3), 0);
     assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
     uint8_t *fixed = (uint8_t *)(uintptr_t)kernel_arg_slot_addr(k.ctx, kernel_state_of(k.ctx), 0) +
@@ -401,13 +410,8 @@ static void slots_redirected_slot_record_address_refused_not_followed(void **sta
     p->slot_addr = (uint64_t)1 << 46;
     p->head_checksum = kernel_packet_head_checksum(h, p);
     assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, 0, k.stream), 0);
-    assert_int_not_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
-    assert_int_equal(output_untouched(&d, -1.0f), 0);
-    assert_int_equal(runtime_error(&k), KERNEL_PACKET_ERR_SLOT);
-    kbufs_free(&d);
-    assert_int_equal(finalize_device(k.ctx), 0);
-    destroy_device_context(k.ctx);
-    assert_int_equal(simdev_stream_destroy(k.stream), SIMDEV_SUCCESS);
+    assert_refused_on_device(&k, &d, KERNEL_PACKET_ERR_SLOT);
+    close_after_fault(&k, &d);
 }
 
 /* Every refusal returns its status and enqueues nothing. */
