@@ -52,7 +52,7 @@ static void write_status(const device_run_desc *d, int32_t status)
  * graph allows: once `id` finished. Returns successor + 1, 0 for none. */
 static uint32_t chain_next(const device_sched *s, uint32_t id)
 {
-    return device_chain_next(s->tasks, s->fanout, id);
+    return graph_image_chain_next(s->tasks, s->fanout, id);
 }
 
 /* The chain successor core may take next (device_sched.ahead), or

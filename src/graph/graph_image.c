@@ -45,25 +45,31 @@ size_t graph_image_size(const graph *g)
 }
 
 /* Fan-out lists are the fan-in lists transposed: count per predecessor,
- * prefix-sum into begins, then fill in successor order, which leaves each
- * list increasing. fanout_count doubles as the fill cursor. */
-static void write_fanout(const graph *g, graph_image_task *tasks, uint32_t *fanout)
+ * prefix-sum into ends, then fill backwards from the last successor, so
+ * each list ends up increasing and fanout_begin, the fill cursor, ends
+ * at the list's start. Every count is final during the fill, so the
+ * chain links are counted there: a type's chain heads are its tasks less
+ * its links (graph_image_chain_link). */
+static void write_fanout(const graph *g, graph_image_task *tasks, uint32_t *fanout, uint32_t heads[2])
 {
     for (uint32_t i = 0; i < g->task_count; i++)
         tasks[i].fanout_count = 0;
     for (uint32_t e = 0; e < g->edge_count; e++)
         tasks[g->fanin[e]].fanout_count++;
-    uint32_t begin = 0;
+    uint32_t end = 0;
     for (uint32_t i = 0; i < g->task_count; i++) {
-        tasks[i].fanout_begin = begin;
-        begin += tasks[i].fanout_count;
-        tasks[i].fanout_count = 0;
+        end += tasks[i].fanout_count;
+        tasks[i].fanout_begin = end;
     }
-    for (uint32_t succ = 0; succ < g->task_count; succ++) {
-        const graph_image_task *t = &g->tasks[succ];
+    heads[0] = heads[1] = 0;
+    for (uint32_t succ = g->task_count; succ-- > 0;) {
+        const graph_image_task *t = &tasks[succ];
+        const uint32_t *pred = &g->fanin[t->fanin_begin];
+        heads[t->core_type]++;
         for (uint32_t k = 0; k < t->fanin_count; k++) {
-            graph_image_task *p = &tasks[g->fanin[t->fanin_begin + k]];
-            fanout[p->fanout_begin + p->fanout_count++] = succ;
+            graph_image_task *p = &tasks[pred[k]];
+            fanout[--p->fanout_begin] = succ;
+            heads[t->core_type] -= (uint32_t)graph_image_chain_link(p, t);
         }
     }
 }
@@ -89,6 +95,8 @@ int graph_image_write(const graph *g, void *buf, size_t size)
     graph_image_task *tasks = (graph_image_task *)(void *)(b + h.task_offset);
     memcpy(tasks, g->tasks, (size_t)g->task_count * sizeof(graph_image_task));
     memcpy(b + h.arg_offset, g->args, (size_t)g->arg_count * sizeof(graph_image_arg));
-    write_fanout(g, tasks, (uint32_t *)(void *)(b + h.fanout_offset));
+    uint32_t heads[2];
+    write_fanout(g, tasks, (uint32_t *)(void *)(b + h.fanout_offset), heads);
+    memcpy(b + offsetof(graph_image_header, chain_heads), heads, sizeof(heads));
     return 0;
 }

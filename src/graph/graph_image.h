@@ -26,7 +26,7 @@
 #include "simpler/task_args.h"
 
 #define GRAPH_IMAGE_MAGIC 0x48504753u /* "SGPH" read as little-endian bytes */
-#define GRAPH_IMAGE_VERSION 3u
+#define GRAPH_IMAGE_VERSION 4u
 /* A task's func_id is below this (a callable's children have func_ids below 1024). */
 #define GRAPH_FUNC_ID_LIMIT 1024
 
@@ -59,7 +59,8 @@ typedef struct graph_image_header {
     uint32_t view_offset;
     uint32_t staged_offset;
     uint32_t reserved1;
-    uint64_t reserved[2];
+    uint32_t chain_heads[2]; /* by core type (SIMPLER_CORE_TYPE_*): its tasks less its chain links */
+    uint64_t reserved;
 } graph_image_header;
 
 /* A caller HOST tensor copied into the retained temp region. */
@@ -108,6 +109,7 @@ _Static_assert(sizeof(graph_image_header) == 96, "graph image header layout");
 _Static_assert(offsetof(graph_image_header, task_count) == 40, "graph image header layout");
 _Static_assert(offsetof(graph_image_header, fanout_offset) == 64, "graph image header layout");
 _Static_assert(offsetof(graph_image_header, staged_offset) == 72, "graph image header layout");
+_Static_assert(offsetof(graph_image_header, chain_heads) == 80, "graph image header layout");
 _Static_assert(sizeof(graph_image_staged) == 32, "graph image staged layout");
 _Static_assert(sizeof(graph_image_task) == 32, "graph image task layout");
 _Static_assert(sizeof(graph_image_view) == 56, "graph image view layout");
@@ -115,6 +117,32 @@ _Static_assert(offsetof(graph_image_view, shapes) == 16, "graph image view layou
 _Static_assert(sizeof(graph_image_arg) == 32, "graph image arg layout");
 _Static_assert(offsetof(graph_image_arg, addr) == 8, "graph image arg layout");
 _Static_assert(SIMPLER_MAX_TENSOR_ARGS <= 256, "a staged index fits a byte");
+
+/* The chain rule, the one definition of it: task `p` and its successor
+ * `n` are linked when `n` is p's only successor, p is n's only
+ * predecessor, and both run on the same core type. The scheduler runs a
+ * link's successor on the core right behind its predecessor.
+ *
+ * Links split a core type's tasks into paths that run one task after
+ * another, so no more of a type's tasks can ever run at once than it has
+ * paths: its tasks less its links, the chain heads the image writer
+ * counts into the header (chain_heads) and graph_image_check recounts. */
+static inline int graph_image_chain_link(const graph_image_task *p, const graph_image_task *n)
+{
+    return p->fanout_count == 1 && n->fanin_count == 1 && n->core_type == p->core_type;
+}
+
+/* The task linked behind task `id` (graph_image_chain_link), + 1; 0 for
+ * none. `tasks` and `fanout` are an image's tables; `id`'s fan-out entry
+ * must lie inside them (a checked image, or one checked up to `id`). */
+static inline uint32_t graph_image_chain_next(const graph_image_task *tasks, const uint32_t *fanout, uint32_t id)
+{
+    const graph_image_task *t = &tasks[id];
+    if (t->fanout_count != 1)
+        return 0;
+    uint32_t next = fanout[t->fanout_begin];
+    return graph_image_chain_link(t, &tasks[next]) ? next + 1 : 0;
+}
 
 /* The canonical size and section offsets for the given counts. Returns 0,
  * or PTO_RUNTIME_ERR_INVALID_ARGUMENT when an offset would not fit 32 bits. */
@@ -125,8 +153,9 @@ int graph_image_layout(uint32_t task_count, uint32_t arg_count, uint32_t edge_co
  * canonical layout, every record's ranges and reserved words (views no
  * more than arguments, each view's extent recomputed), fan-out
  * lists that only go from lower to higher task ids (acyclic by
- * construction) without repeats, and every fan-in count equal to the
- * number of tasks naming the task a successor. Reads the image only; uses
+ * construction) without repeats, every fan-in count equal to the
+ * number of tasks naming the task a successor, and the header's chain
+ * heads equal to the count graph_image_chain_next gives. Reads the image only; uses
  * `scratch` (scratch_count u32, one per task, contents on return
  * unspecified) to count. An image of more than scratch_count tasks is
  * refused. Returns 0 or PTO_RUNTIME_ERR_INVALID_ARGUMENT (-1005). O(size). */

@@ -34,8 +34,8 @@ static int check_header(const void *image, size_t size, image_parts *v)
         return BAD;
     const graph_image_header *h = image;
     if (h->magic != GRAPH_IMAGE_MAGIC || h->version != GRAPH_IMAGE_VERSION ||
-        h->header_bytes != sizeof(graph_image_header) || h->reserved1 != 0 ||
-        h->reserved[0] != 0 || h->reserved[1] != 0 || h->image_bytes != size)
+        h->header_bytes != sizeof(graph_image_header) || h->reserved1 != 0 || h->reserved != 0 ||
+        h->image_bytes != size)
         return BAD;
     if (h->task_count > GRAPH_TASK_WINDOW_MAX || h->staged_count > SIMPLER_MAX_TENSOR_ARGS ||
         h->view_count > h->arg_count || h->heap_bytes % GRAPH_HEAP_ALIGN != 0 ||
@@ -152,11 +152,14 @@ static int check_args(const image_parts *v)
  * lower to a higher id, so when task i is reached every task that can
  * name it a successor was counted already: its count in `seen` is final
  * and must equal its fan-in count. Fan-out lists increase strictly, so no
- * edge is counted twice. */
+ * edge is counted twice. The chain heads are recounted as the writer
+ * counts them: a link's successor is read before its own checks, which
+ * refuse the image if it lied. */
 static int check_tasks(const image_parts *v, uint32_t *seen)
 {
     const graph_image_header *h = v->h;
     uint32_t args = 0, fanin = 0, fanout = 0;
+    uint32_t heads[2] = {0, 0};
     memset(seen, 0, (size_t)h->task_count * sizeof(*seen));
     for (uint32_t i = 0; i < h->task_count; i++) {
         const graph_image_task *t = &v->tasks[i];
@@ -176,10 +179,13 @@ static int check_tasks(const image_parts *v, uint32_t *seen)
             prev = succ[k];
             seen[prev]++;
         }
+        heads[t->core_type] += graph_image_chain_next(v->tasks, v->fanout, i) == 0;
         args += t->arg_count;
         fanin += t->fanin_count; /* <= fanout so far: no wrap */
         fanout += t->fanout_count;
     }
+    if (heads[0] != h->chain_heads[0] || heads[1] != h->chain_heads[1])
+        return BAD;
     return args == h->arg_count && fanin == h->edge_count && fanout == h->edge_count ? 0 : BAD;
 }
 

@@ -282,6 +282,19 @@ static void device_core_plan_counts_chain_heads_per_type(void **state)
     /* An image the plan cannot read within its bytes starts every core. */
     assert_int_equal(device_core_plan(&f->desc, f->image, sizeof(graph_image_header)), -1);
     assert_int_equal(f->desc.aic_started + f->desc.aiv_started, 0);
+    /* The plan reads the header's counts, at most the cores of each type
+     * (the device recounts them before it runs anything), and nothing but
+     * a header of this version. */
+    graph_image_header *h = f->image;
+    h->chain_heads[SIMPLER_CORE_TYPE_AIV] = 1000;
+    assert_int_equal(device_core_plan(&f->desc, f->image, f->image_bytes), 0);
+    assert_int_equal(f->desc.aic_started, 1);
+    assert_int_equal(f->desc.aiv_started, DT_AIV);
+    h->chain_heads[SIMPLER_CORE_TYPE_AIV] = 3;
+    h->version++;
+    assert_int_equal(device_core_plan(&f->desc, f->image, f->image_bytes), -1);
+    assert_int_equal(f->desc.aic_started + f->desc.aiv_started, 0);
+    h->version--;
     free(args);
 }
 

@@ -3,6 +3,8 @@
  * written to the heap or the caller's output. */
 #include "device_test_util.h"
 
+#include "device/device_core_plan.h"
+
 #define N 32u
 
 static int orch_absent(SimplerOrch *orch, const ChipStorageTaskArgs *args)
@@ -76,6 +78,21 @@ static void scheduler_refuses_bad_magic(void **state)
     refusal_init(&r);
     dt_build(f, dt_orch_square, r.args);
     ((graph_image_header *)f->image)->magic ^= 1;
+    expect_refusal(f, &r, DEVICE_ERR_IMAGE_INVALID);
+}
+
+/* The host plans the started cores from the header's chain heads
+ * without walking the tasks (device_core_plan); the device recounts them
+ * and refuses a header that disagrees, before anything runs. */
+static void scheduler_refuses_image_whose_chain_heads_disagree(void **state)
+{
+    dt_fixture *f = *state;
+    refusal r;
+    refusal_init(&r);
+    dt_build(f, dt_orch_square, r.args);
+    graph_image_header *h = f->image;
+    h->chain_heads[SIMPLER_CORE_TYPE_AIV]++;
+    assert_int_equal(device_core_plan(&f->desc, f->image, f->image_bytes), 0);
     expect_refusal(f, &r, DEVICE_ERR_IMAGE_INVALID);
 }
 
@@ -216,6 +233,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         DT_TEST(scheduler_refuses_corrupt_image),
         DT_TEST(scheduler_refuses_bad_magic),
+        DT_TEST(scheduler_refuses_image_whose_chain_heads_disagree),
         DT_TEST(scheduler_refuses_missing_kernel),
         DT_TEST(scheduler_refuses_task_core_type_unlike_its_kernel),
         DT_TEST(scheduler_refuses_task_without_a_core_of_its_type),

@@ -243,9 +243,9 @@ static void packet_corrupted_image_byte_refused(void **state)
     assert_refused(KERNEL_PACKET_ERR_CHECKSUM);
 }
 
-/* The checksum mixes 32-byte blocks in four lanes, then single words,
- * then a tail: a flipped bit in any byte of the image (500 bytes: 15
- * blocks, two words and a 4-byte tail) is caught, and so is two words
+/* The checksum mixes 64-byte blocks in eight lanes, then single words,
+ * then a tail: a flipped bit in any byte of the image (500 bytes: 7
+ * blocks, six words and a 4-byte tail) is caught, and so is two words
  * of one block swapped between lanes. */
 static void packet_checksum_catches_a_flip_in_every_image_byte(void **state)
 {
@@ -264,6 +264,32 @@ static void packet_checksum_catches_a_flip_in_every_image_byte(void **state)
     assert_int_equal(kernel_packet_check(w.args), KERNEL_PACKET_ERR_CHECKSUM);
     memcpy(image_of() + 64, &a, 8);
     memcpy(image_of() + 72, &b, 8);
+    assert_int_equal(kernel_packet_check(w.args), 0);
+}
+
+/* Changes that cancel in a plain sum of a lane's words: the top bit
+ * flipped in two words of one lane (image words 0 and 16: lane 0 of
+ * blocks 0 and 2), and two different words of one lane swapped (blocks
+ * 0 and 1). */
+static void packet_checksum_catches_changes_a_lane_sum_would_miss(void **state)
+{
+    (void)state;
+    uint8_t *img = image_of();
+    img[7] ^= 0x80;
+    img[128 + 7] ^= 0x80;
+    assert_int_equal(kernel_packet_check(w.args), KERNEL_PACKET_ERR_CHECKSUM);
+    img[7] ^= 0x80;
+    img[128 + 7] ^= 0x80;
+    assert_int_equal(kernel_packet_check(w.args), 0);
+    uint64_t a, b;
+    memcpy(&a, img, 8);
+    memcpy(&b, img + 64, 8);
+    assert_true(a != b);
+    memcpy(img, &b, 8);
+    memcpy(img + 64, &a, 8);
+    assert_int_equal(kernel_packet_check(w.args), KERNEL_PACKET_ERR_CHECKSUM);
+    memcpy(img, &a, 8);
+    memcpy(img + 64, &b, 8);
     assert_int_equal(kernel_packet_check(w.args), 0);
 }
 
@@ -373,6 +399,7 @@ int main(void)
         T(packet_descriptor_region_other_than_frozen_refused),
         T(packet_corrupted_image_byte_refused),
         T(packet_checksum_catches_a_flip_in_every_image_byte),
+        T(packet_checksum_catches_changes_a_lane_sum_would_miss),
         T(packet_corrupted_header_byte_refused),
         T(packet_lengths_changed_together_refused_without_reading_past_the_block),
         T(packet_slot_address_the_descriptor_does_not_name_refused_unread),

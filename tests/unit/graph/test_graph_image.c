@@ -40,6 +40,10 @@ static const corruption corruptions[] = {
     {"view offset moved", HDR, 0, 68, 4, 96 + 32 + 8},
     {"staged offset moved", HDR, 0, 72, 4, 0},
     {"reserved1 set", HDR, 0, 76, 4, 1},
+    {"AIC chain heads overstated", HDR, 0, 80, 4, 2},
+    {"AIC chain heads understated", HDR, 0, 80, 4, 0},
+    {"AIV chain heads overstated", HDR, 0, 84, 4, 4},
+    {"AIV chain heads understated", HDR, 0, 84, 4, 2},
     {"reserved words set", HDR, 0, 88, 8, 1},
     {"staged caller index out of range", STAGED, 0, 0, 4, SIMPLER_MAX_TENSOR_ARGS},
     {"staged flags unknown", STAGED, 0, 4, 4, 4},
@@ -153,7 +157,76 @@ static void graph_image_check_accepts_built_image(void **state)
     assert_int_equal(t[1].fanout_begin, 2);
     assert_int_equal(fanout[2], 3);
     assert_int_equal(t[3].fanout_count, 0);
+    /* No chain links (0 and 1 have other successors or partners): every
+     * task is a head, e on the AIC. */
+    assert_int_equal(h->chain_heads[SIMPLER_CORE_TYPE_AIC], 1);
+    assert_int_equal(h->chain_heads[SIMPLER_CORE_TYPE_AIV], 3);
     free(img);
+}
+
+/* Task 0 on AIV apart from the rest, then the chain x1 = f(x0) (AIV),
+ * x2 = f(x1) (AIV), x3 = f(x2) (AIC), x4 = f(x3) (AIC), tasks 1..4: links
+ * 1 -> 2 and 3 -> 4 (2 -> 3 changes core type). */
+static int orch_typed_chains(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    static const uint32_t types[4] = {SIMPLER_CORE_TYPE_AIV, SIMPLER_CORE_TYPE_AIV, SIMPLER_CORE_TYPE_AIC,
+                                      SIMPLER_CORE_TYPE_AIC};
+    uint32_t shape = args->tensors[0].shapes[0];
+    ChipTensor x[5];
+    x[0] = args->tensors[0];
+    for (int i = 1; i < 5; i++)
+        simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &shape, &x[i]);
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_input(orch, &args->tensors[1]);
+    simpler_orch_add_output_existing(orch, &args->tensors[2]);
+    simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
+    for (int i = 0; i < 4; i++) {
+        simpler_orch_args_begin(orch);
+        simpler_orch_add_input(orch, &x[i]);
+        simpler_orch_add_output(orch, &x[i + 1]);
+        simpler_orch_submit(orch, 0, types[i]);
+    }
+    return 0;
+}
+
+/* The writer counts each type's tasks less its chain links into the
+ * header, the check recounts them, and an image whose count is off by
+ * one either way is refused. */
+static void graph_image_header_counts_chain_heads_per_type(void **state)
+{
+    (void)state;
+    graph_scratch *s = gt_scratch(8);
+    ChipStorageTaskArgs *args = calloc(1, sizeof(*args));
+    assert_non_null(args);
+    gt_args_add_tensor(args, 0x10000, 4, SIMPLER_ADDRESS_SPACE_DEVICE);
+    gt_args_add_tensor(args, 0x20000, 4, SIMPLER_ADDRESS_SPACE_DEVICE);
+    gt_args_add_tensor(args, 0x30000, 4, SIMPLER_ADDRESS_SPACE_DEVICE);
+    const graph *g = NULL;
+    assert_int_equal(graph_build_run(s, orch_typed_chains, args, &g), 0);
+    size_t size;
+    void *img = gt_image(g, &size);
+    graph_image_header *h = img;
+    const graph_image_task *t = (const graph_image_task *)((char *)img + h->task_offset);
+    const uint32_t *fanout = (const uint32_t *)((char *)img + h->fanout_offset);
+    assert_int_equal(h->task_count, 5);
+    assert_int_equal(graph_image_chain_next(t, fanout, 0), 0); /* y: no successor */
+    assert_int_equal(graph_image_chain_next(t, fanout, 1), 2 + 1);
+    assert_int_equal(graph_image_chain_next(t, fanout, 2), 0); /* AIV -> AIC */
+    assert_int_equal(graph_image_chain_next(t, fanout, 3), 4 + 1);
+    assert_int_equal(h->chain_heads[SIMPLER_CORE_TYPE_AIV], 2);
+    assert_int_equal(h->chain_heads[SIMPLER_CORE_TYPE_AIC], 1);
+    assert_int_equal(gt_check(img, size), 0);
+    for (int type = 0; type < 2; type++) {
+        h->chain_heads[type]++;
+        assert_int_equal(gt_check(img, size), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+        h->chain_heads[type] -= 2;
+        assert_int_equal(gt_check(img, size), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+        h->chain_heads[type]++;
+        assert_int_equal(gt_check(img, size), 0);
+    }
+    free(img);
+    free(args);
+    graph_scratch_destroy(s);
 }
 
 static void graph_image_check_rejects_every_named_corruption(void **state)
@@ -316,6 +389,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(graph_image_check_accepts_built_image),
         cmocka_unit_test(graph_image_check_rejects_every_named_corruption),
+        cmocka_unit_test(graph_image_header_counts_chain_heads_per_type),
         cmocka_unit_test(graph_image_check_measures_each_tensor_by_its_view),
         cmocka_unit_test(graph_image_check_rejects_a_repeated_edge_with_matching_counts),
         cmocka_unit_test(graph_image_check_rejects_truncation_and_bad_buffers),

@@ -167,6 +167,8 @@ static void image3_make(image3 *im)
     h.magic = GRAPH_IMAGE_MAGIC;
     h.version = GRAPH_IMAGE_VERSION;
     h.header_bytes = sizeof(h);
+    h.chain_heads[SIMPLER_CORE_TYPE_AIC] = 1; /* task 0 */
+    h.chain_heads[SIMPLER_CORE_TYPE_AIV] = 2; /* tasks 1 and 2: task 2 has two predecessors */
     memcpy(im->words, &h, sizeof(h));
     graph_image_task *t = (graph_image_task *)((uint8_t *)im->words + h.task_offset);
     uint32_t *fanout = (uint32_t *)((uint8_t *)im->words + h.fanout_offset);
