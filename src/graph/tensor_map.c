@@ -302,6 +302,44 @@ static void append_new(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi
     tensor_map_append(map, space, segment_take(map), lo, hi, writer, readers);
 }
 
+/* A read of [lo, hi) that the space's tail list covers exactly, without
+ * a gap and without cutting a segment (a task reading many fresh
+ * outputs at once, such as a join): the readers and RAW edges go on in
+ * place, in address order as the tree walk would add them, and the tail
+ * is not folded. Returns 1 when done, 0 when the read is not of that
+ * kind (nothing changed: the tree walk takes it), or
+ * PTO_RUNTIME_ERR_CAPACITY_EXCEEDED (nothing changed). The walk to lo
+ * passes at most TENSOR_MAP_TAIL_SKIP_MAX segments, so a miss costs O(1)
+ * before the fold. */
+static int read_tail(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task, tensor_map_deps *deps)
+{
+    tensor_map_segment *s = map->segments;
+    uint32_t i = map->tail_head[space], skipped = 0, overlapped = 0;
+    while (i != NIL && s[i].hi <= lo) {
+        if (++skipped > TENSOR_MAP_TAIL_SKIP_MAX)
+            return 0;
+        i = s[i].right;
+    }
+    const uint32_t first = i;
+    for (uint64_t cur = lo; cur < hi; i = s[i].right, overlapped++) {
+        if (i == NIL || s[i].lo != cur || s[i].hi > hi)
+            return 0; /* a gap, or a segment to cut */
+        cur = s[i].hi;
+    }
+    if (map->reader_capacity - map->reader_used < overlapped)
+        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
+    i = first;
+    for (uint32_t k = 0; k < overlapped; k++, i = s[i].right) {
+        if (s[i].writer != TENSOR_MAP_NO_WRITER)
+            tensor_map_deps_add(deps, s[i].writer, TENSOR_MAP_DEP_RAW);
+        if (s[i].readers == NIL || map->readers[s[i].readers].task != task)
+            s[i].readers = reader_new(map, task, s[i].readers);
+    }
+    if (overlapped == 1)
+        exact_note(map, space, first); /* the cache had lost it */
+    return 1;
+}
+
 int tensor_map_read_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
                         tensor_map_deps *deps)
 {
@@ -315,6 +353,11 @@ int tensor_map_read_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t h
         return 0;
     }
     uint32_t e = tensor_map_exact_hit(map, space, lo, hi);
+    if (e == NIL && map->tail_head[space] != NIL && lo >= seg[map->tail_head[space]].lo) {
+        int done = read_tail(map, space, lo, hi, task, deps);
+        if (done != 0)
+            return done < 0 ? done : 0;
+    }
     if (e == NIL) {
         fold_tail(map, space);
         e = find_exact(seg, map->root[space], lo, hi);

@@ -24,7 +24,9 @@
  *     holds (a task writing its own fresh output) overlaps nothing: it
  *     gets a new segment, appended to a list of such segments that joins
  *     the tree only when an access next walks the tree (one pass for the
- *     whole list), so an append costs no tree walk at all.
+ *     whole list), so an append costs no tree walk at all; a read that
+ *     the list covers exactly, segment after segment from near its head
+ *     (a join of fresh outputs), walks the list in place instead.
  *
  * Dependencies go to a tensor_map_deps sink that deduplicates them per task.
  */
@@ -43,6 +45,9 @@
 /* Slots of the exact-range cache (a power of two): 16 KiB per map. */
 #define TENSOR_MAP_EXACT_BITS 12u
 #define TENSOR_MAP_EXACT_SLOTS (1u << TENSOR_MAP_EXACT_BITS)
+/* Segments a read may pass on the tail list before the one it starts at
+ * when it walks the list in place (see read_tail in tensor_map.c). */
+#define TENSOR_MAP_TAIL_SKIP_MAX 64u
 /* Why a predecessor is one (bits; an edge may have several). */
 #define TENSOR_MAP_DEP_RAW 1u /* the task reads what it wrote */
 #define TENSOR_MAP_DEP_WAR 2u /* the task writes what it read */

@@ -363,6 +363,44 @@ static void tensor_map_exact_read_with_a_full_reader_pool_changes_nothing(void *
     assert_int_equal(wr(0, 100, 3), (1u << 0) | (1u << 1));
 }
 
+/* A read over fresh outputs (a join) takes them from the appended list
+ * in place, with the same edges as the tree walk: RAW on every writer,
+ * and a reader on every segment for the writes that follow. */
+static void tensor_map_read_over_appended_outputs_walks_them_in_place(void **state)
+{
+    (void)state;
+    for (uint32_t t = 0; t < 8; t++)
+        assert_int_equal(wr(16u * t, 16u * t + 16, t), 0);
+    assert_int_equal(rd(16, 128, 8), 0xfeu);
+    assert_int_equal(fx.map.root[1], TENSOR_MAP_NIL); /* not folded */
+    assert_int_equal(wr(0, 16, 9), 1u << 0);
+    for (uint32_t t = 1; t < 8; t++)
+        assert_int_equal(wr(16u * t, 16u * t + 16, 10 + (t % 4)), (1u << 8) | (1u << t));
+}
+
+/* A gap between appended outputs is bytes nobody wrote: the read still
+ * becomes their reader, so a later write there waits for it. */
+static void tensor_map_read_over_a_gap_between_appended_outputs_reads_the_gap(void **state)
+{
+    (void)state;
+    assert_int_equal(wr(0, 16, 0), 0);
+    assert_int_equal(wr(32, 48, 1), 0);
+    assert_int_equal(rd(0, 48, 2), (1u << 0) | (1u << 1));
+    assert_int_equal(wr(16, 32, 3), 1u << 2);
+}
+
+/* A read ending inside an appended output reads only its part of it: a
+ * write to the rest does not wait for it. */
+static void tensor_map_read_ending_inside_an_appended_output_cuts_it(void **state)
+{
+    (void)state;
+    assert_int_equal(wr(0, 16, 0), 0);
+    assert_int_equal(wr(16, 32, 1), 0);
+    assert_int_equal(rd(0, 24, 2), (1u << 0) | (1u << 1));
+    assert_int_equal(wr(24, 32, 3), 1u << 1);
+    assert_int_equal(wr(16, 24, 4), (1u << 1) | (1u << 2));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -382,6 +420,9 @@ int main(void)
         cmocka_unit_test(tensor_map_random_accesses_match_a_byte_model),
         cmocka_unit_test(tensor_map_exact_read_with_a_full_reader_pool_changes_nothing),
         cmocka_unit_test(tensor_map_appends_keep_the_tree_a_treap),
+        cmocka_unit_test_setup(tensor_map_read_over_appended_outputs_walks_them_in_place, setup),
+        cmocka_unit_test_setup(tensor_map_read_over_a_gap_between_appended_outputs_reads_the_gap, setup),
+        cmocka_unit_test_setup(tensor_map_read_ending_inside_an_appended_output_cuts_it, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
