@@ -271,13 +271,16 @@ static int read_fits(const tensor_map *map, const access_parts *p, uint64_t lo, 
            map->reader_capacity - map->reader_used >= overlapped + gaps;
 }
 
-/* Joins the space's tail list to its tree before a walk: the list turned
- * into a treap in one pass, then merged in on the right. */
+/* Joins the space's tail list to its tree before a walk: its segments
+ * drawn their priorities in list order, the list turned into a treap in
+ * one pass, then merged in on the right. */
 static void fold_tail(tensor_map *map, uint32_t space)
 {
     uint32_t head = map->tail_head[space];
     if (head == NIL)
         return;
+    for (uint32_t i = head; i != NIL; i = map->segments[i].right)
+        map->segments[i].priority = next_priority(map);
     map->tail_head[space] = NIL;
     map->tail_last[space] = NIL;
     map->root[space] = merge(map->segments, map->root[space], unflatten(map->segments, head));

@@ -175,11 +175,15 @@ int tensor_map_read_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t h
 int tensor_map_write_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
                          tensor_map_deps *deps);
 
-/* The exact cache's slot of [lo, hi) in `space`. */
+/* The exact cache's slot of [lo, hi) in `space`: by lo alone
+ * (Fibonacci hashing), so that ranges at evenly spaced starts, a
+ * tensor's tiles in order, spread over the slots without colliding
+ * while there are fewer of them than about a third of the slots; ranges
+ * that share a start share a slot (hi is compared on use). */
 static inline uint32_t tensor_map_exact_slot(uint32_t space, uint64_t lo, uint64_t hi)
 {
-    uint64_t h = (lo * 0x9e3779b97f4a7c15ull) ^ (hi * 0xc2b2ae3d27d4eb4full) ^ space;
-    return (uint32_t)(h >> (64 - TENSOR_MAP_EXACT_BITS));
+    (void)hi;
+    return (uint32_t)(((lo + space) * 0x9e3779b97f4a7c15ull) >> (64 - TENSOR_MAP_EXACT_BITS));
 }
 
 /* The live segment that is exactly [lo, hi) of `space` according to the
@@ -214,7 +218,9 @@ static inline int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, 
 }
 
 /* Segment i becomes [lo, hi) of `space`, appended past the space's end:
- * on the space's tail list and noted in the exact cache. */
+ * on the space's tail list and noted in the exact cache. Its treap
+ * priority is drawn when the list joins the tree (fold_tail): a segment
+ * that never joins it never needs one. */
 static inline __attribute__((always_inline)) void tensor_map_append(tensor_map *map, uint32_t space, uint32_t i,
                                                                    uint64_t lo, uint64_t hi, uint32_t writer,
                                                                    uint32_t readers)
@@ -223,7 +229,7 @@ static inline __attribute__((always_inline)) void tensor_map_append(tensor_map *
                                             .hi = hi,
                                             .left = TENSOR_MAP_NIL,
                                             .right = TENSOR_MAP_NIL,
-                                            .priority = tensor_map_next_priority(map),
+                                            .priority = 0,
                                             .writer = writer,
                                             .readers = readers,
                                             .live = space + 1};

@@ -401,6 +401,66 @@ static void tensor_map_read_ending_inside_an_appended_output_cuts_it(void **stat
     assert_int_equal(wr(16, 24, 4), (1u << 1) | (1u << 2));
 }
 
+/* Tiles of one tensor written in order stay in the exact cache: evenly
+ * spaced starts do not evict each other while there are fewer of them
+ * than a quarter of its slots (a hash mixing lo and hi drops about one
+ * in nine of 1,024 here). */
+static void tensor_map_tiles_in_order_stay_in_the_exact_cache(void **state)
+{
+    (void)state;
+    static tensor_map_segment segments[TENSOR_MAP_EXACT_SLOTS / 4];
+    static tensor_map_reader readers[1];
+    static uint32_t seen[1], list[1];
+    tensor_map map;
+    tensor_map_deps deps;
+    tensor_map_init(&map, segments, TENSOR_MAP_EXACT_SLOTS / 4, readers, 1);
+    tensor_map_deps_init(&deps, seen, list, 1);
+    for (uint64_t stride = 64; stride <= 1u << 20; stride *= 4) {
+        tensor_map_reset(&map);
+        const uint64_t base = 0x40000000ull + 3 * stride;
+        for (uint32_t t = 0; t < TENSOR_MAP_EXACT_SLOTS / 4; t++) {
+            tensor_map_deps_begin(&deps, 0);
+            assert_int_equal(tensor_map_write(&map, 1, base + t * stride, base + (t + 1) * stride, 0, &deps), 0);
+        }
+        for (uint32_t t = 0; t < TENSOR_MAP_EXACT_SLOTS / 4; t++)
+            if (tensor_map_exact_hit(&map, 1, base + t * stride, base + (t + 1) * stride) == TENSOR_MAP_NIL)
+                fail_msg("stride %llu: tile %u left the exact cache", (unsigned long long)stride, t);
+    }
+}
+
+static uint32_t tree_depth(const tensor_map_segment *s, uint32_t t)
+{
+    if (t == TENSOR_MAP_NIL)
+        return 0;
+    uint32_t l = tree_depth(s, s[t].left), r = tree_depth(s, s[t].right);
+    return 1 + (l > r ? l : r);
+}
+
+/* Appended segments join the tree balanced: a fold draws their
+ * priorities (an append leaves them unset). */
+static void tensor_map_folded_appends_make_a_balanced_tree(void **state)
+{
+    (void)state;
+    static tensor_map_segment segments[1030];
+    static tensor_map_reader readers[4];
+    static uint32_t seen[1025], list[1025];
+    tensor_map map;
+    tensor_map_deps deps;
+    tensor_map_init(&map, segments, 1030, readers, 4);
+    tensor_map_deps_init(&deps, seen, list, 1025);
+    for (uint32_t t = 0; t < 1024; t++) {
+        tensor_map_deps_begin(&deps, t);
+        assert_int_equal(tensor_map_write(&map, 0, 16u * t, 16u * t + 16, t, &deps), 0);
+    }
+    /* A read cutting the first segment walks the tree, folding the list. */
+    tensor_map_deps_begin(&deps, 1024);
+    assert_int_equal(tensor_map_read(&map, 0, 0, 8, 1024, &deps), 0);
+    assert_int_equal(map.tail_head[0], TENSOR_MAP_NIL);
+    assert_int_equal(space_check(&map, 0), 1025);
+    /* A treap of random priorities over 1,025 nodes: about 2.99 ln n. */
+    assert_true(tree_depth(map.segments, map.root[0]) <= 40);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -421,6 +481,8 @@ int main(void)
         cmocka_unit_test(tensor_map_exact_read_with_a_full_reader_pool_changes_nothing),
         cmocka_unit_test(tensor_map_appends_keep_the_tree_a_treap),
         cmocka_unit_test_setup(tensor_map_read_over_appended_outputs_walks_them_in_place, setup),
+        cmocka_unit_test(tensor_map_tiles_in_order_stay_in_the_exact_cache),
+        cmocka_unit_test(tensor_map_folded_appends_make_a_balanced_tree),
         cmocka_unit_test_setup(tensor_map_read_over_a_gap_between_appended_outputs_reads_the_gap, setup),
         cmocka_unit_test_setup(tensor_map_read_ending_inside_an_appended_output_cuts_it, setup),
     };
