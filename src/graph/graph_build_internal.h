@@ -99,6 +99,19 @@ int graph_orch_submit_views(SimplerOrch *orch, int32_t func_id, uint32_t core_ty
  * cache or appended (the caller holds a free argument record, so there
  * is room). */
 uint32_t graph_view_index(graph_scratch *scratch, const graph_image_view *v);
+
+/* Handle h's view in the graph's views, added at its first use (and
+ * again after graph_orch_discard_open dropped it); its argument record
+ * then names it. The caller holds a free argument record. */
+static inline __attribute__((always_inline)) void graph_handle_view_use(graph_scratch *scratch,
+                                                                       graph_view_handle *h)
+{
+    if (h->view_plus1 == 0) {
+        uint32_t index = graph_view_index(scratch, &h->view);
+        h->view_plus1 = index + 1;
+        h->rec.view = index;
+    }
+}
 int graph_submit_close(graph_scratch *scratch, int32_t func_id, uint32_t core_type);
 
 #endif

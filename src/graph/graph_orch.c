@@ -404,11 +404,9 @@ static int orch_add_view(SimplerOrch *orch, uint32_t view, uint64_t start_offset
                                                 "add_view: view %u at element %llu with tag %u: the view leaves "
                                                 "its buffer, or the tag does not fit its address space",
                                                 view, (unsigned long long)start_offset, tag));
-    if (h->view_plus1 == 0)
-        h->view_plus1 = graph_view_index(s, &h->view) + 1;
+    graph_handle_view_use(s, h);
     *a = h->rec;
     a->tag = (uint8_t)tag;
-    a->view = h->view_plus1 - 1;
     a->start_offset = start_offset;
     graph_access *acc = &s->open_access[s->open_count];
     acc->lo = h->rec.addr + (start_offset << h->shift);
