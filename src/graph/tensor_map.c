@@ -331,13 +331,19 @@ static int read_tail(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, 
     }
     if (map->reader_capacity - map->reader_used < overlapped)
         return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
+    tensor_map_reader *readers = map->readers;
+    uint32_t used = map->reader_used; /* room for `overlapped` more, checked above */
     i = first;
     for (uint32_t k = 0; k < overlapped; k++, i = s[i].right) {
-        if (s[i].writer != TENSOR_MAP_NO_WRITER)
-            tensor_map_deps_add(deps, s[i].writer, TENSOR_MAP_DEP_RAW);
-        if (s[i].readers == NIL || map->readers[s[i].readers].task != task)
-            s[i].readers = reader_new(map, task, s[i].readers);
+        const uint32_t writer = s[i].writer, r = s[i].readers;
+        if (writer != TENSOR_MAP_NO_WRITER)
+            tensor_map_deps_add(deps, writer, TENSOR_MAP_DEP_RAW);
+        if (r == NIL || readers[r].task != task) {
+            readers[used] = (tensor_map_reader){.task = task, .next = r, .visit = 0};
+            s[i].readers = used++;
+        }
     }
+    map->reader_used = used;
     if (overlapped == 1)
         exact_note(map, space, first); /* the cache had lost it */
     return 1;

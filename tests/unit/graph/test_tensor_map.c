@@ -378,6 +378,21 @@ static void tensor_map_read_over_appended_outputs_walks_them_in_place(void **sta
         assert_int_equal(wr(16u * t, 16u * t + 16, 10 + (t % 4)), (1u << 8) | (1u << t));
 }
 
+/* A read over appended outputs that needs more reader nodes than are
+ * left is refused and records nothing: no edge, no reader. */
+static void tensor_map_read_over_appended_outputs_with_a_full_reader_pool_changes_nothing(void **state)
+{
+    (void)state;
+    setup_pools(64, 2);
+    for (uint32_t t = 0; t < 3; t++)
+        assert_int_equal(wr(16u * t, 16u * t + 16, t), 0);
+    tensor_map_deps_begin(&fx.deps, 3);
+    assert_int_equal(tensor_map_read(&fx.map, 1, 0, 48, 3, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(fx.deps.count, 0);
+    assert_int_equal(fx.map.reader_used, 0);
+    assert_int_equal(wr(16, 32, 4), 1u << 1);
+}
+
 /* A gap between appended outputs is bytes nobody wrote: the read still
  * becomes their reader, so a later write there waits for it. */
 static void tensor_map_read_over_a_gap_between_appended_outputs_reads_the_gap(void **state)
@@ -484,6 +499,7 @@ int main(void)
         cmocka_unit_test(tensor_map_tiles_in_order_stay_in_the_exact_cache),
         cmocka_unit_test(tensor_map_folded_appends_make_a_balanced_tree),
         cmocka_unit_test_setup(tensor_map_read_over_a_gap_between_appended_outputs_reads_the_gap, setup),
+        cmocka_unit_test_setup(tensor_map_read_over_appended_outputs_with_a_full_reader_pool_changes_nothing, setup),
         cmocka_unit_test_setup(tensor_map_read_ending_inside_an_appended_output_cuts_it, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
