@@ -23,7 +23,7 @@ static int tag_writes(uint8_t tag)
 
 /* Every read of the open task, then every write, so that a task never
  * depends on itself; the byte ranges were worked out by add_tensor. */
-static int map_full(int rc, uint32_t arg)
+static __attribute__((cold, noinline)) int map_full(int rc, uint32_t arg)
 {
     return simpler_fail(rc, "submit: arg %u: the dependency map's segments or readers (sized from the task "
                             "window) are used up",
@@ -183,6 +183,14 @@ static inline __attribute__((always_inline)) int close_task(graph_scratch *s, in
     return 0;
 }
 
+/* The refusal of a task whose predecessors do not fit the edges left. */
+static __attribute__((cold, noinline)) int edges_full(graph_scratch *s)
+{
+    return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+                                            "submit: %u more dependencies: the graph's %u edges are used up",
+                                            s->deps.count, s->limits.edge_max));
+}
+
 int graph_submit_close(graph_scratch *s, int32_t func_id, uint32_t core_type)
 {
     deps_open(s);
@@ -208,7 +216,7 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
     return rc != 0 ? rc : graph_submit_close(s, func_id, core_type);
 }
 
-static int views_fail(graph_scratch *s, uint32_t i, const SimplerOrchViewArg *v, uint32_t handles)
+static __attribute__((cold, noinline)) int views_fail(graph_scratch *s, uint32_t i, const SimplerOrchViewArg *v, uint32_t handles)
 {
     return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
                                             "submit_views: args[%u] (view %u at element %llu, tag %u): not a view "
@@ -223,14 +231,14 @@ static int views_fail(graph_scratch *s, uint32_t i, const SimplerOrchViewArg *v,
  * applies every read before any write, and an entry refused after some
  * reads fails the build, which discards the map); the writes follow
  * (the last entry's at once), then the task record as submit writes it. */
-int graph_orch_submit_views(SimplerOrch *orch, int32_t func_id, uint32_t core_type, const SimplerOrchViewArg *args,
-                            uint32_t count)
+/* The refusal of a submit_views call whose count, args, func_id, core
+ * type, task window or argument records do not fit: the first of those
+ * checks that fails, with its reason. Out of line, so that the accepted
+ * call's path holds none of the messages' arguments. */
+static __attribute__((cold, noinline)) int submit_views_refuse(graph_scratch *s, int32_t func_id,
+                                                               uint32_t core_type,
+                                                               const SimplerOrchViewArg *args, uint32_t count)
 {
-    graph_scratch *s = (graph_scratch *)(void *)orch;
-    if (s->status != 0)
-        return s->status;
-    if (s->open)
-        graph_orch_discard_open(s);
     if (count > SIMPLER_MAX_TASK_ARGS || (args == NULL && count != 0))
         return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
                                                 "submit_views: count = %u with args %s: at most %d arguments, and "
@@ -239,13 +247,28 @@ int graph_orch_submit_views(SimplerOrch *orch, int32_t func_id, uint32_t core_ty
     int rc = submit_check(s, func_id, core_type);
     if (rc != 0)
         return rc;
+    GRAPH_ASSERT(count > s->limits.arg_max - s->g.arg_count);
+    return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+                                            "submit_views: %u arguments: the graph's %u argument records are "
+                                            "used up",
+                                            count, s->limits.arg_max));
+}
+
+int graph_orch_submit_views(SimplerOrch *orch, int32_t func_id, uint32_t core_type, const SimplerOrchViewArg *args,
+                            uint32_t count)
+{
+    graph_scratch *s = (graph_scratch *)(void *)orch;
+    if (s->status != 0)
+        return s->status;
+    if (s->open)
+        graph_orch_discard_open(s);
     graph *g = &s->g;
     const uint32_t arg_begin = g->arg_count, task = g->task_count;
-    if (count > s->limits.arg_max - arg_begin)
-        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
-                                                "submit_views: %u arguments: the graph's %u argument records are "
-                                                "used up",
-                                                count, s->limits.arg_max));
+    /* Every entry check of submit_views_refuse at once. */
+    if (count > SIMPLER_MAX_TASK_ARGS || (args == NULL && count != 0) || (uint32_t)func_id >= GRAPH_FUNC_ID_LIMIT ||
+        core_type > SIMPLER_CORE_TYPE_AIV || task >= s->limits.task_max || count > s->limits.arg_max - arg_begin)
+        return submit_views_refuse(s, func_id, core_type, args, count);
+    int rc;
     graph_image_arg *a = &g->args[arg_begin];
     graph_access *writes = s->open_access;
     uint32_t write_count = 0;
@@ -290,11 +313,8 @@ int graph_orch_submit_views(SimplerOrch *orch, int32_t func_id, uint32_t core_ty
         if (rc != 0)
             return graph_build_fail(s, map_full(rc, writes[w].mode));
     }
-    const uint32_t n = deps->count;
-    if (n > s->limits.edge_max - g->edge_count)
-        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
-                                                "submit: %u more dependencies: the graph's %u edges are used up", n,
-                                                s->limits.edge_max));
+    if (deps->count > s->limits.edge_max - g->edge_count)
+        return edges_full(s);
     s->open_count = count;
     return close_task(s, func_id, core_type);
 }
