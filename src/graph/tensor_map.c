@@ -42,6 +42,7 @@ void tensor_map_init(tensor_map *map, tensor_map_segment *segments, uint32_t seg
 
 void tensor_map_deps_init(tensor_map_deps *deps, uint32_t *seen, uint32_t *list, uint32_t capacity)
 {
+    GRAPH_ASSERT(capacity <= TENSOR_MAP_LONE_READER); /* task ids fit a lone reader */
     memset(seen, 0, (size_t)capacity * sizeof(*seen));
     deps->seen = seen;
     deps->list = list;
@@ -108,8 +109,12 @@ static void segment_free(tensor_map *map, uint32_t i)
     map->free_count++;
 }
 
+/* `task` added as the newest reader of list `next`: a lone reader when
+ * the list is empty, else a node (the caller checked there is one). */
 static uint32_t reader_new(tensor_map *map, uint32_t task, uint32_t next)
 {
+    if (next == NIL)
+        return TENSOR_MAP_LONE_READER | task;
     GRAPH_ASSERT(map->reader_used < map->reader_capacity);
     uint32_t i = map->reader_used++;
     map->readers[i].task = task;
@@ -329,16 +334,26 @@ static int read_tail(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, 
             return 0; /* a gap, or a segment to cut */
         cur = s[i].hi;
     }
-    if (map->reader_capacity - map->reader_used < overlapped)
-        return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
+    if (map->reader_capacity - map->reader_used < overlapped) {
+        /* Fewer nodes left than segments: count those that take one
+         * (a segment read by no task since its write takes none). */
+        uint32_t nodes = 0;
+        i = first;
+        for (uint32_t k = 0; k < overlapped; k++, i = s[i].right)
+            nodes += s[i].readers != NIL && tensor_map_reader_newest(map, s[i].readers) != task;
+        if (map->reader_capacity - map->reader_used < nodes)
+            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
+    }
     tensor_map_reader *readers = map->readers;
-    uint32_t used = map->reader_used; /* room for `overlapped` more, checked above */
+    uint32_t used = map->reader_used; /* room for `nodes` more, checked above */
     i = first;
     for (uint32_t k = 0; k < overlapped; k++, i = s[i].right) {
         const uint32_t writer = s[i].writer, r = s[i].readers;
         if (writer != TENSOR_MAP_NO_WRITER)
             tensor_map_deps_add(deps, writer, TENSOR_MAP_DEP_RAW);
-        if (r == NIL || readers[r].task != task) {
+        if (r == NIL) {
+            s[i].readers = TENSOR_MAP_LONE_READER | task;
+        } else if (tensor_map_reader_newest(map, r) != task) {
             readers[used] = (tensor_map_reader){.task = task, .next = r, .visit = 0};
             s[i].readers = used++;
         }
@@ -355,8 +370,9 @@ int tensor_map_read_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t h
     GRAPH_ASSERT(space < TENSOR_MAP_SPACES && lo < hi);
     tensor_map_segment *seg = map->segments;
     if (lo >= map->end[space]) {
-        /* Past everything: a read of bytes nobody wrote, no dependency. */
-        if (segments_available(map) == 0 || map->reader_used == map->reader_capacity)
+        /* Past everything: a read of bytes nobody wrote, no dependency;
+         * its one reader takes no node. */
+        if (segments_available(map) == 0)
             return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
         append_new(map, space, lo, hi, TENSOR_MAP_NO_WRITER, reader_new(map, task, NIL));
         return 0;
@@ -375,12 +391,10 @@ int tensor_map_read_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t h
     }
     if (e != NIL) {
         uint32_t r = seg[e].readers, writer = seg[e].writer;
-        if (r == NIL || map->readers[r].task != task) {
-            if (map->reader_used == map->reader_capacity)
+        if (r == NIL || tensor_map_reader_newest(map, r) != task) {
+            if (r != NIL && map->reader_used == map->reader_capacity)
                 return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
-            uint32_t n = map->reader_used++;
-            map->readers[n] = (tensor_map_reader){.task = task, .next = r, .visit = 0};
-            seg[e].readers = n;
+            seg[e].readers = reader_new(map, task, r);
         }
         if (writer != TENSOR_MAP_NO_WRITER)
             tensor_map_deps_add(deps, writer, TENSOR_MAP_DEP_RAW);
@@ -407,7 +421,7 @@ int tensor_map_read_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t h
         if (s[i].writer != TENSOR_MAP_NO_WRITER)
             tensor_map_deps_add(deps, s[i].writer, TENSOR_MAP_DEP_RAW);
         /* A shared list whose newest reader is this task already holds it. */
-        if (s[i].readers == NIL || map->readers[s[i].readers].task != task)
+        if (s[i].readers == NIL || tensor_map_reader_newest(map, s[i].readers) != task)
             s[i].readers = reader_new(map, task, s[i].readers);
         *tail = i;
         tail = &s[i].right;
@@ -428,7 +442,13 @@ int tensor_map_read_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t h
  * share tails, so a node already walked in this access ends the walk. */
 static void add_readers(tensor_map *map, uint32_t r, tensor_map_deps *deps)
 {
-    while (r != NIL && map->readers[r].visit != map->visit) {
+    while (r != NIL) {
+        if (tensor_map_reader_lone(r)) { /* the oldest: it ends the list */
+            tensor_map_deps_add(deps, r & ~TENSOR_MAP_LONE_READER, TENSOR_MAP_DEP_WAR);
+            return;
+        }
+        if (map->readers[r].visit == map->visit)
+            return;
         map->readers[r].visit = map->visit;
         tensor_map_deps_add(deps, map->readers[r].task, TENSOR_MAP_DEP_WAR);
         r = map->readers[r].next;

@@ -45,6 +45,12 @@
 /* Slots of the exact-range cache (a power of two): 16 KiB per map. */
 #define TENSOR_MAP_EXACT_BITS 12u
 #define TENSOR_MAP_EXACT_SLOTS (1u << TENSOR_MAP_EXACT_BITS)
+/* A reader list's oldest reader is held in the list head or the last
+ * node's next as this bit | its task id, not in a node of its own: a
+ * segment read by one task since its write (most are) takes no reader
+ * node. Node indices (pools of at most 2^30 nodes) and task ids (below a
+ * sink's capacity, at most 2^31 - 1) never have the bit. */
+#define TENSOR_MAP_LONE_READER 0x80000000u
 /* Segments a read may pass on the tail list before the one it starts at
  * when it walks the list in place (see read_tail in tensor_map.c). */
 #define TENSOR_MAP_TAIL_SKIP_MAX 64u
@@ -60,13 +66,14 @@ typedef struct tensor_map_segment {
     uint32_t right;
     uint32_t priority;
     uint32_t writer;  /* task id, or TENSOR_MAP_NO_WRITER */
-    uint32_t readers; /* newest reader node, or TENSOR_MAP_NIL */
+    uint32_t readers; /* newest reader node, a lone reader (TENSOR_MAP_LONE_READER
+                       * | task), or TENSOR_MAP_NIL */
     uint32_t live;    /* 1 + its address space while in a tree; 0 when free */
 } tensor_map_segment;
 
 typedef struct tensor_map_reader {
     uint32_t task;
-    uint32_t next;    /* older reader node, or TENSOR_MAP_NIL */
+    uint32_t next;    /* older reader node, a lone reader, or TENSOR_MAP_NIL */
     uint32_t visit;   /* access stamp of the last walk through this node */
 } tensor_map_reader;
 
@@ -175,6 +182,18 @@ int tensor_map_read_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t h
 int tensor_map_write_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
                          tensor_map_deps *deps);
 
+/* Whether a reader list value (not TENSOR_MAP_NIL) is a lone reader. */
+static inline int tensor_map_reader_lone(uint32_t r)
+{
+    return r - TENSOR_MAP_LONE_READER < TENSOR_MAP_NIL - TENSOR_MAP_LONE_READER;
+}
+
+/* The newest reader task of a list that is not TENSOR_MAP_NIL. */
+static inline uint32_t tensor_map_reader_newest(const tensor_map *map, uint32_t r)
+{
+    return tensor_map_reader_lone(r) ? r & ~TENSOR_MAP_LONE_READER : map->readers[r].task;
+}
+
 /* The exact cache's slot of [lo, hi) in `space`: by lo alone
  * (Fibonacci hashing), so that ranges at evenly spaced starts, a
  * tensor's tiles in order, spread over the slots without colliding
@@ -201,11 +220,14 @@ static inline int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, 
                                   tensor_map_deps *deps)
 {
     uint32_t e;
-    if (lo < map->end[space] && (e = tensor_map_exact_hit(map, space, lo, hi)) != TENSOR_MAP_NIL &&
-        map->reader_used < map->reader_capacity) {
+    if (lo < map->end[space] && (e = tensor_map_exact_hit(map, space, lo, hi)) != TENSOR_MAP_NIL) {
         tensor_map_segment *seg = &map->segments[e];
         uint32_t r = seg->readers, writer = seg->writer;
-        if (r == TENSOR_MAP_NIL || map->readers[r].task != task) {
+        if (r == TENSOR_MAP_NIL) {
+            seg->readers = TENSOR_MAP_LONE_READER | task;
+        } else if (tensor_map_reader_newest(map, r) != task) {
+            if (map->reader_used == map->reader_capacity)
+                return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
             uint32_t n = map->reader_used++;
             map->readers[n] = (tensor_map_reader){.task = task, .next = r, .visit = 0};
             seg->readers = n;

@@ -197,14 +197,14 @@ static void tensor_map_access_past_the_end_with_a_full_pool_changes_nothing(void
     assert_int_equal(fx.deps.count, 0);
     assert_int_equal(live_segments(&fx.map), 1);
 
-    setup_pools(4, 1);
-    assert_int_equal(rd(0, 100, 0), 0); /* a segment and the one reader */
-    tensor_map_deps_begin(&fx.deps, 1);
-    assert_int_equal(tensor_map_read(&fx.map, 1, 100, 200, 1, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
-    assert_int_equal(fx.deps.count, 0);
-    assert_int_equal(live_segments(&fx.map), 1);
-    /* Only task 0 read [0, 100); nothing holds [100, 200). */
-    assert_int_equal(wr(0, 200, 2), 1u << 0);
+    /* A read past the end is its segment's lone reader and takes no
+     * reader node: a pool without nodes does not refuse it. */
+    setup_pools(4, 0);
+    assert_int_equal(rd(0, 100, 0), 0);
+    assert_int_equal(rd(100, 200, 1), 0);
+    assert_int_equal(fx.map.reader_used, 0);
+    assert_int_equal(live_segments(&fx.map), 2);
+    assert_int_equal(wr(0, 200, 2), (1u << 0) | (1u << 1));
 }
 
 static void tensor_map_reset_forgets_everything(void **state)
@@ -356,11 +356,13 @@ static void tensor_map_exact_read_with_a_full_reader_pool_changes_nothing(void *
     (void)state;
     setup_pools(64, 1);
     assert_int_equal(wr(0, 100, 0), 0);
-    assert_int_equal(rd(0, 100, 1), 1u << 0); /* takes the one reader node */
-    tensor_map_deps_begin(&fx.deps, 2);
-    assert_int_equal(tensor_map_read(&fx.map, 1, 0, 100, 2, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(rd(0, 100, 1), 1u << 0); /* the lone reader: no node */
+    assert_int_equal(rd(0, 100, 2), 1u << 0); /* takes the one reader node */
+    assert_int_equal(fx.map.reader_used, 1);
+    tensor_map_deps_begin(&fx.deps, 3);
+    assert_int_equal(tensor_map_read(&fx.map, 1, 0, 100, 3, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
     assert_int_equal(fx.deps.count, 0);
-    assert_int_equal(wr(0, 100, 3), (1u << 0) | (1u << 1));
+    assert_int_equal(wr(0, 100, 4), (1u << 0) | (1u << 1) | (1u << 2));
 }
 
 /* A read over fresh outputs (a join) takes them from the appended list
@@ -379,18 +381,37 @@ static void tensor_map_read_over_appended_outputs_walks_them_in_place(void **sta
 }
 
 /* A read over appended outputs that needs more reader nodes than are
- * left is refused and records nothing: no edge, no reader. */
+ * left (each has a reader already) is refused and records nothing: no
+ * edge, no reader. */
 static void tensor_map_read_over_appended_outputs_with_a_full_reader_pool_changes_nothing(void **state)
 {
     (void)state;
     setup_pools(64, 2);
-    for (uint32_t t = 0; t < 3; t++)
+    for (uint32_t t = 0; t < 3; t++) {
         assert_int_equal(wr(16u * t, 16u * t + 16, t), 0);
-    tensor_map_deps_begin(&fx.deps, 3);
-    assert_int_equal(tensor_map_read(&fx.map, 1, 0, 48, 3, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+        assert_int_equal(rd(16u * t, 16u * t + 16, 3), 1u << t); /* each one's lone reader */
+    }
+    assert_int_equal(fx.map.reader_used, 0);
+    tensor_map_deps_begin(&fx.deps, 4); /* needs a node on each of the three */
+    assert_int_equal(tensor_map_read(&fx.map, 1, 0, 48, 4, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
     assert_int_equal(fx.deps.count, 0);
     assert_int_equal(fx.map.reader_used, 0);
-    assert_int_equal(wr(16, 32, 4), 1u << 1);
+    assert_int_equal(wr(16, 32, 5), (1u << 1) | (1u << 3));
+}
+
+/* Only a segment that has a reader already takes a node: a read over
+ * three appended outputs, one of them read before, fits a pool of one. */
+static void tensor_map_read_over_appended_outputs_takes_nodes_only_for_read_ones(void **state)
+{
+    (void)state;
+    setup_pools(64, 1);
+    for (uint32_t t = 0; t < 3; t++)
+        assert_int_equal(wr(16u * t, 16u * t + 16, t), 0);
+    assert_int_equal(rd(16, 32, 3), 1u << 1);
+    assert_int_equal(rd(0, 48, 4), 0x7u);
+    assert_int_equal(fx.map.reader_used, 1);
+    assert_int_equal(wr(16, 32, 5), (1u << 1) | (1u << 3) | (1u << 4));
+    assert_int_equal(wr(0, 16, 6), (1u << 0) | (1u << 4));
 }
 
 /* A gap between appended outputs is bytes nobody wrote: the read still
@@ -500,6 +521,7 @@ int main(void)
         cmocka_unit_test(tensor_map_folded_appends_make_a_balanced_tree),
         cmocka_unit_test_setup(tensor_map_read_over_a_gap_between_appended_outputs_reads_the_gap, setup),
         cmocka_unit_test_setup(tensor_map_read_over_appended_outputs_with_a_full_reader_pool_changes_nothing, setup),
+        cmocka_unit_test_setup(tensor_map_read_over_appended_outputs_takes_nodes_only_for_read_ones, setup),
         cmocka_unit_test_setup(tensor_map_read_ending_inside_an_appended_output_cuts_it, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
