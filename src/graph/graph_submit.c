@@ -216,7 +216,8 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
     return rc != 0 ? rc : graph_submit_close(s, func_id, core_type);
 }
 
-static __attribute__((cold, noinline)) int views_fail(graph_scratch *s, uint32_t i, const SimplerOrchViewArg *v, uint32_t handles)
+static __attribute__((cold, noinline)) int views_fail(graph_scratch *s, uint32_t i, const SimplerOrchViewArg *v,
+                                                      uint32_t handles)
 {
     return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
                                             "submit_views: args[%u] (view %u at element %llu, tag %u): not a view "
