@@ -345,7 +345,7 @@ static int read_tail(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, 
             return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
     }
     tensor_map_reader *readers = map->readers;
-    uint32_t used = map->reader_used; /* room for `nodes` more, checked above */
+    uint32_t used = map->reader_used; /* room for every node taken below, checked above */
     i = first;
     for (uint32_t k = 0; k < overlapped; k++, i = s[i].right) {
         const uint32_t writer = s[i].writer, r = s[i].readers;
