@@ -42,7 +42,8 @@ void tensor_map_init(tensor_map *map, tensor_map_segment *segments, uint32_t seg
 
 void tensor_map_deps_init(tensor_map_deps *deps, uint32_t *seen, uint32_t *list, uint32_t capacity)
 {
-    GRAPH_ASSERT(capacity <= TENSOR_MAP_LONE_READER); /* task ids fit a lone reader */
+    /* Task ids (below capacity) fit a lone reader that is not TENSOR_MAP_NIL. */
+    GRAPH_ASSERT(capacity < TENSOR_MAP_LONE_READER);
     memset(seen, 0, (size_t)capacity * sizeof(*seen));
     deps->seen = seen;
     deps->list = list;

@@ -49,7 +49,8 @@
  * node's next as this bit | its task id, not in a node of its own: a
  * segment read by one task since its write (most are) takes no reader
  * node. Node indices (pools of at most 2^30 nodes) and task ids (below a
- * sink's capacity, at most 2^31 - 1) never have the bit. */
+ * sink's capacity, which is below 2^31, so that no lone reader is
+ * TENSOR_MAP_NIL) never have the bit. */
 #define TENSOR_MAP_LONE_READER 0x80000000u
 /* Segments a read may pass on the tail list before the one it starts at
  * when it walks the list in place (see read_tail in tensor_map.c). */
