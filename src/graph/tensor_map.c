@@ -311,6 +311,27 @@ static void append_new(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi
     tensor_map_append(map, space, segment_take(map), lo, hi, writer, readers);
 }
 
+/* Takes back what read_tail's walk did to the tail segments from `first`
+ * up to `stop` (those it marked with `mark` in their priority, which a
+ * tail segment does not use before the fold): the reader it added to
+ * each, the reader nodes from `used0`, the edges it added to `deps` from
+ * `count0` on. */
+static void read_tail_undo(tensor_map *map, uint32_t first, uint32_t stop, uint32_t mark, uint32_t used0,
+                           tensor_map_deps *deps, uint32_t count0)
+{
+    tensor_map_segment *s = map->segments;
+    for (uint32_t i = first; i != stop; i = s[i].right) {
+        if (s[i].priority != mark)
+            continue;
+        s[i].priority = 0;
+        s[i].readers = tensor_map_reader_lone(s[i].readers) ? NIL : map->readers[s[i].readers].next;
+    }
+    map->reader_used = used0;
+    for (uint32_t k = count0; k < deps->count; k++)
+        deps->seen[deps->list[k]] = 0; /* no task's stamp: stamps start at 1 */
+    deps->count = count0;
+}
+
 /* A read of [lo, hi) that the space's tail list covers exactly, without
  * a gap and without cutting a segment (a task reading many fresh
  * outputs at once, such as a join): the readers and RAW edges go on in
@@ -319,48 +340,62 @@ static void append_new(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi
  * kind (nothing changed: the tree walk takes it), or
  * PTO_RUNTIME_ERR_CAPACITY_EXCEEDED (nothing changed). The walk to lo
  * passes at most TENSOR_MAP_TAIL_SKIP_MAX segments, so a miss costs O(1)
- * before the fold. */
+ * before the fold. One pass: a gap, a cut or a full reader pool found on
+ * the way takes back what the walk did so far (read_tail_undo); with
+ * edge kinds recorded (bits an undo could not restore) a first pass
+ * checks the whole walk and the pool instead, so the second cannot fail. */
 static int read_tail(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task, tensor_map_deps *deps)
 {
     tensor_map_segment *s = map->segments;
-    uint32_t i = map->tail_head[space], skipped = 0, overlapped = 0;
+    uint32_t i = map->tail_head[space], skipped = 0;
     while (i != NIL && s[i].hi <= lo) {
         if (++skipped > TENSOR_MAP_TAIL_SKIP_MAX)
             return 0;
         i = s[i].right;
     }
     const uint32_t first = i;
-    for (uint64_t cur = lo; cur < hi; i = s[i].right, overlapped++) {
-        if (i == NIL || s[i].lo != cur || s[i].hi > hi)
-            return 0; /* a gap, or a segment to cut */
-        cur = s[i].hi;
-    }
-    if (map->reader_capacity - map->reader_used < overlapped) {
-        /* Fewer nodes left than segments: count those that take one
-         * (a segment read by no task since its write takes none). */
-        uint32_t nodes = 0;
-        i = first;
-        for (uint32_t k = 0; k < overlapped; k++, i = s[i].right)
+    if (deps->kinds != NULL) {
+        uint32_t nodes = 0; /* reader nodes the walk will take */
+        for (uint64_t cur = lo; cur < hi; i = s[i].right) {
+            if (i == NIL || s[i].lo != cur || s[i].hi > hi)
+                return 0; /* a gap, or a segment to cut */
             nodes += s[i].readers != NIL && tensor_map_reader_newest(map, s[i].readers) != task;
+            cur = s[i].hi;
+        }
         if (map->reader_capacity - map->reader_used < nodes)
             return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
+        i = first;
     }
+    const uint32_t mark = ++map->visit, used0 = map->reader_used, count0 = deps->count;
+    GRAPH_ASSERT(mark != 0);
     tensor_map_reader *readers = map->readers;
-    uint32_t used = map->reader_used; /* room for every node taken below, checked above */
-    i = first;
-    for (uint32_t k = 0; k < overlapped; k++, i = s[i].right) {
+    uint32_t used = used0, last = NIL;
+    for (uint64_t cur = lo; cur < hi; last = i, i = s[i].right) {
+        if (i == NIL || s[i].lo != cur || s[i].hi > hi) {
+            map->reader_used = used;
+            read_tail_undo(map, first, i, mark, used0, deps, count0);
+            return 0; /* a gap, or a segment to cut */
+        }
         const uint32_t writer = s[i].writer, r = s[i].readers;
-        if (writer != TENSOR_MAP_NO_WRITER)
-            tensor_map_deps_add(deps, writer, TENSOR_MAP_DEP_RAW);
         if (r == NIL) {
             s[i].readers = TENSOR_MAP_LONE_READER | task;
+            s[i].priority = mark;
         } else if (tensor_map_reader_newest(map, r) != task) {
+            if (used == map->reader_capacity) {
+                map->reader_used = used;
+                read_tail_undo(map, first, i, mark, used0, deps, count0);
+                return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
+            }
             readers[used] = (tensor_map_reader){.task = task, .next = r, .visit = 0};
             s[i].readers = used++;
+            s[i].priority = mark;
         }
+        if (writer != TENSOR_MAP_NO_WRITER)
+            tensor_map_deps_add(deps, writer, TENSOR_MAP_DEP_RAW);
+        cur = s[i].hi;
     }
     map->reader_used = used;
-    if (overlapped == 1)
+    if (last == first)
         exact_note(map, space, first); /* the cache had lost it */
     return 1;
 }

@@ -399,6 +399,24 @@ static void tensor_map_read_over_appended_outputs_with_a_full_reader_pool_change
     assert_int_equal(wr(16, 32, 5), (1u << 1) | (1u << 3));
 }
 
+/* The tail walk reads the first output, then finds a gap: it takes
+ * that back, and the tree walk, short of reader nodes, refuses the read;
+ * nothing of it stays (no edge, no reader, no node). */
+static void tensor_map_refused_read_after_a_partial_tail_walk_changes_nothing(void **state)
+{
+    (void)state;
+    setup_pools(64, 1);
+    assert_int_equal(wr(0, 16, 0), 0);
+    assert_int_equal(wr(32, 48, 1), 0);
+    assert_int_equal(rd(0, 16, 2), 1u << 0); /* the lone reader of [0, 16) */
+    tensor_map_deps_begin(&fx.deps, 3);
+    assert_int_equal(tensor_map_read(&fx.map, 1, 0, 48, 3, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(fx.deps.count, 0);
+    assert_int_equal(fx.map.reader_used, 0);
+    assert_int_equal(wr(0, 16, 4), (1u << 0) | (1u << 2));
+    assert_int_equal(wr(32, 48, 5), 1u << 1);
+}
+
 /* Only a segment that has a reader already takes a node: a read over
  * three appended outputs, one of them read before, fits a pool of one. */
 static void tensor_map_read_over_appended_outputs_takes_nodes_only_for_read_ones(void **state)
@@ -522,6 +540,7 @@ int main(void)
         cmocka_unit_test_setup(tensor_map_read_over_a_gap_between_appended_outputs_reads_the_gap, setup),
         cmocka_unit_test_setup(tensor_map_read_over_appended_outputs_with_a_full_reader_pool_changes_nothing, setup),
         cmocka_unit_test_setup(tensor_map_read_over_appended_outputs_takes_nodes_only_for_read_ones, setup),
+        cmocka_unit_test_setup(tensor_map_refused_read_after_a_partial_tail_walk_changes_nothing, setup),
         cmocka_unit_test_setup(tensor_map_read_ending_inside_an_appended_output_cuts_it, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
