@@ -38,15 +38,16 @@ typedef struct graph_access {
 typedef struct graph_view_handle {
     graph_image_arg rec;    /* the argument: kind, addr_kind, staged_index, addr, buffer_bytes */
     graph_image_view view;  /* its view, added to g.views at its first use */
-    uint64_t elements;      /* whole elements in the buffer */
-    uint64_t max_start;     /* elements - view.extent: the last start inside the buffer */
+    uint64_t max_start;     /* whole elements in the buffer less view.extent: the last start inside it */
     uint64_t extent_bytes;  /* view.extent << shift */
     uint32_t tags;          /* bit t set: SIMPLER_TAG t fits its address space */
     uint32_t view_plus1;    /* 1 + its index in g.views, or 0 while not there */
     uint32_t shift;         /* log2 of the dtype's bytes */
     uint32_t space;         /* TensorMap address space */
-    uint32_t heap;          /* 1 for a graph-heap tensor */
+    uint32_t unused[2];     /* to 128 bytes */
 } graph_view_handle;
+/* 128 bytes: submit_views finds a handle by its number with one shift. */
+_Static_assert(sizeof(graph_view_handle) == 128, "graph_view_handle is 128 bytes");
 
 struct graph_scratch {
     SimplerOrch orch;                /* first: the entry's handle is the scratch */
@@ -99,6 +100,19 @@ int graph_orch_submit_views(SimplerOrch *orch, int32_t func_id, uint32_t core_ty
  * cache or appended (the caller holds a free argument record, so there
  * is room). */
 uint32_t graph_view_index(graph_scratch *scratch, const graph_image_view *v);
+
+/* Handle h's view in the graph's views, added at its first use (and
+ * again after graph_orch_discard_open dropped it); its argument record
+ * then names it. The caller holds a free argument record. */
+static inline __attribute__((always_inline)) void graph_handle_view_use(graph_scratch *scratch,
+                                                                       graph_view_handle *h)
+{
+    if (h->view_plus1 == 0) {
+        uint32_t index = graph_view_index(scratch, &h->view);
+        h->view_plus1 = index + 1;
+        h->rec.view = index;
+    }
+}
 int graph_submit_close(graph_scratch *scratch, int32_t func_id, uint32_t core_type);
 
 #endif

@@ -371,14 +371,13 @@ static int orch_view_make(SimplerOrch *orch, const ChipTensor *tensor, uint32_t 
     memcpy(h.view.shapes, tensor->shapes, sizeof(h.view.shapes));
     memcpy(h.view.strides, tensor->strides, sizeof(h.view.strides));
     h.shift = graph_dtype_shift(tensor->dtype);
-    h.elements = tensor->buffer_bytes >> h.shift;
     h.space = space_of(h.rec.addr_kind);
-    h.heap = tensor->address_space == SIMPLER_ADDRESS_SPACE_GRAPH_HEAP;
     /* The view fits its buffer at the tensor's start (checked above). */
-    h.max_start = h.elements - h.view.extent;
+    h.max_start = (tensor->buffer_bytes >> h.shift) - h.view.extent;
     h.extent_bytes = h.view.extent << h.shift;
     h.tags = 1u << SIMPLER_TAG_INPUT | 1u << SIMPLER_TAG_INOUT | 1u << SIMPLER_TAG_NO_DEP |
-             (h.heap ? 1u << SIMPLER_TAG_OUTPUT : 1u << SIMPLER_TAG_OUTPUT_EXISTING);
+             (tensor->address_space == SIMPLER_ADDRESS_SPACE_GRAPH_HEAP ? 1u << SIMPLER_TAG_OUTPUT
+                                                                         : 1u << SIMPLER_TAG_OUTPUT_EXISTING);
     s->handles[s->handle_count] = h;
     *view_out = s->handle_count++;
     return 0;
@@ -397,18 +396,16 @@ static int orch_add_view(SimplerOrch *orch, uint32_t view, uint64_t start_offset
                                                 "(%u made) and a SIMPLER_TAG_*",
                                                 view, tag, s->handle_count));
     graph_view_handle *h = &s->handles[view];
-    /* OUTPUT is the runtime-allocated kind; OUTPUT_EXISTING the caller's. */
-    if ((tag == SIMPLER_TAG_OUTPUT && !h->heap) || (tag == SIMPLER_TAG_OUTPUT_EXISTING && h->heap) ||
-        start_offset > h->elements || h->view.extent > h->elements - start_offset)
+    /* OUTPUT is the runtime-allocated kind; OUTPUT_EXISTING the caller's
+     * (tags has the one that fits its address space). */
+    if (((h->tags >> tag) & 1u) == 0 || start_offset > h->max_start)
         return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
                                                 "add_view: view %u at element %llu with tag %u: the view leaves "
                                                 "its buffer, or the tag does not fit its address space",
                                                 view, (unsigned long long)start_offset, tag));
-    if (h->view_plus1 == 0)
-        h->view_plus1 = graph_view_index(s, &h->view) + 1;
+    graph_handle_view_use(s, h);
     *a = h->rec;
     a->tag = (uint8_t)tag;
-    a->view = h->view_plus1 - 1;
     a->start_offset = start_offset;
     graph_access *acc = &s->open_access[s->open_count];
     acc->lo = h->rec.addr + (start_offset << h->shift);

@@ -23,7 +23,7 @@ static int tag_writes(uint8_t tag)
 
 /* Every read of the open task, then every write, so that a task never
  * depends on itself; the byte ranges were worked out by add_tensor. */
-static int map_full(int rc, uint32_t arg)
+static __attribute__((cold, noinline)) int map_full(int rc, uint32_t arg)
 {
     return simpler_fail(rc, "submit: arg %u: the dependency map's segments or readers (sized from the task "
                             "window) are used up",
@@ -107,7 +107,8 @@ static void mark_staged(graph *g, const graph_image_arg *args, uint32_t count)
     }
 }
 
-int graph_submit_check(graph_scratch *s, int32_t func_id, uint32_t core_type)
+static inline __attribute__((always_inline)) int submit_check(graph_scratch *s, int32_t func_id,
+                                                             uint32_t core_type)
 {
     if (func_id < 0 || func_id >= GRAPH_FUNC_ID_LIMIT)
         return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "submit: func_id = %d: must be "
@@ -123,6 +124,17 @@ int graph_submit_check(graph_scratch *s, int32_t func_id, uint32_t core_type)
     return 0;
 }
 
+int graph_submit_check(graph_scratch *s, int32_t func_id, uint32_t core_type)
+{
+    return submit_check(s, func_id, core_type);
+}
+
+/* Starts collecting the open task's predecessors. */
+static inline __attribute__((always_inline)) void deps_open(graph_scratch *s)
+{
+    tensor_map_deps_begin(&s->deps, s->g.task_count);
+}
+
 /* The task record of the open_count arguments at g.args[g.arg_count],
  * whose predecessors are in s->deps (their count checked against the
  * edge limit). */
@@ -132,11 +144,20 @@ static inline __attribute__((always_inline)) int close_task(graph_scratch *s, in
     graph *g = &s->g;
     const uint32_t task = g->task_count, count = s->open_count, arg_begin = g->arg_count;
     const uint32_t edge_begin = g->edge_count, n = s->deps.count;
-    const uint32_t *list = s->deps.list;
-    uint32_t *fanin = g->fanin + edge_begin;
-    sort_ids(s->deps.list, n);
-    for (uint32_t i = 0; i < n; i++)
-        fanin[i] = list[i];
+    uint32_t *list = s->deps.list, *fanin = g->fanin + edge_begin;
+    /* Most tasks have one or two predecessors: those in order without
+     * the sort's call and the copy loop. */
+    if (n == 1) {
+        fanin[0] = list[0];
+    } else if (n == 2) {
+        const uint32_t x = list[0], y = list[1];
+        fanin[0] = x < y ? x : y;
+        fanin[1] = x < y ? y : x;
+    } else {
+        sort_ids(list, n);
+        for (uint32_t i = 0; i < n; i++)
+            fanin[i] = list[i];
+    }
     if (g->fanin_kind != NULL) {
         for (uint32_t i = 0; i < n; i++)
             g->fanin_kind[edge_begin + i] = s->deps.kinds[list[i]];
@@ -162,9 +183,17 @@ static inline __attribute__((always_inline)) int close_task(graph_scratch *s, in
     return 0;
 }
 
+/* The refusal of a task whose predecessors do not fit the edges left. */
+static __attribute__((cold, noinline)) int edges_full(graph_scratch *s)
+{
+    return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+                                            "submit: %u more dependencies: the graph's %u edges are used up",
+                                            s->deps.count, s->limits.edge_max));
+}
+
 int graph_submit_close(graph_scratch *s, int32_t func_id, uint32_t core_type)
 {
-    tensor_map_deps_begin(&s->deps, s->g.task_count);
+    deps_open(s);
     int rc = track_all(s, s->open_count, s->g.task_count);
     if (rc == 0 && s->deps.count > s->limits.edge_max - s->g.edge_count)
         rc = simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, "submit: %u more dependencies: the graph's %u edges "
@@ -187,7 +216,8 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
     return rc != 0 ? rc : graph_submit_close(s, func_id, core_type);
 }
 
-static int views_fail(graph_scratch *s, uint32_t i, const SimplerOrchViewArg *v, uint32_t handles)
+static __attribute__((cold, noinline)) int views_fail(graph_scratch *s, uint32_t i, const SimplerOrchViewArg *v,
+                                                      uint32_t handles)
 {
     return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
                                             "submit_views: args[%u] (view %u at element %llu, tag %u): not a view "
@@ -200,8 +230,31 @@ static int views_fail(graph_scratch *s, uint32_t i, const SimplerOrchViewArg *v,
  * checked as add_view checks it, its argument record written straight
  * from the handle and, when it reads, its read applied at once (a task
  * applies every read before any write, and an entry refused after some
- * reads fails the build, which discards the map); the writes follow,
- * then the task record as submit writes it. */
+ * reads fails the build, which discards the map); the writes follow
+ * (the last entry's at once), then the task record as submit writes it. */
+/* The refusal of a submit_views call whose count, args, func_id, core
+ * type, task window or argument records do not fit: the first of those
+ * checks that fails, with its reason. Out of line, so that the accepted
+ * call's path holds none of the messages' arguments. */
+static __attribute__((cold, noinline)) int submit_views_refuse(graph_scratch *s, int32_t func_id,
+                                                               uint32_t core_type,
+                                                               const SimplerOrchViewArg *args, uint32_t count)
+{
+    if (count > SIMPLER_MAX_TASK_ARGS || (args == NULL && count != 0))
+        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                                "submit_views: count = %u with args %s: at most %d arguments, and "
+                                                "args only NULL for none",
+                                                count, args == NULL ? "NULL" : "set", SIMPLER_MAX_TASK_ARGS));
+    int rc = submit_check(s, func_id, core_type);
+    if (rc != 0)
+        return rc;
+    GRAPH_ASSERT(count > s->limits.arg_max - s->g.arg_count);
+    return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+                                            "submit_views: %u arguments: the graph's %u argument records are "
+                                            "used up",
+                                            count, s->limits.arg_max));
+}
+
 int graph_orch_submit_views(SimplerOrch *orch, int32_t func_id, uint32_t core_type, const SimplerOrchViewArg *args,
                             uint32_t count)
 {
@@ -210,27 +263,19 @@ int graph_orch_submit_views(SimplerOrch *orch, int32_t func_id, uint32_t core_ty
         return s->status;
     if (s->open)
         graph_orch_discard_open(s);
-    if (count > SIMPLER_MAX_TASK_ARGS || (args == NULL && count != 0))
-        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
-                                                "submit_views: count = %u with args %s: at most %d arguments, and "
-                                                "args only NULL for none",
-                                                count, args == NULL ? "NULL" : "set", SIMPLER_MAX_TASK_ARGS));
-    int rc = graph_submit_check(s, func_id, core_type);
-    if (rc != 0)
-        return rc;
     graph *g = &s->g;
-    const uint32_t arg_begin = g->arg_count, task = g->task_count, edge_begin = g->edge_count;
-    if (count > s->limits.arg_max - arg_begin)
-        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
-                                                "submit_views: %u arguments: the graph's %u argument records are "
-                                                "used up",
-                                                count, s->limits.arg_max));
+    const uint32_t arg_begin = g->arg_count, task = g->task_count;
+    /* Every entry check of submit_views_refuse at once. */
+    if (count > SIMPLER_MAX_TASK_ARGS || (args == NULL && count != 0) || (uint32_t)func_id >= GRAPH_FUNC_ID_LIMIT ||
+        core_type > SIMPLER_CORE_TYPE_AIV || task >= s->limits.task_max || count > s->limits.arg_max - arg_begin)
+        return submit_views_refuse(s, func_id, core_type, args, count);
+    int rc;
     graph_image_arg *a = &g->args[arg_begin];
     graph_access *writes = s->open_access;
     uint32_t write_count = 0;
     const uint32_t handles = s->handle_count;
     tensor_map_deps *deps = &s->deps;
-    tensor_map_deps_begin(deps, task);
+    deps_open(s);
     for (uint32_t i = 0; i < count; i++) {
         const uint64_t start = args[i].start_offset;
         const uint32_t view = args[i].view, tag = args[i].tag;
@@ -239,33 +284,38 @@ int graph_orch_submit_views(SimplerOrch *orch, int32_t func_id, uint32_t core_ty
         graph_view_handle *h = &s->handles[view < handles ? view : 0];
         if (view >= handles || tag > SIMPLER_TAG_NO_DEP || ((h->tags >> tag) & 1u) == 0 || start > h->max_start)
             return views_fail(s, i, &args[i], handles);
-        if (h->view_plus1 == 0)
-            h->view_plus1 = graph_view_index(s, &h->view) + 1;
-        graph_image_arg rec = h->rec;
-        const uint64_t lo = rec.addr + (start << h->shift), hi = lo + h->extent_bytes;
+        graph_handle_view_use(s, h);
+        a[i] = h->rec;
+        a[i].tag = (uint8_t)tag;
+        a[i].start_offset = start;
+        const uint64_t lo = h->rec.addr + (start << h->shift), hi = lo + h->extent_bytes;
         const uint32_t space = h->space;
-        rec.tag = (uint8_t)tag;
-        rec.view = h->view_plus1 - 1;
-        rec.start_offset = start;
-        a[i] = rec;
         if (tag == SIMPLER_TAG_INPUT || tag == SIMPLER_TAG_INOUT) {
             rc = tensor_map_read(&s->map, space, lo, hi, task, deps);
             if (rc != 0)
                 return graph_build_fail(s, map_full(rc, i));
         }
-        if (tag != SIMPLER_TAG_INPUT && tag != SIMPLER_TAG_NO_DEP)
+        if (tag == SIMPLER_TAG_INPUT || tag == SIMPLER_TAG_NO_DEP)
+            continue;
+        if (i + 1 == count) {
+            /* The last entry's write comes after every read: applied at
+             * once, before the kept ones (a task's writes commute: each
+             * collects the writer and readers its bytes had before the
+             * task, and bytes the task already wrote add nothing). */
+            rc = tensor_map_write(&s->map, space, lo, hi, task, deps);
+            if (rc != 0)
+                return graph_build_fail(s, map_full(rc, i));
+        } else {
             writes[write_count++] = (graph_access){.lo = lo, .hi = hi, .space = space, .mode = i}; /* mode: its arg */
+        }
     }
     for (uint32_t w = 0; w < write_count; w++) {
         rc = tensor_map_write(&s->map, writes[w].space, writes[w].lo, writes[w].hi, task, deps);
         if (rc != 0)
             return graph_build_fail(s, map_full(rc, writes[w].mode));
     }
-    const uint32_t n = deps->count;
-    if (n > s->limits.edge_max - edge_begin)
-        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
-                                                "submit: %u more dependencies: the graph's %u edges are used up", n,
-                                                s->limits.edge_max));
+    if (deps->count > s->limits.edge_max - g->edge_count)
+        return edges_full(s);
     s->open_count = count;
     return close_task(s, func_id, core_type);
 }

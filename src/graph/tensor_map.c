@@ -42,6 +42,8 @@ void tensor_map_init(tensor_map *map, tensor_map_segment *segments, uint32_t seg
 
 void tensor_map_deps_init(tensor_map_deps *deps, uint32_t *seen, uint32_t *list, uint32_t capacity)
 {
+    /* Task ids (below capacity) fit a lone reader that is not TENSOR_MAP_NIL. */
+    GRAPH_ASSERT(capacity < TENSOR_MAP_LONE_READER);
     memset(seen, 0, (size_t)capacity * sizeof(*seen));
     deps->seen = seen;
     deps->list = list;
@@ -108,8 +110,12 @@ static void segment_free(tensor_map *map, uint32_t i)
     map->free_count++;
 }
 
+/* `task` added as the newest reader of list `next`: a lone reader when
+ * the list is empty, else a node (the caller checked there is one). */
 static uint32_t reader_new(tensor_map *map, uint32_t task, uint32_t next)
 {
+    if (next == NIL)
+        return TENSOR_MAP_LONE_READER | task;
     GRAPH_ASSERT(map->reader_used < map->reader_capacity);
     uint32_t i = map->reader_used++;
     map->readers[i].task = task;
@@ -271,13 +277,16 @@ static int read_fits(const tensor_map *map, const access_parts *p, uint64_t lo, 
            map->reader_capacity - map->reader_used >= overlapped + gaps;
 }
 
-/* Joins the space's tail list to its tree before a walk: the list turned
- * into a treap in one pass, then merged in on the right. */
+/* Joins the space's tail list to its tree before a walk: its segments
+ * drawn their priorities in list order, the list turned into a treap in
+ * one pass, then merged in on the right. */
 static void fold_tail(tensor_map *map, uint32_t space)
 {
     uint32_t head = map->tail_head[space];
     if (head == NIL)
         return;
+    for (uint32_t i = head; i != NIL; i = map->segments[i].right)
+        map->segments[i].priority = next_priority(map);
     map->tail_head[space] = NIL;
     map->tail_last[space] = NIL;
     map->root[space] = merge(map->segments, map->root[space], unflatten(map->segments, head));
@@ -302,19 +311,114 @@ static void append_new(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi
     tensor_map_append(map, space, segment_take(map), lo, hi, writer, readers);
 }
 
+/* Takes back what read_tail's walk did to the tail segments from `first`
+ * up to `stop` (those it marked with `mark` in their priority, which a
+ * tail segment does not use before the fold): the reader it added to
+ * each, the reader nodes from `used0`, the edges it added to `deps` from
+ * `count0` on. */
+static void read_tail_undo(tensor_map *map, uint32_t first, uint32_t stop, uint32_t mark, uint32_t used0,
+                           tensor_map_deps *deps, uint32_t count0)
+{
+    tensor_map_segment *s = map->segments;
+    for (uint32_t i = first; i != stop; i = s[i].right) {
+        if (s[i].priority != mark)
+            continue;
+        s[i].priority = 0;
+        s[i].readers = tensor_map_reader_lone(s[i].readers) ? NIL : map->readers[s[i].readers].next;
+    }
+    map->reader_used = used0;
+    for (uint32_t k = count0; k < deps->count; k++)
+        deps->seen[deps->list[k]] = 0; /* no task's stamp: stamps start at 1 */
+    deps->count = count0;
+}
+
+/* A read of [lo, hi) that the space's tail list covers exactly, without
+ * a gap and without cutting a segment (a task reading many fresh
+ * outputs at once, such as a join): the readers and RAW edges go on in
+ * place, in address order as the tree walk would add them, and the tail
+ * is not folded. Returns 1 when done, 0 when the read is not of that
+ * kind (nothing changed: the tree walk takes it), or
+ * PTO_RUNTIME_ERR_CAPACITY_EXCEEDED (nothing changed). The walk to lo
+ * passes at most TENSOR_MAP_TAIL_SKIP_MAX segments, so a miss costs O(1)
+ * before the fold. One pass: a gap, a cut or a full reader pool found on
+ * the way takes back what the walk did so far (read_tail_undo); with
+ * edge kinds recorded (bits an undo could not restore) a first pass
+ * checks the whole walk and the pool instead, so the second cannot fail. */
+static int read_tail(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task, tensor_map_deps *deps)
+{
+    tensor_map_segment *s = map->segments;
+    uint32_t i = map->tail_head[space], skipped = 0;
+    while (i != NIL && s[i].hi <= lo) {
+        if (++skipped > TENSOR_MAP_TAIL_SKIP_MAX)
+            return 0;
+        i = s[i].right;
+    }
+    const uint32_t first = i;
+    if (deps->kinds != NULL) {
+        uint32_t nodes = 0; /* reader nodes the walk will take */
+        for (uint64_t cur = lo; cur < hi; i = s[i].right) {
+            if (i == NIL || s[i].lo != cur || s[i].hi > hi)
+                return 0; /* a gap, or a segment to cut */
+            nodes += s[i].readers != NIL && tensor_map_reader_newest(map, s[i].readers) != task;
+            cur = s[i].hi;
+        }
+        if (map->reader_capacity - map->reader_used < nodes)
+            return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
+        i = first;
+    }
+    const uint32_t mark = ++map->visit, used0 = map->reader_used, count0 = deps->count;
+    GRAPH_ASSERT(mark != 0);
+    tensor_map_reader *readers = map->readers;
+    uint32_t used = used0, last = NIL;
+    for (uint64_t cur = lo; cur < hi; last = i, i = s[i].right) {
+        if (i == NIL || s[i].lo != cur || s[i].hi > hi) {
+            map->reader_used = used;
+            read_tail_undo(map, first, i, mark, used0, deps, count0);
+            return 0; /* a gap, or a segment to cut */
+        }
+        const uint32_t writer = s[i].writer, r = s[i].readers;
+        if (r == NIL) {
+            s[i].readers = TENSOR_MAP_LONE_READER | task;
+            s[i].priority = mark;
+        } else if (tensor_map_reader_newest(map, r) != task) {
+            if (used == map->reader_capacity) {
+                map->reader_used = used;
+                read_tail_undo(map, first, i, mark, used0, deps, count0);
+                return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
+            }
+            readers[used] = (tensor_map_reader){.task = task, .next = r, .visit = 0};
+            s[i].readers = used++;
+            s[i].priority = mark;
+        }
+        if (writer != TENSOR_MAP_NO_WRITER)
+            tensor_map_deps_add(deps, writer, TENSOR_MAP_DEP_RAW);
+        cur = s[i].hi;
+    }
+    map->reader_used = used;
+    if (last == first)
+        exact_note(map, space, first); /* the cache had lost it */
+    return 1;
+}
+
 int tensor_map_read_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
                         tensor_map_deps *deps)
 {
     GRAPH_ASSERT(space < TENSOR_MAP_SPACES && lo < hi);
     tensor_map_segment *seg = map->segments;
     if (lo >= map->end[space]) {
-        /* Past everything: a read of bytes nobody wrote, no dependency. */
-        if (segments_available(map) == 0 || map->reader_used == map->reader_capacity)
+        /* Past everything: a read of bytes nobody wrote, no dependency;
+         * its one reader takes no node. */
+        if (segments_available(map) == 0)
             return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
         append_new(map, space, lo, hi, TENSOR_MAP_NO_WRITER, reader_new(map, task, NIL));
         return 0;
     }
     uint32_t e = tensor_map_exact_hit(map, space, lo, hi);
+    if (e == NIL && map->tail_head[space] != NIL && lo >= seg[map->tail_head[space]].lo) {
+        int done = read_tail(map, space, lo, hi, task, deps);
+        if (done != 0)
+            return done < 0 ? done : 0;
+    }
     if (e == NIL) {
         fold_tail(map, space);
         e = find_exact(seg, map->root[space], lo, hi);
@@ -323,12 +427,10 @@ int tensor_map_read_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t h
     }
     if (e != NIL) {
         uint32_t r = seg[e].readers, writer = seg[e].writer;
-        if (r == NIL || map->readers[r].task != task) {
-            if (map->reader_used == map->reader_capacity)
+        if (r == NIL || tensor_map_reader_newest(map, r) != task) {
+            if (r != NIL && map->reader_used == map->reader_capacity)
                 return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
-            uint32_t n = map->reader_used++;
-            map->readers[n] = (tensor_map_reader){.task = task, .next = r, .visit = 0};
-            seg[e].readers = n;
+            seg[e].readers = reader_new(map, task, r);
         }
         if (writer != TENSOR_MAP_NO_WRITER)
             tensor_map_deps_add(deps, writer, TENSOR_MAP_DEP_RAW);
@@ -355,7 +457,7 @@ int tensor_map_read_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t h
         if (s[i].writer != TENSOR_MAP_NO_WRITER)
             tensor_map_deps_add(deps, s[i].writer, TENSOR_MAP_DEP_RAW);
         /* A shared list whose newest reader is this task already holds it. */
-        if (s[i].readers == NIL || map->readers[s[i].readers].task != task)
+        if (s[i].readers == NIL || tensor_map_reader_newest(map, s[i].readers) != task)
             s[i].readers = reader_new(map, task, s[i].readers);
         *tail = i;
         tail = &s[i].right;
@@ -376,7 +478,13 @@ int tensor_map_read_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t h
  * share tails, so a node already walked in this access ends the walk. */
 static void add_readers(tensor_map *map, uint32_t r, tensor_map_deps *deps)
 {
-    while (r != NIL && map->readers[r].visit != map->visit) {
+    while (r != NIL) {
+        if (tensor_map_reader_lone(r)) { /* the oldest: it ends the list */
+            tensor_map_deps_add(deps, r & ~TENSOR_MAP_LONE_READER, TENSOR_MAP_DEP_WAR);
+            return;
+        }
+        if (map->readers[r].visit == map->visit)
+            return;
         map->readers[r].visit = map->visit;
         tensor_map_deps_add(deps, map->readers[r].task, TENSOR_MAP_DEP_WAR);
         r = map->readers[r].next;

@@ -24,7 +24,9 @@
  *     holds (a task writing its own fresh output) overlaps nothing: it
  *     gets a new segment, appended to a list of such segments that joins
  *     the tree only when an access next walks the tree (one pass for the
- *     whole list), so an append costs no tree walk at all.
+ *     whole list), so an append costs no tree walk at all; a read that
+ *     the list covers exactly, segment after segment from near its head
+ *     (a join of fresh outputs), walks the list in place instead.
  *
  * Dependencies go to a tensor_map_deps sink that deduplicates them per task.
  */
@@ -43,6 +45,16 @@
 /* Slots of the exact-range cache (a power of two): 16 KiB per map. */
 #define TENSOR_MAP_EXACT_BITS 12u
 #define TENSOR_MAP_EXACT_SLOTS (1u << TENSOR_MAP_EXACT_BITS)
+/* A reader list's oldest reader is held in the list head or the last
+ * node's next as this bit | its task id, not in a node of its own: a
+ * segment read by one task since its write (most are) takes no reader
+ * node. Node indices (pools of at most 2^30 nodes) and task ids (below a
+ * sink's capacity, which is below 2^31, so that no lone reader is
+ * TENSOR_MAP_NIL) never have the bit. */
+#define TENSOR_MAP_LONE_READER 0x80000000u
+/* Segments a read may pass on the tail list before the one it starts at
+ * when it walks the list in place (see read_tail in tensor_map.c). */
+#define TENSOR_MAP_TAIL_SKIP_MAX 64u
 /* Why a predecessor is one (bits; an edge may have several). */
 #define TENSOR_MAP_DEP_RAW 1u /* the task reads what it wrote */
 #define TENSOR_MAP_DEP_WAR 2u /* the task writes what it read */
@@ -55,13 +67,14 @@ typedef struct tensor_map_segment {
     uint32_t right;
     uint32_t priority;
     uint32_t writer;  /* task id, or TENSOR_MAP_NO_WRITER */
-    uint32_t readers; /* newest reader node, or TENSOR_MAP_NIL */
+    uint32_t readers; /* newest reader node, a lone reader (TENSOR_MAP_LONE_READER
+                       * | task), or TENSOR_MAP_NIL */
     uint32_t live;    /* 1 + its address space while in a tree; 0 when free */
 } tensor_map_segment;
 
 typedef struct tensor_map_reader {
     uint32_t task;
-    uint32_t next;    /* older reader node, or TENSOR_MAP_NIL */
+    uint32_t next;    /* older reader node, a lone reader, or TENSOR_MAP_NIL */
     uint32_t visit;   /* access stamp of the last walk through this node */
 } tensor_map_reader;
 
@@ -170,11 +183,27 @@ int tensor_map_read_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t h
 int tensor_map_write_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi, uint32_t task,
                          tensor_map_deps *deps);
 
-/* The exact cache's slot of [lo, hi) in `space`. */
+/* Whether a reader list value (not TENSOR_MAP_NIL) is a lone reader. */
+static inline int tensor_map_reader_lone(uint32_t r)
+{
+    return r - TENSOR_MAP_LONE_READER < TENSOR_MAP_NIL - TENSOR_MAP_LONE_READER;
+}
+
+/* The newest reader task of a list that is not TENSOR_MAP_NIL. */
+static inline uint32_t tensor_map_reader_newest(const tensor_map *map, uint32_t r)
+{
+    return tensor_map_reader_lone(r) ? r & ~TENSOR_MAP_LONE_READER : map->readers[r].task;
+}
+
+/* The exact cache's slot of [lo, hi) in `space`: by lo alone
+ * (Fibonacci hashing), so that ranges at evenly spaced starts, a
+ * tensor's tiles in order, spread over the slots without colliding
+ * while there are fewer of them than about a third of the slots; ranges
+ * that share a start share a slot (hi is compared on use). */
 static inline uint32_t tensor_map_exact_slot(uint32_t space, uint64_t lo, uint64_t hi)
 {
-    uint64_t h = (lo * 0x9e3779b97f4a7c15ull) ^ (hi * 0xc2b2ae3d27d4eb4full) ^ space;
-    return (uint32_t)(h >> (64 - TENSOR_MAP_EXACT_BITS));
+    (void)hi;
+    return (uint32_t)(((lo + space) * 0x9e3779b97f4a7c15ull) >> (64 - TENSOR_MAP_EXACT_BITS));
 }
 
 /* The live segment that is exactly [lo, hi) of `space` according to the
@@ -192,11 +221,14 @@ static inline int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, 
                                   tensor_map_deps *deps)
 {
     uint32_t e;
-    if (lo < map->end[space] && (e = tensor_map_exact_hit(map, space, lo, hi)) != TENSOR_MAP_NIL &&
-        map->reader_used < map->reader_capacity) {
+    if (lo < map->end[space] && (e = tensor_map_exact_hit(map, space, lo, hi)) != TENSOR_MAP_NIL) {
         tensor_map_segment *seg = &map->segments[e];
         uint32_t r = seg->readers, writer = seg->writer;
-        if (r == TENSOR_MAP_NIL || map->readers[r].task != task) {
+        if (r == TENSOR_MAP_NIL) {
+            seg->readers = TENSOR_MAP_LONE_READER | task;
+        } else if (tensor_map_reader_newest(map, r) != task) {
+            if (map->reader_used == map->reader_capacity)
+                return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
             uint32_t n = map->reader_used++;
             map->readers[n] = (tensor_map_reader){.task = task, .next = r, .visit = 0};
             seg->readers = n;
@@ -209,7 +241,9 @@ static inline int tensor_map_read(tensor_map *map, uint32_t space, uint64_t lo, 
 }
 
 /* Segment i becomes [lo, hi) of `space`, appended past the space's end:
- * on the space's tail list and noted in the exact cache. */
+ * on the space's tail list and noted in the exact cache. Its treap
+ * priority is drawn when the list joins the tree (fold_tail): a segment
+ * that never joins it never needs one. */
 static inline __attribute__((always_inline)) void tensor_map_append(tensor_map *map, uint32_t space, uint32_t i,
                                                                    uint64_t lo, uint64_t hi, uint32_t writer,
                                                                    uint32_t readers)
@@ -218,7 +252,7 @@ static inline __attribute__((always_inline)) void tensor_map_append(tensor_map *
                                             .hi = hi,
                                             .left = TENSOR_MAP_NIL,
                                             .right = TENSOR_MAP_NIL,
-                                            .priority = tensor_map_next_priority(map),
+                                            .priority = 0,
                                             .writer = writer,
                                             .readers = readers,
                                             .live = space + 1};

@@ -150,6 +150,46 @@ static void edge_kinds_are_raw_war_and_waw_as_the_map_found_them(void **state)
     free(args);
 }
 
+/* orch_hazards through view handles and submit_views, task 3 naming X
+ * twice, written first in its list and read after: a task's reads come
+ * before its writes whatever the order of its entries, so 2->3 is still
+ * RAW+WAW. */
+static int orch_hazards_views(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    uint32_t x = 0, y = 0;
+    int rc = simpler_orch_view_make(orch, &args->tensors[0], &x);
+    rc = rc ? rc : simpler_orch_view_make(orch, &args->tensors[1], &y);
+    const SimplerOrchViewArg wx = {.view = x, .tag = SIMPLER_TAG_OUTPUT_EXISTING};
+    const SimplerOrchViewArg rx = {.view = x, .tag = SIMPLER_TAG_INPUT};
+    const SimplerOrchViewArg wy = {.view = y, .tag = SIMPLER_TAG_OUTPUT_EXISTING};
+    const SimplerOrchViewArg t1[] = {rx, wy}, t3[] = {wx, rx};
+    rc = rc ? rc : simpler_orch_submit_views(orch, 0, SIMPLER_CORE_TYPE_AIV, &wx, 1);
+    rc = rc ? rc : simpler_orch_submit_views(orch, 1, SIMPLER_CORE_TYPE_AIV, t1, 2);
+    rc = rc ? rc : simpler_orch_submit_views(orch, 0, SIMPLER_CORE_TYPE_AIV, &wx, 1);
+    rc = rc ? rc : simpler_orch_submit_views(orch, 1, SIMPLER_CORE_TYPE_AIV, t3, 2);
+    return rc;
+}
+
+static void submit_views_edge_kinds_put_a_task_s_reads_first(void **state)
+{
+    (void)state;
+    ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_DEVICE, SIMPLER_ADDRESS_SPACE_DEVICE);
+    graph_scratch *s = gt_scratch(64);
+    const graph *g = NULL;
+    assert_int_equal(graph_scratch_record_kinds(s), 0);
+    assert_int_equal(graph_build_run(s, orch_hazards_views, args, &g), 0);
+    assert_int_equal(g->task_count, 4);
+    assert_int_equal(g->edge_count, 4);
+    assert_int_equal(g->fanin_kind[g->tasks[1].fanin_begin], TENSOR_MAP_DEP_RAW);
+    assert_int_equal(g->fanin_kind[g->tasks[2].fanin_begin], TENSOR_MAP_DEP_WAW);
+    assert_int_equal(g->fanin_kind[g->tasks[2].fanin_begin + 1], TENSOR_MAP_DEP_WAR);
+    assert_int_equal(g->tasks[3].fanin_count, 1);
+    assert_int_equal(g->fanin[g->tasks[3].fanin_begin], 2);
+    assert_int_equal(g->fanin_kind[g->tasks[3].fanin_begin], TENSOR_MAP_DEP_RAW | TENSOR_MAP_DEP_WAW);
+    graph_scratch_destroy(s);
+    free(args);
+}
+
 static void dot_refusal_writes_no_file_and_says_why(void **state)
 {
     (void)state;
@@ -174,6 +214,7 @@ int main(void)
         cmocka_unit_test(dot_of_the_diamond_has_its_nodes_and_edges),
         cmocka_unit_test(dot_of_every_example_matches_the_host_build),
         cmocka_unit_test(edge_kinds_are_raw_war_and_waw_as_the_map_found_them),
+        cmocka_unit_test(submit_views_edge_kinds_put_a_task_s_reads_first),
         cmocka_unit_test(dot_refusal_writes_no_file_and_says_why),
     };
     return cmocka_run_group_tests(tests, load_image, free_image);

@@ -197,14 +197,14 @@ static void tensor_map_access_past_the_end_with_a_full_pool_changes_nothing(void
     assert_int_equal(fx.deps.count, 0);
     assert_int_equal(live_segments(&fx.map), 1);
 
-    setup_pools(4, 1);
-    assert_int_equal(rd(0, 100, 0), 0); /* a segment and the one reader */
-    tensor_map_deps_begin(&fx.deps, 1);
-    assert_int_equal(tensor_map_read(&fx.map, 1, 100, 200, 1, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
-    assert_int_equal(fx.deps.count, 0);
-    assert_int_equal(live_segments(&fx.map), 1);
-    /* Only task 0 read [0, 100); nothing holds [100, 200). */
-    assert_int_equal(wr(0, 200, 2), 1u << 0);
+    /* A read past the end is its segment's lone reader and takes no
+     * reader node: a pool without nodes does not refuse it. */
+    setup_pools(4, 0);
+    assert_int_equal(rd(0, 100, 0), 0);
+    assert_int_equal(rd(100, 200, 1), 0);
+    assert_int_equal(fx.map.reader_used, 0);
+    assert_int_equal(live_segments(&fx.map), 2);
+    assert_int_equal(wr(0, 200, 2), (1u << 0) | (1u << 1));
 }
 
 static void tensor_map_reset_forgets_everything(void **state)
@@ -356,11 +356,163 @@ static void tensor_map_exact_read_with_a_full_reader_pool_changes_nothing(void *
     (void)state;
     setup_pools(64, 1);
     assert_int_equal(wr(0, 100, 0), 0);
-    assert_int_equal(rd(0, 100, 1), 1u << 0); /* takes the one reader node */
-    tensor_map_deps_begin(&fx.deps, 2);
-    assert_int_equal(tensor_map_read(&fx.map, 1, 0, 100, 2, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(rd(0, 100, 1), 1u << 0); /* the lone reader: no node */
+    assert_int_equal(rd(0, 100, 2), 1u << 0); /* takes the one reader node */
+    assert_int_equal(fx.map.reader_used, 1);
+    tensor_map_deps_begin(&fx.deps, 3);
+    assert_int_equal(tensor_map_read(&fx.map, 1, 0, 100, 3, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
     assert_int_equal(fx.deps.count, 0);
-    assert_int_equal(wr(0, 100, 3), (1u << 0) | (1u << 1));
+    assert_int_equal(wr(0, 100, 4), (1u << 0) | (1u << 1) | (1u << 2));
+}
+
+/* A read over fresh outputs (a join) takes them from the appended list
+ * in place, with the same edges as the tree walk: RAW on every writer,
+ * and a reader on every segment for the writes that follow. */
+static void tensor_map_read_over_appended_outputs_walks_them_in_place(void **state)
+{
+    (void)state;
+    for (uint32_t t = 0; t < 8; t++)
+        assert_int_equal(wr(16u * t, 16u * t + 16, t), 0);
+    assert_int_equal(rd(16, 128, 8), 0xfeu);
+    assert_int_equal(fx.map.root[1], TENSOR_MAP_NIL); /* not folded */
+    assert_int_equal(wr(0, 16, 9), 1u << 0);
+    for (uint32_t t = 1; t < 8; t++)
+        assert_int_equal(wr(16u * t, 16u * t + 16, 10 + (t % 4)), (1u << 8) | (1u << t));
+}
+
+/* A read over appended outputs that needs more reader nodes than are
+ * left (each has a reader already) is refused and records nothing: no
+ * edge, no reader. */
+static void tensor_map_read_over_appended_outputs_with_a_full_reader_pool_changes_nothing(void **state)
+{
+    (void)state;
+    setup_pools(64, 2);
+    for (uint32_t t = 0; t < 3; t++) {
+        assert_int_equal(wr(16u * t, 16u * t + 16, t), 0);
+        assert_int_equal(rd(16u * t, 16u * t + 16, 3), 1u << t); /* each one's lone reader */
+    }
+    assert_int_equal(fx.map.reader_used, 0);
+    tensor_map_deps_begin(&fx.deps, 4); /* needs a node on each of the three */
+    assert_int_equal(tensor_map_read(&fx.map, 1, 0, 48, 4, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(fx.deps.count, 0);
+    assert_int_equal(fx.map.reader_used, 0);
+    assert_int_equal(wr(16, 32, 5), (1u << 1) | (1u << 3));
+}
+
+/* The tail walk reads the first output, then finds a gap: it takes
+ * that back, and the tree walk, short of reader nodes, refuses the read;
+ * nothing of it stays (no edge, no reader, no node). */
+static void tensor_map_refused_read_after_a_partial_tail_walk_changes_nothing(void **state)
+{
+    (void)state;
+    setup_pools(64, 1);
+    assert_int_equal(wr(0, 16, 0), 0);
+    assert_int_equal(wr(32, 48, 1), 0);
+    assert_int_equal(rd(0, 16, 2), 1u << 0); /* the lone reader of [0, 16) */
+    tensor_map_deps_begin(&fx.deps, 3);
+    assert_int_equal(tensor_map_read(&fx.map, 1, 0, 48, 3, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    assert_int_equal(fx.deps.count, 0);
+    assert_int_equal(fx.map.reader_used, 0);
+    assert_int_equal(wr(0, 16, 4), (1u << 0) | (1u << 2));
+    assert_int_equal(wr(32, 48, 5), 1u << 1);
+}
+
+/* Only a segment that has a reader already takes a node: a read over
+ * three appended outputs, one of them read before, fits a pool of one. */
+static void tensor_map_read_over_appended_outputs_takes_nodes_only_for_read_ones(void **state)
+{
+    (void)state;
+    setup_pools(64, 1);
+    for (uint32_t t = 0; t < 3; t++)
+        assert_int_equal(wr(16u * t, 16u * t + 16, t), 0);
+    assert_int_equal(rd(16, 32, 3), 1u << 1);
+    assert_int_equal(rd(0, 48, 4), 0x7u);
+    assert_int_equal(fx.map.reader_used, 1);
+    assert_int_equal(wr(16, 32, 5), (1u << 1) | (1u << 3) | (1u << 4));
+    assert_int_equal(wr(0, 16, 6), (1u << 0) | (1u << 4));
+}
+
+/* A gap between appended outputs is bytes nobody wrote: the read still
+ * becomes their reader, so a later write there waits for it. */
+static void tensor_map_read_over_a_gap_between_appended_outputs_reads_the_gap(void **state)
+{
+    (void)state;
+    assert_int_equal(wr(0, 16, 0), 0);
+    assert_int_equal(wr(32, 48, 1), 0);
+    assert_int_equal(rd(0, 48, 2), (1u << 0) | (1u << 1));
+    assert_int_equal(wr(16, 32, 3), 1u << 2);
+}
+
+/* A read ending inside an appended output reads only its part of it: a
+ * write to the rest does not wait for it. */
+static void tensor_map_read_ending_inside_an_appended_output_cuts_it(void **state)
+{
+    (void)state;
+    assert_int_equal(wr(0, 16, 0), 0);
+    assert_int_equal(wr(16, 32, 1), 0);
+    assert_int_equal(rd(0, 24, 2), (1u << 0) | (1u << 1));
+    assert_int_equal(wr(24, 32, 3), 1u << 1);
+    assert_int_equal(wr(16, 24, 4), (1u << 1) | (1u << 2));
+}
+
+/* Tiles of one tensor written in order stay in the exact cache: evenly
+ * spaced starts do not evict each other while there are fewer of them
+ * than a quarter of its slots (a hash mixing lo and hi drops about one
+ * in nine of 1,024 here). */
+static void tensor_map_tiles_in_order_stay_in_the_exact_cache(void **state)
+{
+    (void)state;
+    static tensor_map_segment segments[TENSOR_MAP_EXACT_SLOTS / 4];
+    static tensor_map_reader readers[1];
+    static uint32_t seen[1], list[1];
+    tensor_map map;
+    tensor_map_deps deps;
+    tensor_map_init(&map, segments, TENSOR_MAP_EXACT_SLOTS / 4, readers, 1);
+    tensor_map_deps_init(&deps, seen, list, 1);
+    for (uint64_t stride = 64; stride <= 1u << 20; stride *= 4) {
+        tensor_map_reset(&map);
+        const uint64_t base = 0x40000000ull + 3 * stride;
+        for (uint32_t t = 0; t < TENSOR_MAP_EXACT_SLOTS / 4; t++) {
+            tensor_map_deps_begin(&deps, 0);
+            assert_int_equal(tensor_map_write(&map, 1, base + t * stride, base + (t + 1) * stride, 0, &deps), 0);
+        }
+        for (uint32_t t = 0; t < TENSOR_MAP_EXACT_SLOTS / 4; t++)
+            if (tensor_map_exact_hit(&map, 1, base + t * stride, base + (t + 1) * stride) == TENSOR_MAP_NIL)
+                fail_msg("stride %llu: tile %u left the exact cache", (unsigned long long)stride, t);
+    }
+}
+
+static uint32_t tree_depth(const tensor_map_segment *s, uint32_t t)
+{
+    if (t == TENSOR_MAP_NIL)
+        return 0;
+    uint32_t l = tree_depth(s, s[t].left), r = tree_depth(s, s[t].right);
+    return 1 + (l > r ? l : r);
+}
+
+/* Appended segments join the tree balanced: a fold draws their
+ * priorities (an append leaves them unset). */
+static void tensor_map_folded_appends_make_a_balanced_tree(void **state)
+{
+    (void)state;
+    static tensor_map_segment segments[1030];
+    static tensor_map_reader readers[4];
+    static uint32_t seen[1025], list[1025];
+    tensor_map map;
+    tensor_map_deps deps;
+    tensor_map_init(&map, segments, 1030, readers, 4);
+    tensor_map_deps_init(&deps, seen, list, 1025);
+    for (uint32_t t = 0; t < 1024; t++) {
+        tensor_map_deps_begin(&deps, t);
+        assert_int_equal(tensor_map_write(&map, 0, 16u * t, 16u * t + 16, t, &deps), 0);
+    }
+    /* A read cutting the first segment walks the tree, folding the list. */
+    tensor_map_deps_begin(&deps, 1024);
+    assert_int_equal(tensor_map_read(&map, 0, 0, 8, 1024, &deps), 0);
+    assert_int_equal(map.tail_head[0], TENSOR_MAP_NIL);
+    assert_int_equal(space_check(&map, 0), 1025);
+    /* A treap of random priorities over 1,025 nodes: about 2.99 ln n. */
+    assert_true(tree_depth(map.segments, map.root[0]) <= 40);
 }
 
 int main(void)
@@ -382,6 +534,14 @@ int main(void)
         cmocka_unit_test(tensor_map_random_accesses_match_a_byte_model),
         cmocka_unit_test(tensor_map_exact_read_with_a_full_reader_pool_changes_nothing),
         cmocka_unit_test(tensor_map_appends_keep_the_tree_a_treap),
+        cmocka_unit_test_setup(tensor_map_read_over_appended_outputs_walks_them_in_place, setup),
+        cmocka_unit_test(tensor_map_tiles_in_order_stay_in_the_exact_cache),
+        cmocka_unit_test(tensor_map_folded_appends_make_a_balanced_tree),
+        cmocka_unit_test_setup(tensor_map_read_over_a_gap_between_appended_outputs_reads_the_gap, setup),
+        cmocka_unit_test_setup(tensor_map_read_over_appended_outputs_with_a_full_reader_pool_changes_nothing, setup),
+        cmocka_unit_test_setup(tensor_map_read_over_appended_outputs_takes_nodes_only_for_read_ones, setup),
+        cmocka_unit_test_setup(tensor_map_refused_read_after_a_partial_tail_walk_changes_nothing, setup),
+        cmocka_unit_test_setup(tensor_map_read_ending_inside_an_appended_output_cuts_it, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
