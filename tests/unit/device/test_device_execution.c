@@ -236,28 +236,44 @@ static void device_fan_out_and_in_computes_every_slice(void **state)
     free(args);
 }
 
-static void device_diamond_computes_42_everywhere(void **state)
+/* The diamond's tensors: a filled with 2, b with 3, and its output. */
+static ChipStorageTaskArgs *diamond_args(void **dout)
 {
-    dt_fixture *f = *state;
-    float a[N], b[N], out[N];
+    float a[N], b[N];
     for (uint32_t i = 0; i < N; i++) {
         a[i] = 2.0f;
         b[i] = 3.0f;
     }
-    void *da = dt_dev_alloc(N * 4), *db = dt_dev_alloc(N * 4), *dout = dt_dev_alloc(N * 4);
+    void *da = dt_dev_alloc(N * 4), *db = dt_dev_alloc(N * 4);
+    *dout = dt_dev_alloc(N * 4);
     dt_upload_floats(da, a, N);
     dt_upload_floats(db, b, N);
     ChipStorageTaskArgs *args = fixture_args_new();
     dt_args_add(args, da, N, SIMPLER_ADDRESS_SPACE_DEVICE);
     dt_args_add(args, db, N, SIMPLER_ADDRESS_SPACE_DEVICE);
-    dt_args_add(args, dout, N, SIMPLER_ADDRESS_SPACE_DEVICE);
+    dt_args_add(args, *dout, N, SIMPLER_ADDRESS_SPACE_DEVICE);
+    return args;
+}
+
+/* (2 + 3 + 1) * (2 + 3 + 2): every element of the diamond's output. */
+static void assert_all_42(const void *dout)
+{
+    float out[N];
+    dt_download_floats(out, dout, N);
+    for (uint32_t i = 0; i < N; i++)
+        assert_true(out[i] == 42.0f);
+}
+
+static void device_diamond_computes_42_everywhere(void **state)
+{
+    dt_fixture *f = *state;
+    void *dout;
+    ChipStorageTaskArgs *args = diamond_args(&dout);
 
     assert_int_equal(dt_run(f, orch_diamond, args), DEVICE_STATUS_OK);
     assert_int_equal(f->g->task_count, 4);
     dt_assert_order(f->g);
-    dt_download_floats(out, dout, N);
-    for (uint32_t i = 0; i < N; i++)
-        assert_true(out[i] == 42.0f);
+    assert_all_42(dout);
     free(args);
 }
 
@@ -306,18 +322,8 @@ static void device_core_plan_counts_chain_heads_per_type(void **state)
 static void device_starts_only_the_planned_cores(void **state)
 {
     dt_fixture *f = *state;
-    float a[N], b[N], out[N];
-    for (uint32_t i = 0; i < N; i++) {
-        a[i] = 2.0f;
-        b[i] = 3.0f;
-    }
-    void *da = dt_dev_alloc(N * 4), *db = dt_dev_alloc(N * 4), *dout = dt_dev_alloc(N * 4);
-    dt_upload_floats(da, a, N);
-    dt_upload_floats(db, b, N);
-    ChipStorageTaskArgs *args = fixture_args_new();
-    dt_args_add(args, da, N, SIMPLER_ADDRESS_SPACE_DEVICE);
-    dt_args_add(args, db, N, SIMPLER_ADDRESS_SPACE_DEVICE);
-    dt_args_add(args, dout, N, SIMPLER_ADDRESS_SPACE_DEVICE);
+    void *dout;
+    ChipStorageTaskArgs *args = diamond_args(&dout);
     for (int round = 0; round < 3; round++) {
         dt_observations_reset();
         dt_build(f, orch_diamond, args);
@@ -326,9 +332,7 @@ static void device_starts_only_the_planned_cores(void **state)
         assert_int_equal(dt_sync(f), 0);
         assert_int_equal(dt_status(f), DEVICE_STATUS_OK);
         dt_assert_order(f->g);
-        dt_download_floats(out, dout, N);
-        for (uint32_t i = 0; i < N; i++)
-            assert_true(out[i] == 42.0f);
+        assert_all_42(dout);
         for (uint32_t c = 0; c < DT_AIC + DT_AIV; c++) {
             device_core_slot slot;
             assert_int_equal(simdev_memcpy(&slot, (uint8_t *)f->runtime + graph_runtime_core_slot_offset(c),
