@@ -122,6 +122,9 @@ void sd_pool_deinit(struct sd_pool *p);  /* joins the threads */
  * CPUs it had before (before a host function: only kernels run on an
  * engine's CPUs). No syscall when it is not placed. */
 void sd_engine_unplace(void);
+/* 1 when the calling stream worker or graph runner is placed on p's CPUs
+ * (it last ran a block of p, or of a pool with the same CPUs, inline). */
+int sd_engine_placed_on(const struct sd_pool *p);
 /* Runs all blocks of one launch, returns its fault code (0 if none).
  * The calling thread runs blocks of it too (sd_engine.c). */
 int sd_pool_run(struct sd_pool *p, simdev_kernel_fn fn, uint32_t block_dim, const void *args);
@@ -214,6 +217,7 @@ struct sd_lane {
     uint32_t handed;   /* lane handed to this runner, or UINT32_MAX */
     uint8_t state;     /* SD_LANE_* */
     uint8_t idle;      /* the runner waits for a hand-off */
+    int8_t placed;     /* engine whose CPUs the runner is on, or -1 */
 };
 struct simdev_graph {
     int device;
