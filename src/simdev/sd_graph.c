@@ -24,9 +24,12 @@
  * set Y). A graph replays once at a time: launches of one graph from
  * several streams are serialized.
  */
+#define _GNU_SOURCE
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/host_alloc.h"
 #include "simdev/sd_internal.h"
 
@@ -93,6 +96,7 @@ int sd_graph_seal(struct simdev_graph *g, uint32_t lane_count)
         lane[l].handed = LANE_NONE;
         lane[l].state = SD_LANE_FINISHED;
         lane[l].placed = -1;
+        atomic_init(&lane[l].pings, 0);
     }
     g->lane_count = lane_count;
     g->lane_nodes = lanes;
@@ -173,6 +177,7 @@ static void hand_to(struct simdev_graph *g, uint32_t r, uint32_t l)
     rn->idle = 0;
     rn->handed = l;
     g->lane[l].state = SD_LANE_OWNED;
+    atomic_fetch_add_explicit(&rn->pings, 1, memory_order_release);
     pthread_cond_signal(&rn->cv);
 }
 
@@ -269,6 +274,7 @@ static void run_lanes(struct simdev_graph *g, uint32_t me, uint32_t l, uint64_t 
             ln->state = SD_LANE_FINISHED;
             if (--g->lanes_left == 0 && g->lane[0].idle) {
                 g->lane[0].idle = 0;
+                atomic_fetch_add_explicit(&g->lane[0].pings, 1, memory_order_release);
                 pthread_cond_signal(&g->lane[0].cv);
             }
         }
@@ -362,6 +368,22 @@ int sd_graph_prepare(struct simdev_graph *g)
     return SIMDEV_ERROR_MEMORY_ALLOCATION;
 }
 
+/* Under g->mu, by an idle runner about to wait for a signal of its cv:
+ * drops g->mu and polls the runner's pings for up to SD_GRAPH_SPIN_NS,
+ * yielding the CPU between polls, then takes g->mu back; the caller then
+ * checks its condition and blocks only if it still must. A hand-off that
+ * comes while the runner polls costs no futex wait or wake, and no
+ * wake-up of a sleeping vCPU (docs/performance.md, set Y). */
+static void idle_poll(struct simdev_graph *g, struct sd_lane *me)
+{
+    unsigned seen = atomic_load_explicit(&me->pings, memory_order_relaxed);
+    pthread_mutex_unlock(&g->mu);
+    uint64_t until = clock_now_ns() + SD_GRAPH_SPIN_NS;
+    while (atomic_load_explicit(&me->pings, memory_order_acquire) == seen && clock_now_ns() < until)
+        sched_yield();
+    pthread_mutex_lock(&g->mu);
+}
+
 /* On a stream worker: one replay, after any replay already running. The
  * worker is runner 0: it takes the lanes ready at the start, hands out the
  * others, runs what it keeps and whatever is handed to it, and returns
@@ -386,6 +408,7 @@ int sd_graph_run(struct simdev_graph *g)
     run_lanes(g, 0, dispatch(g, 0, LANE_NONE, epoch), epoch);
     while (g->lanes_left > 0) {
         me->idle = 1;
+        idle_poll(g, me);
         while (me->handed == LANE_NONE && g->lanes_left > 0)
             pthread_cond_wait(&me->cv, &g->mu);
         me->idle = 0;

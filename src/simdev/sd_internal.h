@@ -218,6 +218,8 @@ struct sd_lane {
     uint8_t state;     /* SD_LANE_* */
     uint8_t idle;      /* the runner waits for a hand-off */
     int8_t placed;     /* engine whose CPUs the runner is on, or -1 */
+    atomic_uint pings; /* raised (under mu) with each signal of cv, so the
+                        * runner may poll it briefly before it blocks */
 };
 struct simdev_graph {
     int device;
@@ -249,6 +251,10 @@ struct simdev_graph *sd_graph_create(int device);  /* NULL on host OOM */
 int sd_graph_add_node(struct simdev_graph *g, const struct sd_node *node, uint32_t *id);
 int sd_graph_seal(struct simdev_graph *g, uint32_t lane_count);  /* builds lanes */
 int sd_graph_prepare(struct simdev_graph *g);  /* starts helper runners */
+/* How long the stream worker of a replay, its own lanes done or parked,
+ * polls for the hand-off of a lane or the replay's end before it blocks
+ * (docs/performance.md, set Y). */
+#define SD_GRAPH_SPIN_NS 20000u
 int sd_graph_run(struct simdev_graph *g);      /* on a stream worker */
 void sd_graph_free(struct simdev_graph *g);    /* no replays pending */
 
