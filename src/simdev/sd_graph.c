@@ -39,7 +39,7 @@ struct simdev_graph *sd_graph_create(int device)
     if (g == NULL)
         return NULL;
     g->device = device;
-    pthread_mutex_init(&g->mu, NULL);
+    sd_mutex_init_brief_spin(&g->mu);
     pthread_cond_init(&g->cv, NULL);
     atomic_init(&g->run_fault, 0);
     return g;

@@ -81,6 +81,13 @@ int sd_heap_contains(const struct sd_heap *h, const void *p, size_t size);
 #define SD_STREAMING_COPY_MIN ((size_t)64 * 1024)
 void sd_copy(void *dst, const void *src, size_t size);
 
+/* Initializes a mutex that a contended lock spins on briefly (glibc's
+ * adaptive mutex: a bounded number of tries) before it blocks in the
+ * kernel: for locks held only for a few instructions by threads on other
+ * CPUs, where a futex wait and wake cost more than the hold
+ * (docs/performance.md, set Y). A plain mutex where that is not there. */
+void sd_mutex_init_brief_spin(pthread_mutex_t *mu);
+
 /* ---- engines: persistent worker pools ---- */
 struct sd_launch {
     simdev_kernel_fn fn;
