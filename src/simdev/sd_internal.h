@@ -333,6 +333,9 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
  * its idle vCPU, tens of microseconds on a virtual machine
  * (docs/simdev.md has the figures). */
 #define SD_SYNC_POLL_NS 50000u
+/* How long a stream worker whose ring ran empty polls for the next op
+ * before it blocks (docs/performance.md, set Y). */
+#define SD_STREAM_IDLE_POLL_NS 20000u
 int sd_stream_wait_idle(struct simdev_stream *s);
 void sd_stream_free(struct simdev_stream *s);  /* drained, no holds */
 void *sd_stream_main(void *arg);              /* the worker thread */
