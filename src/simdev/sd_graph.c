@@ -287,6 +287,8 @@ struct runner_arg {
     uint32_t runner;
 };
 
+static void idle_poll(struct simdev_graph *g, struct sd_lane *me);
+
 /* A helper runner: waits for a lane handed to it, runs it (and whatever
  * its completions make ready), and waits again. It is idle (may be
  * handed a lane) from its creation on, except while it runs lanes. */
@@ -306,6 +308,7 @@ static void *runner_main(void *arg)
         me->handed = LANE_NONE;
         run_lanes(g, runner, l, g->epoch);
         me->idle = 1;
+        idle_poll(g, me);
     }
     pthread_mutex_unlock(&g->mu);
     return NULL;
@@ -368,12 +371,14 @@ int sd_graph_prepare(struct simdev_graph *g)
     return SIMDEV_ERROR_MEMORY_ALLOCATION;
 }
 
-/* Under g->mu, by an idle runner about to wait for a signal of its cv:
- * drops g->mu and polls the runner's pings for up to SD_GRAPH_SPIN_NS,
- * yielding the CPU between polls, then takes g->mu back; the caller then
- * checks its condition and blocks only if it still must. A hand-off that
- * comes while the runner polls costs no futex wait or wake, and no
- * wake-up of a sleeping vCPU (docs/performance.md, set Y). */
+/* Under g->mu, by an idle runner about to wait for a signal of its cv
+ * (the stream worker inside a replay, a helper after its lanes): drops
+ * g->mu and polls the runner's pings for up to SD_GRAPH_SPIN_NS, yielding
+ * the CPU between polls, then takes g->mu back; the caller then checks
+ * its condition and blocks only if it still must. A hand-off that comes
+ * while the runner polls (the tail's, or the next replay's executor lane
+ * in a loop of replays) costs no futex wait or wake, and no wake-up of a
+ * sleeping vCPU (docs/performance.md, set Y). */
 static void idle_poll(struct simdev_graph *g, struct sd_lane *me)
 {
     unsigned seen = atomic_load_explicit(&me->pings, memory_order_relaxed);

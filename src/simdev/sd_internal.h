@@ -258,9 +258,10 @@ struct simdev_graph *sd_graph_create(int device);  /* NULL on host OOM */
 int sd_graph_add_node(struct simdev_graph *g, const struct sd_node *node, uint32_t *id);
 int sd_graph_seal(struct simdev_graph *g, uint32_t lane_count);  /* builds lanes */
 int sd_graph_prepare(struct simdev_graph *g);  /* starts helper runners */
-/* How long the stream worker of a replay, its own lanes done or parked,
- * polls for the hand-off of a lane or the replay's end before it blocks
- * (docs/performance.md, set Y). */
+/* How long an idle runner polls for a hand-off before it blocks: the
+ * stream worker of a replay, its own lanes done or parked (for a lane or
+ * the replay's end), and a helper after it ran its lanes (for the next
+ * replay's) (docs/performance.md, set Y). */
 #define SD_GRAPH_SPIN_NS 20000u
 int sd_graph_run(struct simdev_graph *g);      /* on a stream worker */
 void sd_graph_free(struct simdev_graph *g);    /* no replays pending */

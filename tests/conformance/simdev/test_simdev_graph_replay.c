@@ -253,7 +253,7 @@ static void graph_replay_lanes_made_ready_by_one_node_all_run_at_once(void **sta
         assert_int_equal(simdev_stream_destroy(lanes[i]), SIMDEV_SUCCESS);
 }
 
-/* ---- a runner waiting inside a replay blocks after a brief poll ---- */
+/* ---- a waiting runner blocks after a brief poll ---- */
 
 #define LONG_LANE_MS 300
 #define LONG_LANE_CPU_MS_MAX 100 /* a third of the wait: no thread polled through it */
@@ -280,7 +280,7 @@ static uint64_t process_cpu_ns(void)
  * worker keeps the last lane made ready (2), a helper takes lane 1, and
  * the worker then waits for it before lane 0's tail: it polls only
  * briefly, then blocks, so the process burns little CPU while lane 1
- * sleeps (the caller blocks too). */
+ * sleeps (the caller blocks too); so does the helper after it ran lane 1. */
 static void graph_replay_waiting_runner_blocks_after_a_brief_poll(void **state)
 {
     (void)state;
@@ -311,6 +311,15 @@ static void graph_replay_waiting_runner_blocks_after_a_brief_poll(void **state)
         if (r == 1)
             assert_true(cpu < (uint64_t)LONG_LANE_CPU_MS_MAX * 1000000u);
     }
+    /* After the replay, the helper that ran lane 1 polls for a next
+     * hand-off only briefly too: with no replay queued, the process uses
+     * little CPU while it idles. */
+    uint64_t cpu = process_cpu_ns();
+    struct timespec idle = {0, LONG_LANE_MS * 1000000L};
+    while (nanosleep(&idle, &idle) != 0)
+        ;
+    cpu = process_cpu_ns() - cpu;
+    assert_true(cpu < (uint64_t)LONG_LANE_CPU_MS_MAX * 1000000u);
     assert_int_equal(log.count, 8);
     for (int r = 0; r < 2; r++) {
         assert_int_equal(log.values[4 * r], 1);
