@@ -7,12 +7,23 @@
  *   kernel eager run      launch + synchronize the caller stream, us
  *   kernel replay         simdev_graph_launch + synchronize, us
  *   program run           simpler_run of the same graph, us
- * and for W3 layers (bench_dag, 10,000 tasks): kernel replay, program run
- * and the baseline pool, ns per task.
+ * and for W3 layers (bench_dag, 10,000 tasks): kernel replay, program run,
+ * the baseline pool and oneTBB's replay (its flow graph built once and
+ * run again each sample: try_put to the sources + wait_for_all; n/a
+ * without oneTBB), ns per task. Then the decode example's argument-slot
+ * use, per decode step (examples/decode, steps 0 and 15: 4 and 49 tasks):
+ *   decode slot replay    simpler_kernel_mode_write_args of the step's
+ *                         arguments + simdev_graph_launch of the one
+ *                         captured launch_slot + synchronize, us
+ *   decode eager launch   simpler_kernel_mode_launch of the same step's
+ *                         arguments + synchronize, us
+ * (both the mean of DECODE_REPEATS calls of the same step, each checked
+ * against the golden once before the timed calls).
  *
  * Images are found beside this program's build tree: ../tests/fixtures/
- * program/vadd.callable (built with the tests) and callables/
- * bench_dag.callable. A missing image turns its rows into "n/a". */
+ * program/vadd.callable (built with the tests), callables/
+ * bench_dag.callable and ../examples/paged_attention.callable. A missing
+ * image turns its rows into "n/a". */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,15 +32,19 @@
 
 #include "baseline_pool.h"
 #include "dag_orch.h"
+#include "decode_loop.h"
 #include "dag_shapes.h"
 #include "simpler/runtime_c_api.h"
 #include "simpler/simdev.h"
 #include "simpler_side.h"
+#include "tbb_flow.h"
 #include "timing.h"
 
 #define VADD_ELEMS 256u
 #define PATH_BYTES 4096
 #define LAUNCHES_PER_SAMPLE 20u
+#define TBB_THREADS 2u     /* as the baseline pool: one per core */
+#define DECODE_REPEATS 20u /* calls of one decode step per sample */
 
 typedef struct image {
     void *bytes;
@@ -260,6 +275,111 @@ static void bench_w3_others(struct bench_report *r, const char *image_path, unsi
     baseline_pool_destroy(pool);
 }
 
+struct w3_check {
+    const struct dag *d;
+    float *slots;
+};
+
+static void check_task(uint32_t task, void *user)
+{
+    struct w3_check *c = user;
+    dag_task_body(&c->d->tasks[task], task, c->slots, 1);
+}
+
+/* Two runs of one built graph each leave W3's check values (ranks that
+ * differ when a task ran before a predecessor): 0, or -1. */
+static int tbb_replay_verify(struct tbb_flow *tbb, const struct dag *d)
+{
+    float *slots = calloc(d->task_count, sizeof(float)), *want = calloc(d->task_count, sizeof(float));
+    struct w3_check c = {d, slots};
+    struct tbb_flow_graph *g = slots && want ? tbb_flow_graph_build(tbb, d, check_task, &c) : NULL;
+    int rc = g == NULL ? -1 : 0;
+    if (rc == 0)
+        dag_expected_values(d->shape, want);
+    for (int run = 0; rc == 0 && run < 2; run++) {
+        uint64_t ns;
+        memset(slots, 0, d->task_count * sizeof(float));
+        rc = tbb_flow_graph_run(g, &ns) == 0 && memcmp(slots, want, d->task_count * sizeof(float)) == 0 ? 0 : -1;
+    }
+    tbb_flow_graph_destroy(g);
+    free(slots);
+    free(want);
+    return rc;
+}
+
+/* W3 on oneTBB's flow graph, built once, replayed per sample. */
+static void bench_w3_tbb(struct bench_report *r, unsigned runs)
+{
+    static const char *name = "W3 layers: oneTBB replay";
+    double samples[BENCH_RUNS_MAX];
+    struct dag d;
+    struct tbb_flow *tbb = tbb_flow_create(TBB_THREADS);
+    if (tbb == NULL) {
+        bench_report_skip(r, name, "built without oneTBB (libtbb-dev)");
+        return;
+    }
+    if (dag_create(&d, DAG_LAYERS) != 0) {
+        bench_report_skip(r, name, "out of memory");
+        tbb_flow_destroy(tbb);
+        return;
+    }
+    struct tbb_flow_graph *g = NULL;
+    uint64_t ns = 0;
+    int rc = tbb_replay_verify(tbb, &d);
+    if (rc == 0 && (g = tbb_flow_graph_build(tbb, &d, empty_task, NULL)) == NULL)
+        rc = -1;
+    rc = rc ? rc : tbb_flow_graph_run(g, &ns); /* the first run warms the arena */
+    for (unsigned s = 0; rc == 0 && s < runs; s++) {
+        rc = tbb_flow_graph_run(g, &ns);
+        samples[s] = (double)ns / d.task_count;
+    }
+    if (rc == 0)
+        bench_report_add(r, name, "ns/task", samples, runs);
+    else
+        bench_report_skip(r, name, "a replay ran a task out of order or threw");
+    tbb_flow_graph_destroy(g);
+    dag_destroy(&d);
+    tbb_flow_destroy(tbb);
+}
+
+/* One decode step `step`, DECODE_REPEATS times a sample, in `mode`
+ * (DECODE_CAPTURED: write_args + replay; DECODE_EAGER: launch), each
+ * followed by the synchronize; checked against the golden first. */
+static void bench_decode_mode(struct bench_report *r, const image *img, uint32_t step, int mode, unsigned runs)
+{
+    static decode_state st;
+    double samples[BENCH_RUNS_MAX];
+    decode_result res;
+    ChipStorageTaskArgs args;
+    example_check_result check;
+    char name[96];
+    uint64_t ns = 0;
+    memset(&res, 0, sizeof(res));
+    snprintf(name, sizeof(name), "decode step %u: %s", step,
+             mode == DECODE_CAPTURED ? "slot replay + sync" : "eager run");
+    int rc = decode_open(&st, img->bytes, img->size, mode, DECODE_DEFAULT_STEPS);
+    decode_case(&st.c, step);
+    rc = rc ? rc : example_inputs_prepare(st.ctx, &st.c, &st.b, step + 1);
+    rc = rc ? rc : example_args_make(&st.c, &st.b, &args);
+    rc = rc ? rc : decode_step_run(&st, mode, &args, &ns, &res);
+    rc = rc ? rc : example_output_check(st.ctx, &st.c, &st.b, &check);
+    if (rc == 0 && check.mismatches != 0)
+        rc = PTO_RUNTIME_ERR_DEVICE;
+    for (unsigned s = 0; rc == 0 && s < runs; s++) {
+        uint64_t total = 0;
+        for (unsigned i = 0; rc == 0 && i < DECODE_REPEATS; i++) {
+            rc = decode_step_run(&st, mode, &args, &ns, &res);
+            total += ns;
+        }
+        samples[s] = (double)total / DECODE_REPEATS / 1e3;
+    }
+    if (rc == 0)
+        bench_report_add(r, name, "us", samples, runs);
+    else
+        bench_report_skip(r, name, check.mismatches != 0 ? "output missed the golden" : simpler_strerror(rc));
+    (void)decode_close(&st, mode);
+}
+
 int main(int argc, char **argv)
 {
     struct bench_options opt;
@@ -289,10 +409,22 @@ int main(int argc, char **argv)
         }
         bench_w3(&report, &dag, opt.runs);
         bench_w3_others(&report, path, opt.runs);
+        bench_w3_tbb(&report, opt.runs);
     } else {
         bench_report_skip(&report, "W3 layers", "bench_dag.callable not built");
     }
+    image pa = image_read("../examples/paged_attention.callable");
+    static const uint32_t decode_steps[] = {0, DECODE_DEFAULT_STEPS - 1};
+    for (size_t i = 0; i < sizeof(decode_steps) / sizeof(decode_steps[0]); i++) {
+        if (pa.size == 0) {
+            bench_report_skip(&report, "decode rows", "paged_attention.callable not built");
+            break;
+        }
+        bench_decode_mode(&report, &pa, decode_steps[i], DECODE_CAPTURED, opt.runs);
+        bench_decode_mode(&report, &pa, decode_steps[i], DECODE_EAGER, opt.runs);
+    }
     bench_report_print(&report, opt.json);
+    free(pa.bytes);
     free(vadd.bytes);
     free(dag.bytes);
     return 0;

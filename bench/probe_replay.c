@@ -10,15 +10,28 @@
  *                                chain of NODES empty kernels, then one
  *                                synchronize (callgrind: --toggle-collect=
  *                                simdev_graph_launch)
- * PROBE_DOT=path writes the captured 2-task graph as Graphviz DOT.
- * The 2-task image is ../tests/fixtures/program/vadd.callable beside this
- * program (built with the tests). */
+ *   probe_replay w3 R            R x (replay of a captured W3 kernel-mode
+ *                                launch + synchronize; bench_dag image)
+ *   probe_replay slot STEP R     R x (decode step STEP, 0-based: write_args
+ *                                + replay of the captured launch_slot +
+ *                                synchronize; paged_attention image)
+ *   probe_replay eager STEP R    R x (the same step: eager launch +
+ *                                synchronize)
+ * PROBE_DOT=path writes the captured graph (replay, w3, slot) as
+ * Graphviz DOT. The images are read beside this program:
+ * ../tests/fixtures/program/vadd.callable (built with the tests),
+ * callables/bench_dag.callable and ../examples/paged_attention.callable.
+ * The decode modes check the step's output against the golden once,
+ * after the first call. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "dag_orch.h"
+#include "dag_shapes.h"
+#include "decode_loop.h"
 #include "simpler/runtime_c_api.h"
 #include "simpler/simdev.h"
 #include "simpler_side.h"
@@ -41,14 +54,14 @@ static void empty_kernel(uint32_t block_idx, uint32_t block_dim, const void *arg
     (void)args;
 }
 
-static void *image_read(size_t *size)
+static void *image_read(const char *relative, size_t *size)
 {
     char exe[PATH_BYTES], path[PATH_BYTES + 64];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     check(n <= 0, "readlink");
     exe[n] = '\0';
     *strrchr(exe, '/') = '\0';
-    snprintf(path, sizeof(path), "%s/../tests/fixtures/program/vadd.callable", exe);
+    snprintf(path, sizeof(path), "%s/%s", exe, relative);
     FILE *f = fopen(path, "rb");
     check(f == NULL, path);
     check(fseek(f, 0, SEEK_END), "fseek");
@@ -61,25 +74,16 @@ static void *image_read(size_t *size)
     return bytes;
 }
 
-static void probe_replay(unsigned repeats)
+/* R replays of one captured kernel-mode launch of `img` on `args`. */
+static void probe_capture(const char *relative, const ChipStorageTaskArgs *in, unsigned repeats)
 {
     size_t size = 0;
-    void *img = image_read(&size);
-    void *buf[3];
-    uint32_t shape = VADD_ELEMS;
-    ChipStorageTaskArgs args;
+    void *img = image_read(relative, &size);
+    ChipStorageTaskArgs args = *in;
     SimplerGraphRequirements req;
     SimplerKernelCtxControl c, f;
     simdev_stream_t s;
     simdev_graph_t g = NULL;
-    memset(&args, 0, sizeof(args));
-    for (int i = 0; i < 3; i++) {
-        check(simdev_malloc(&buf[i], VADD_ELEMS * sizeof(float)), "simdev_malloc");
-        simpler_tensor_make(&args.tensors[i], buf[i], SIMPLER_DTYPE_FLOAT32, 1, &shape,
-                            SIMPLER_ADDRESS_SPACE_DEVICE);
-    }
-    args.tensor_count = 3;
-    args.scalar_count = 2; /* scalars[0] = 0 extra rounds: 2 tasks */
     memset(&f, 0, sizeof(f));
     f.abi_version = SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION;
     f.struct_size = sizeof(f);
@@ -105,8 +109,69 @@ static void probe_replay(unsigned repeats)
     check(finalize_device(ctx), "finalize_device");
     destroy_device_context(ctx);
     check(simdev_stream_destroy(s), "stream_destroy");
+    free(img);
+}
+
+static void probe_replay(unsigned repeats)
+{
+    void *buf[3];
+    uint32_t shape = VADD_ELEMS;
+    ChipStorageTaskArgs args;
+    memset(&args, 0, sizeof(args));
+    for (int i = 0; i < 3; i++) {
+        check(simdev_malloc(&buf[i], VADD_ELEMS * sizeof(float)), "simdev_malloc");
+        simpler_tensor_make(&args.tensors[i], buf[i], SIMPLER_DTYPE_FLOAT32, 1, &shape,
+                            SIMPLER_ADDRESS_SPACE_DEVICE);
+    }
+    args.tensor_count = 3;
+    args.scalar_count = 2; /* scalars[0] = 0 extra rounds: 2 tasks */
+    probe_capture("../tests/fixtures/program/vadd.callable", &args, repeats);
     for (int i = 0; i < 3; i++)
         check(simdev_free(buf[i]), "simdev_free");
+}
+
+static void probe_w3(unsigned repeats)
+{
+    void *buf;
+    uint32_t elems = DAG_ORCH_SLOTS * DAG_ORCH_SLOT_ELEMS;
+    ChipStorageTaskArgs args;
+    memset(&args, 0, sizeof(args));
+    check(simdev_malloc(&buf, (size_t)elems * sizeof(float)), "simdev_malloc");
+    simpler_tensor_make(&args.tensors[0], buf, SIMPLER_DTYPE_FLOAT32, 1, &elems, SIMPLER_ADDRESS_SPACE_DEVICE);
+    args.tensor_count = 1;
+    args.scalars[0] = DAG_LAYERS;
+    args.scalars[1] = DAG_ORCH_FUNC_EMPTY;
+    args.scalar_count = 2;
+    probe_capture("callables/bench_dag.callable", &args, repeats);
+    check(simdev_free(buf), "simdev_free");
+}
+
+/* R x decode step `step` in `mode` (DECODE_CAPTURED or DECODE_EAGER). */
+static void probe_decode(int mode, unsigned step, unsigned repeats)
+{
+    static decode_state st;
+    size_t size = 0;
+    void *img = image_read("../examples/paged_attention.callable", &size);
+    ChipStorageTaskArgs args;
+    decode_result res;
+    example_check_result ok;
+    uint64_t ns;
+    memset(&res, 0, sizeof(res));
+    check(step >= DECODE_DEFAULT_STEPS, "step < 16");
+    check(decode_open(&st, img, size, mode, DECODE_DEFAULT_STEPS), "decode_open");
+    if (mode == DECODE_CAPTURED && getenv("PROBE_DOT") != NULL)
+        check(simdev_graph_debug_dot(st.graph, getenv("PROBE_DOT")), "graph_debug_dot");
+    decode_case(&st.c, step);
+    check(example_inputs_prepare(st.ctx, &st.c, &st.b, step + 1), "inputs");
+    check(example_args_make(&st.c, &st.b, &args), "args");
+    for (unsigned i = 0; i < repeats; i++) {
+        check(decode_step_run(&st, mode, &args, &ns, &res), "decode step");
+        if (i == 0) {
+            check(example_output_check(st.ctx, &st.c, &st.b, &ok), "output check");
+            check(ok.mismatches != 0, "golden");
+        }
+    }
+    check(decode_close(&st, mode), "decode_close");
     free(img);
 }
 
@@ -144,12 +209,18 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "replay") == 0)
         probe_replay((unsigned)atoi(argv[2]));
+    else if (argc == 3 && strcmp(argv[1], "w3") == 0)
+        probe_w3((unsigned)atoi(argv[2]));
+    else if (argc == 4 && strcmp(argv[1], "slot") == 0)
+        probe_decode(DECODE_CAPTURED, (unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
+    else if (argc == 4 && strcmp(argv[1], "eager") == 0)
+        probe_decode(DECODE_EAGER, (unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
     else if (argc == 3 && strcmp(argv[1], "bare") == 0)
         probe_bare((unsigned)atoi(argv[2]));
     else if (argc == 4 && strcmp(argv[1], "launch") == 0)
         probe_launch((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
     else {
-        fprintf(stderr, "usage: probe_replay replay R | bare R | launch NODES R\n");
+        fprintf(stderr, "usage: probe_replay replay R | w3 R | slot STEP R | eager STEP R | bare R | launch NODES R\n");
         return 2;
     }
     check(simdev_finalize(), "simdev_finalize");

@@ -5,6 +5,7 @@
 #include <deque>
 #include <memory>
 #include <new>
+#include <vector>
 
 #include <oneapi/tbb/flow_graph.h>
 #include <oneapi/tbb/task_arena.h>
@@ -76,4 +77,66 @@ extern "C" int tbb_flow_run(struct tbb_flow *f, const struct dag *d, tbb_flow_ta
         }
     });
     return rc;
+}
+
+struct tbb_flow_graph {
+    explicit tbb_flow_graph(struct tbb_flow *runner) : f(runner) {}
+    struct tbb_flow *f;
+    // Constructed inside f->arena.execute, so the graph runs in that arena.
+    std::unique_ptr<flow::graph> g;
+    std::deque<flow::continue_node<flow::continue_msg>> nodes;
+    std::vector<uint32_t> sources;
+};
+
+extern "C" struct tbb_flow_graph *tbb_flow_graph_build(struct tbb_flow *f, const struct dag *d, tbb_flow_task_fn fn,
+                                                       void *user)
+{
+    tbb_flow_graph *fg = nullptr;
+    try {
+        fg = new tbb_flow_graph(f);
+        f->arena.execute([&] {
+            fg->g = std::make_unique<flow::graph>();
+            for (uint32_t i = 0; i < d->task_count; i++)
+                fg->nodes.emplace_back(*fg->g, body{fn, user, i});
+            for (uint32_t p = 0; p < d->task_count; p++)
+                for (uint32_t e = d->succ_start[p]; e < d->succ_start[p + 1]; e++)
+                    flow::make_edge(fg->nodes[p], fg->nodes[d->succ[e]]);
+            for (uint32_t i = 0; i < d->task_count; i++)
+                if (d->fanin[i] == 0)
+                    fg->sources.push_back(i);
+        });
+        return fg;
+    } catch (...) {
+        tbb_flow_graph_destroy(fg);
+        return nullptr;
+    }
+}
+
+extern "C" int tbb_flow_graph_run(struct tbb_flow_graph *fg, uint64_t *ns)
+{
+    int rc = 0;
+    fg->f->arena.execute([&] {
+        try {
+            uint64_t t0 = simpler_clock_ns();
+            for (uint32_t i : fg->sources)
+                fg->nodes[i].try_put(flow::continue_msg());
+            fg->g->wait_for_all();
+            *ns = simpler_clock_ns() - t0;
+        } catch (...) {
+            rc = -1;
+        }
+    });
+    return rc;
+}
+
+extern "C" void tbb_flow_graph_destroy(struct tbb_flow_graph *fg)
+{
+    if (fg == nullptr)
+        return;
+    // The nodes go before the graph they belong to, inside the arena.
+    fg->f->arena.execute([&] {
+        fg->nodes.clear();
+        fg->g.reset();
+    });
+    delete fg;
 }

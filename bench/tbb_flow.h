@@ -32,6 +32,19 @@ void tbb_flow_destroy(struct tbb_flow *f);
 int tbb_flow_run(struct tbb_flow *f, const struct dag *d, tbb_flow_task_fn fn, void *user, uint64_t *build_ns,
                  uint64_t *total_ns);
 
+/* oneTBB's replay: the flow graph of `d` built once (in f's arena) and
+ * run again and again, each run a try_put to every task without
+ * predecessors then wait_for_all (a continue_node re-arms itself once it
+ * fired, so the same nodes run again). NULL when oneTBB is not built in
+ * or something threw. */
+struct tbb_flow_graph;
+struct tbb_flow_graph *tbb_flow_graph_build(struct tbb_flow *f, const struct dag *d, tbb_flow_task_fn fn,
+                                            void *user);
+/* One run of the built graph; *ns is its time. 0, or -1 when something
+ * threw. */
+int tbb_flow_graph_run(struct tbb_flow_graph *g, uint64_t *ns);
+void tbb_flow_graph_destroy(struct tbb_flow_graph *g);
+
 #ifdef __cplusplus
 }
 #endif

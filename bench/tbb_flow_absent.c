@@ -25,3 +25,24 @@ int tbb_flow_run(struct tbb_flow *f, const struct dag *d, tbb_flow_task_fn fn, v
     (void)total_ns;
     return -1;
 }
+
+struct tbb_flow_graph *tbb_flow_graph_build(struct tbb_flow *f, const struct dag *d, tbb_flow_task_fn fn, void *user)
+{
+    (void)f;
+    (void)d;
+    (void)fn;
+    (void)user;
+    return NULL;
+}
+
+int tbb_flow_graph_run(struct tbb_flow_graph *g, uint64_t *ns)
+{
+    (void)g;
+    (void)ns;
+    return -1;
+}
+
+void tbb_flow_graph_destroy(struct tbb_flow_graph *g)
+{
+    (void)g;
+}

@@ -185,6 +185,11 @@ static void run_inline(struct sd_pool *p, struct sd_launch *l, uint32_t block)
     current_launch = outer;
 }
 
+int sd_engine_placed_on(const struct sd_pool *p)
+{
+    return inline_placed && memcmp(&inline_cpus, &p->cpus, sizeof(p->cpus)) == 0;
+}
+
 void sd_engine_unplace(void)
 {
     if (!inline_placed)

@@ -16,12 +16,20 @@
  * never need to run at once runs on the stream worker alone, and lanes
  * that are ready together still run together: there are as many runners
  * as lanes, so a ready lane always finds one (docs/performance.md, sets L
- * and R). A graph replays once at a time: launches of one graph from
+ * and R). With engine affinity, which runner takes which ready lane
+ * follows where the runners are placed: a runner that runs a kernel
+ * inline moves to its engine's CPUs (a system call and a forced
+ * migration), so a lane whose next node would move the runner goes to
+ * an idle runner already placed there when one is (docs/performance.md,
+ * set Y). A graph replays once at a time: launches of one graph from
  * several streams are serialized.
  */
+#define _GNU_SOURCE
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/host_alloc.h"
 #include "simdev/sd_internal.h"
 
@@ -31,7 +39,7 @@ struct simdev_graph *sd_graph_create(int device)
     if (g == NULL)
         return NULL;
     g->device = device;
-    pthread_mutex_init(&g->mu, NULL);
+    sd_mutex_init_brief_spin(&g->mu);
     pthread_cond_init(&g->cv, NULL);
     atomic_init(&g->run_fault, 0);
     return g;
@@ -54,7 +62,7 @@ int sd_graph_add_node(struct simdev_graph *g, const struct sd_node *node, uint32
 
 #define LANE_NONE UINT32_MAX
 /* sd_lane.state within a replay. */
-enum { SD_LANE_PARKED, SD_LANE_OWNED, SD_LANE_FINISHED };
+enum { SD_LANE_PARKED, SD_LANE_READY, SD_LANE_OWNED, SD_LANE_FINISHED };
 
 /* Builds the per-lane node lists, the lane/runner records and the replay
  * epochs; all or nothing. */
@@ -87,6 +95,8 @@ int sd_graph_seal(struct simdev_graph *g, uint32_t lane_count)
         pthread_cond_init(&lane[l].cv, NULL);
         lane[l].handed = LANE_NONE;
         lane[l].state = SD_LANE_FINISHED;
+        lane[l].placed = -1;
+        atomic_init(&lane[l].pings, 0);
     }
     g->lane_count = lane_count;
     g->lane_nodes = lanes;
@@ -138,66 +148,125 @@ static int lane_ready(const struct simdev_graph *g, uint32_t l, uint64_t epoch)
     return ln->state == SD_LANE_PARKED && deps_done(g, &g->nodes[g->lane_nodes[l][ln->pos]], epoch);
 }
 
-/* Under g->mu: gives lane l to an idle runner, the stream worker first.
- * One always exists: there are as many runners as lanes, and a runner
- * that is not idle owns a lane other than l. */
-static void hand(struct simdev_graph *g, uint32_t l)
+/* The engine whose CPUs the calling runner is placed on, or -1. */
+static int8_t runner_placement(const struct simdev_graph *g)
+{
+    const struct sd_device *dev = &sd_g.dev[g->device];
+    for (int8_t e = 0; e < 2; e++)
+        if (sd_engine_placed_on(&dev->pools[e]))
+            return e;
+    return -1;
+}
+
+/* Under g->mu: whether runner r must move to other CPUs to run the next
+ * node of lane l (a kernel of a placed engine it is not on, or a host
+ * function while it is on an engine's CPUs). */
+static int moves(const struct simdev_graph *g, uint32_t r, uint32_t l)
+{
+    const struct sd_node *n = &g->nodes[g->lane_nodes[l][g->lane[l].pos]];
+    int8_t placed = g->lane[r].placed;
+    if (n->kind == SD_NODE_KERNEL)
+        return sd_g.dev[g->device].pools[n->engine].cpus.count != 0 && placed != n->engine;
+    return n->kind == SD_NODE_HOST_FUNC && placed >= 0;
+}
+
+/* Under g->mu: gives lane l to idle runner r. */
+static void hand_to(struct simdev_graph *g, uint32_t r, uint32_t l)
+{
+    struct sd_lane *rn = &g->lane[r];
+    rn->idle = 0;
+    rn->handed = l;
+    g->lane[l].state = SD_LANE_OWNED;
+    atomic_fetch_add_explicit(&rn->pings, 1, memory_order_release);
+    pthread_cond_signal(&rn->cv);
+}
+
+/* Under g->mu: gives lane l to an idle runner that need not move for it,
+ * the stream worker first; 1 when one took it. */
+static int hand_placed(struct simdev_graph *g, uint32_t l)
 {
     for (uint32_t r = 0; r < g->lane_count; r++) {
-        struct sd_lane *rn = &g->lane[r];
-        if (rn->idle) {
-            rn->idle = 0;
-            rn->handed = l;
-            pthread_cond_signal(&rn->cv);
+        if (g->lane[r].idle && !moves(g, r, l)) {
+            hand_to(g, r, l);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Under g->mu: gives lane l to an idle runner, one placed for it if any,
+ * else the first (the stream worker first). One always exists: there are
+ * as many runners as lanes, and a runner that is not idle owns a lane
+ * other than l. */
+static void hand(struct simdev_graph *g, uint32_t l)
+{
+    if (hand_placed(g, l))
+        return;
+    for (uint32_t r = 0; r < g->lane_count; r++) {
+        if (g->lane[r].idle) {
+            hand_to(g, r, l);
             return;
         }
     }
 }
 
-/* Under g->mu, after a completion (or at the start of a replay): every
- * parked lane whose next node is ready gets a runner. The calling runner
- * keeps `prefer` (the lane it just ran) when that is ready, else the last
- * ready lane, and hands each other one to an idle runner before it runs
- * anything, so lanes ready together start together. Keeping the last
- * lane means the worker of a replay runs the kernel-mode chain's AICore
- * executor lane and hands out the scheduler's, which started before it:
- * about 3 futex calls fewer per replay than the other way round
- * (docs/performance.md, set R). Returns the lane kept, or LANE_NONE. */
-static uint32_t dispatch(struct simdev_graph *g, uint32_t prefer, uint64_t epoch)
+/* Under g->mu, runner `me` after a completion (or the stream worker at
+ * the start of a replay): every parked lane whose next node is ready gets
+ * a runner before `me` runs anything, so lanes ready together start
+ * together. `me` keeps a ready lane it can run where it is placed:
+ * `prefer` (the lane it just ran), else the last such lane. When every
+ * ready lane would move it, the lanes an idle runner can run in place go
+ * to those runners, and `me` keeps `prefer` or the last of the others.
+ * Every other ready lane is handed to an idle runner, one placed for it
+ * first. Without engine affinity nothing moves, and `me` keeps `prefer`,
+ * else the last ready lane (set R: the worker of the kernel-mode chain
+ * then keeps the AICore executor's lane). With it, the worker, placed on
+ * the AICPU by the chain's first kernel, keeps the AICPU scheduler's
+ * lane, the executor's goes to a helper that stays on the AICore's CPUs,
+ * and the tail kernel to the worker when it waits: no runner moves in a
+ * replay (set Y). Returns the lane kept, or LANE_NONE. */
+static uint32_t dispatch(struct simdev_graph *g, uint32_t me, uint32_t prefer, uint64_t epoch)
 {
-    uint32_t keep = LANE_NONE;
-    if (prefer != LANE_NONE && lane_ready(g, prefer, epoch)) {
-        keep = prefer;
-        g->lane[keep].state = SD_LANE_OWNED;
-    }
-    uint32_t last = LANE_NONE;
+    uint32_t keep = LANE_NONE, last = LANE_NONE, ready = 0;
     for (uint32_t l = 0; l < g->lane_count; l++) {
         if (!lane_ready(g, l, epoch))
             continue;
-        g->lane[l].state = SD_LANE_OWNED;
-        if (last != LANE_NONE)
-            hand(g, last);
-        last = l;
+        g->lane[l].state = SD_LANE_READY;
+        ready++;
+        if (!moves(g, me, l))
+            keep = l;
     }
-    if (last == LANE_NONE)
-        return keep;
-    if (keep == LANE_NONE)
-        return last;
-    hand(g, last);
+    if (ready == 0)
+        return LANE_NONE;
+    if (prefer != LANE_NONE && g->lane[prefer].state == SD_LANE_READY && !moves(g, me, prefer))
+        keep = prefer;
+    if (keep == LANE_NONE) {
+        for (uint32_t l = 0; l < g->lane_count; l++)
+            if (g->lane[l].state == SD_LANE_READY && !hand_placed(g, l))
+                last = l;
+        keep = prefer != LANE_NONE && g->lane[prefer].state == SD_LANE_READY ? prefer : last;
+    }
+    if (keep != LANE_NONE)
+        g->lane[keep].state = SD_LANE_OWNED;
+    for (uint32_t l = 0; l < g->lane_count; l++)
+        if (g->lane[l].state == SD_LANE_READY)
+            hand(g, l);
     return keep;
 }
 
-/* Under g->mu: runs owned lane `l` while its nodes are ready, then any
- * lane its completions made ready, until the runner owns none. The runner
- * that finishes the last lane wakes the stream worker if it waits. */
-static void run_lanes(struct simdev_graph *g, uint32_t l, uint64_t epoch)
+/* Under g->mu: runner `me` runs owned lane `l` while its nodes are ready,
+ * then any lane its completions made ready, until it owns none. The
+ * runner that finishes the last lane wakes the stream worker if it waits. */
+static void run_lanes(struct simdev_graph *g, uint32_t me, uint32_t l, uint64_t epoch)
 {
     while (l != LANE_NONE) {
         struct sd_lane *ln = &g->lane[l];
         uint32_t id = g->lane_nodes[l][ln->pos++];
         pthread_mutex_unlock(&g->mu);
         node_run(g, &g->nodes[id]);
+        int8_t placed = runner_placement(g);
         pthread_mutex_lock(&g->mu);
+        g->lane[me].placed = placed;
         g->done_epoch[id] = epoch;
         if (ln->pos < g->lane_len[l]) {
             ln->state = SD_LANE_PARKED;
@@ -205,10 +274,11 @@ static void run_lanes(struct simdev_graph *g, uint32_t l, uint64_t epoch)
             ln->state = SD_LANE_FINISHED;
             if (--g->lanes_left == 0 && g->lane[0].idle) {
                 g->lane[0].idle = 0;
+                atomic_fetch_add_explicit(&g->lane[0].pings, 1, memory_order_release);
                 pthread_cond_signal(&g->lane[0].cv);
             }
         }
-        l = dispatch(g, l, epoch);
+        l = dispatch(g, me, l, epoch);
     }
 }
 
@@ -217,13 +287,16 @@ struct runner_arg {
     uint32_t runner;
 };
 
+static void idle_poll(struct simdev_graph *g, struct sd_lane *me);
+
 /* A helper runner: waits for a lane handed to it, runs it (and whatever
  * its completions make ready), and waits again. It is idle (may be
  * handed a lane) from its creation on, except while it runs lanes. */
 static void *runner_main(void *arg)
 {
     struct simdev_graph *g = ((struct runner_arg *)arg)->g;
-    struct sd_lane *me = &g->lane[((struct runner_arg *)arg)->runner];
+    uint32_t runner = ((struct runner_arg *)arg)->runner;
+    struct sd_lane *me = &g->lane[runner];
     host_free(arg);
     pthread_mutex_lock(&g->mu);
     for (;;) {
@@ -233,8 +306,9 @@ static void *runner_main(void *arg)
         if (l == LANE_NONE)
             break;
         me->handed = LANE_NONE;
-        run_lanes(g, l, g->epoch);
+        run_lanes(g, runner, l, g->epoch);
         me->idle = 1;
+        idle_poll(g, me);
     }
     pthread_mutex_unlock(&g->mu);
     return NULL;
@@ -250,8 +324,10 @@ static void runners_stop(struct simdev_graph *g)
     for (uint32_t t = 0; t < g->threads_started; t++)
         pthread_join(g->threads[t], NULL);
     pthread_mutex_lock(&g->mu);
-    for (uint32_t r = 1; r < g->lane_count; r++)
+    for (uint32_t r = 1; r < g->lane_count; r++) {
         g->lane[r].idle = 0;
+        g->lane[r].placed = -1; /* a new thread starts where the process may run */
+    }
     g->threads_started = 0;
     g->stop = 0;
     pthread_mutex_unlock(&g->mu);
@@ -295,12 +371,31 @@ int sd_graph_prepare(struct simdev_graph *g)
     return SIMDEV_ERROR_MEMORY_ALLOCATION;
 }
 
+/* Under g->mu, by an idle runner about to wait for a signal of its cv
+ * (the stream worker inside a replay, a helper after its lanes): drops
+ * g->mu and polls the runner's pings for up to SD_GRAPH_SPIN_NS, yielding
+ * the CPU between polls, then takes g->mu back; the caller then checks
+ * its condition and blocks only if it still must. A hand-off that comes
+ * while the runner polls (the tail's, or the next replay's executor lane
+ * in a loop of replays) costs no futex wait or wake, and no wake-up of a
+ * sleeping vCPU (docs/performance.md, set Y). */
+static void idle_poll(struct simdev_graph *g, struct sd_lane *me)
+{
+    unsigned seen = atomic_load_explicit(&me->pings, memory_order_relaxed);
+    pthread_mutex_unlock(&g->mu);
+    uint64_t until = clock_now_ns() + SD_GRAPH_SPIN_NS;
+    while (atomic_load_explicit(&me->pings, memory_order_acquire) == seen && clock_now_ns() < until)
+        sched_yield();
+    pthread_mutex_lock(&g->mu);
+}
+
 /* On a stream worker: one replay, after any replay already running. The
  * worker is runner 0: it takes the lanes ready at the start, hands out the
  * others, runs what it keeps and whatever is handed to it, and returns
  * when every lane finished. */
 int sd_graph_run(struct simdev_graph *g)
 {
+    int8_t placed = runner_placement(g); /* the worker ran other ops since */
     pthread_mutex_lock(&g->mu);
     while (g->busy)
         pthread_cond_wait(&g->cv, &g->mu);
@@ -314,16 +409,18 @@ int sd_graph_run(struct simdev_graph *g)
         g->lanes_left += g->lane_len[l] > 0;
     }
     struct sd_lane *me = &g->lane[0];
-    run_lanes(g, dispatch(g, LANE_NONE, epoch), epoch);
+    me->placed = placed;
+    run_lanes(g, 0, dispatch(g, 0, LANE_NONE, epoch), epoch);
     while (g->lanes_left > 0) {
         me->idle = 1;
+        idle_poll(g, me);
         while (me->handed == LANE_NONE && g->lanes_left > 0)
             pthread_cond_wait(&me->cv, &g->mu);
         me->idle = 0;
         uint32_t l = me->handed;
         me->handed = LANE_NONE;
         if (l != LANE_NONE)
-            run_lanes(g, l, epoch);
+            run_lanes(g, 0, l, epoch);
     }
     int fault = atomic_load(&g->run_fault);
     g->busy = 0;

@@ -81,6 +81,13 @@ int sd_heap_contains(const struct sd_heap *h, const void *p, size_t size);
 #define SD_STREAMING_COPY_MIN ((size_t)64 * 1024)
 void sd_copy(void *dst, const void *src, size_t size);
 
+/* Initializes a mutex that a contended lock spins on briefly (glibc's
+ * adaptive mutex: a bounded number of tries) before it blocks in the
+ * kernel: for locks held only for a few instructions by threads on other
+ * CPUs, where a futex wait and wake cost more than the hold
+ * (docs/performance.md, set Y). A plain mutex where that is not there. */
+void sd_mutex_init_brief_spin(pthread_mutex_t *mu);
+
 /* ---- engines: persistent worker pools ---- */
 struct sd_launch {
     simdev_kernel_fn fn;
@@ -122,6 +129,9 @@ void sd_pool_deinit(struct sd_pool *p);  /* joins the threads */
  * CPUs it had before (before a host function: only kernels run on an
  * engine's CPUs). No syscall when it is not placed. */
 void sd_engine_unplace(void);
+/* 1 when the calling stream worker or graph runner is placed on p's CPUs
+ * (it last ran a block of p, or of a pool with the same CPUs, inline). */
+int sd_engine_placed_on(const struct sd_pool *p);
 /* Runs all blocks of one launch, returns its fault code (0 if none).
  * The calling thread runs blocks of it too (sd_engine.c). */
 int sd_pool_run(struct sd_pool *p, simdev_kernel_fn fn, uint32_t block_dim, const void *args);
@@ -214,6 +224,9 @@ struct sd_lane {
     uint32_t handed;   /* lane handed to this runner, or UINT32_MAX */
     uint8_t state;     /* SD_LANE_* */
     uint8_t idle;      /* the runner waits for a hand-off */
+    int8_t placed;     /* engine whose CPUs the runner is on, or -1 */
+    atomic_uint pings; /* raised (under mu) with each signal of cv, so the
+                        * runner may poll it briefly before it blocks */
 };
 struct simdev_graph {
     int device;
@@ -245,6 +258,11 @@ struct simdev_graph *sd_graph_create(int device);  /* NULL on host OOM */
 int sd_graph_add_node(struct simdev_graph *g, const struct sd_node *node, uint32_t *id);
 int sd_graph_seal(struct simdev_graph *g, uint32_t lane_count);  /* builds lanes */
 int sd_graph_prepare(struct simdev_graph *g);  /* starts helper runners */
+/* How long an idle runner polls for a hand-off before it blocks: the
+ * stream worker of a replay, its own lanes done or parked (for a lane or
+ * the replay's end), and a helper after it ran its lanes (for the next
+ * replay's) (docs/performance.md, set Y). */
+#define SD_GRAPH_SPIN_NS 20000u
 int sd_graph_run(struct simdev_graph *g);      /* on a stream worker */
 void sd_graph_free(struct simdev_graph *g);    /* no replays pending */
 
@@ -316,6 +334,9 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
  * its idle vCPU, tens of microseconds on a virtual machine
  * (docs/simdev.md has the figures). */
 #define SD_SYNC_POLL_NS 50000u
+/* How long a stream worker whose ring ran empty polls for the next op
+ * before it blocks (docs/performance.md, set Y). */
+#define SD_STREAM_IDLE_POLL_NS 20000u
 int sd_stream_wait_idle(struct simdev_stream *s);
 void sd_stream_free(struct simdev_stream *s);  /* drained, no holds */
 void *sd_stream_main(void *arg);              /* the worker thread */

@@ -4,8 +4,11 @@
  * replays are skipped, while event records and waits still complete so
  * that other streams never wait forever on a failed one.
  */
+#define _GNU_SOURCE
+#include <sched.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "simdev/sd_internal.h"
 
 static void event_complete(struct simdev_event *e, uint64_t seq)
@@ -74,11 +77,27 @@ static int run_op(struct simdev_stream *s, const struct sd_op *op, int faulted)
     }
 }
 
+/* With s->mu held and the ring empty: polls for a push for up to
+ * SD_STREAM_IDLE_POLL_NS, yielding between polls (each poll takes s->mu
+ * briefly), and returns with s->mu held; the caller then blocks if the
+ * ring is still empty. A launch that follows within the poll wakes no
+ * sleeping thread (docs/performance.md, set Y). */
+static void idle_poll(struct simdev_stream *s)
+{
+    uint64_t until = clock_now_ns() + SD_STREAM_IDLE_POLL_NS;
+    while (s->tail == s->head && !s->stop && clock_now_ns() < until) {
+        pthread_mutex_unlock(&s->mu);
+        sched_yield();
+        pthread_mutex_lock(&s->mu);
+    }
+}
+
 void *sd_stream_main(void *arg)
 {
     struct simdev_stream *s = arg;
     pthread_mutex_lock(&s->mu);
     for (;;) {
+        idle_poll(s);
         while (s->tail == s->head && !s->stop)
             pthread_cond_wait(&s->work_cv, &s->mu);
         if (s->tail == s->head)

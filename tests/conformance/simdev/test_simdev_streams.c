@@ -420,6 +420,31 @@ static void stream_synchronize_blocks_after_a_brief_poll(void **state)
     assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
 }
 
+/* A stream worker whose ring ran empty polls for the next op only
+ * briefly, then blocks: 300 ms after a launch, with nothing queued, the
+ * process has used far less CPU than that (a worker that polled until
+ * the next op would use about all of it when a CPU is free). */
+static void stream_worker_blocks_after_a_brief_idle_poll(void **state)
+{
+    (void)state;
+    simdev_stream_t stream = fix_stream();
+    struct fix_log log = {0};
+    fix_launch_log(stream, &log, 1);
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    struct timespec t0, t1, idle = {0, 300 * 1000000L};
+    assert_int_equal(clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0), 0);
+    while (nanosleep(&idle, &idle) != 0)
+        ;
+    assert_int_equal(clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1), 0);
+    double cpu = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    if (cpu > 100.0)
+        fail_msg("the process used %.1f ms of CPU in 300 ms with its stream idle", cpu);
+    fix_launch_log(stream, &log, 2);
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    assert_int_equal(log.count, 2);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+}
+
 static void *filler_main(void *p)
 {
     struct filler *f = p;
@@ -539,6 +564,7 @@ int main(void)
         FIX_TEST(streams_run_concurrently_without_deadlock),
         FIX_TEST(kernel_of_one_block_runs_while_every_pool_thread_is_busy),
         FIX_TEST(stream_host_funcs_run_in_order),
+        FIX_TEST(stream_worker_blocks_after_a_brief_idle_poll),
         FIX_TEST(stream_kernels_run_in_order_past_ring_capacity),
         FIX_TEST(stream_async_copies_and_sets_apply_in_order),
         FIX_TEST(stream_enqueue_on_full_ring_waits_then_succeeds),

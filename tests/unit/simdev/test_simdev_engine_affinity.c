@@ -3,8 +3,10 @@
  * two or more CPUs allowed, AICPU and AICore pool threads run on disjoint
  * CPU sets that together cover the process's CPUs, in the documented
  * proportion; with it off, or with one CPU, they keep the process's set.
+ * A replay's runners take the lanes they can run where they are placed.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sched.h>
 #include <string.h>
 
@@ -120,6 +122,89 @@ static void engine_affinity_host_function_after_inline_kernel_runs_anywhere(void
     assert_true(CPU_EQUAL(&host_fn_seen, &process));
 }
 
+/* ---- replay runners keep to one engine ---- */
+
+#define REPLAYS 40
+#define GRAPH_KERNELS 4
+/* The thread that ran each kernel of each replay. */
+static pthread_t ran_by[REPLAYS][GRAPH_KERNELS];
+static uint32_t replay_no;
+
+static void record_thread(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx;
+    (void)block_dim;
+    ran_by[replay_no][*(const uint32_t *)args] = pthread_self();
+}
+
+static void next_replay(void *user)
+{
+    (void)user;
+    replay_no++;
+}
+
+/* The shape of the kernel-mode chain: on lane 0 an AICPU gate, then on
+ * lane 1 an AICPU kernel and on lane 2 an AICore kernel that both wait
+ * for it, then the AICPU tail on lane 0 after both. With the engines on
+ * disjoint CPUs, no thread runs kernels of both engines in any replay:
+ * the AICore kernel goes to a runner that stays on the AICore's CPUs, and
+ * the AICPU kernels stay with runners on the AICPU's (each move would be
+ * a system call and a forced migration). */
+static void engine_affinity_replay_runners_keep_to_one_engine(void **state)
+{
+    (void)state;
+    cpu_set_t process;
+    assert_int_equal(sched_getaffinity(0, sizeof(process), &process), 0);
+    simdev_config c;
+    assert_int_equal(simdev_config_default(&c), SIMDEV_SUCCESS);
+    c.device_count = 1;
+    c.hbm_bytes = 4u << 20;
+    assert_int_equal(simdev_configure(&c), SIMDEV_SUCCESS);
+    simdev_stream_t s[3];
+    simdev_event_t fork, join[2];
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(simdev_stream_create(&s[i]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_create(&fork), SIMDEV_SUCCESS);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(simdev_event_create(&join[i]), SIMDEV_SUCCESS);
+    const uint32_t ids[GRAPH_KERNELS] = {0, 1, 2, 3};
+    assert_int_equal(simdev_capture_begin(s[0], SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(s[0], SIMDEV_ENGINE_AICPU, record_thread, 1, &ids[0], 4), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_record(fork, s[0]), SIMDEV_SUCCESS);
+    for (int i = 1; i < 3; i++)
+        assert_int_equal(simdev_stream_wait_event(s[i], fork), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(s[1], SIMDEV_ENGINE_AICPU, record_thread, 1, &ids[1], 4), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(s[2], SIMDEV_ENGINE_AICORE, record_thread, 1, &ids[2], 4), SIMDEV_SUCCESS);
+    for (int i = 1; i < 3; i++) {
+        assert_int_equal(simdev_event_record(join[i - 1], s[i]), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_wait_event(s[0], join[i - 1]), SIMDEV_SUCCESS);
+    }
+    assert_int_equal(simdev_launch_kernel(s[0], SIMDEV_ENGINE_AICPU, record_thread, 1, &ids[3], 4), SIMDEV_SUCCESS);
+    simdev_graph_t graph = NULL;
+    assert_int_equal(simdev_capture_end(s[0], &graph), SIMDEV_SUCCESS);
+    replay_no = 0;
+    for (int r = 0; r < REPLAYS; r++) {
+        assert_int_equal(simdev_graph_launch(graph, s[0]), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_launch_host_func(s[0], next_replay, NULL), SIMDEV_SUCCESS);
+    }
+    assert_int_equal(simdev_stream_synchronize(s[0]), SIMDEV_SUCCESS);
+    assert_int_equal(replay_no, REPLAYS);
+    if (CPU_COUNT(&process) >= 2) {
+        /* Every thread that ran the AICore kernel ran no AICPU kernel. */
+        for (int r = 0; r < REPLAYS; r++)
+            for (int q = 0; q < REPLAYS; q++)
+                for (int k = 0; k < GRAPH_KERNELS; k++)
+                    if (k != 2)
+                        assert_false(pthread_equal(ran_by[r][2], ran_by[q][k]));
+    }
+    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(simdev_event_destroy(join[i]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_destroy(fork), SIMDEV_SUCCESS);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(simdev_stream_destroy(s[i]), SIMDEV_SUCCESS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -127,6 +212,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(engine_affinity_off_leaves_threads_alone, clean, clean),
         cmocka_unit_test_setup_teardown(engine_affinity_host_function_after_inline_kernel_runs_anywhere, clean,
                                         clean),
+        cmocka_unit_test_setup_teardown(engine_affinity_replay_runners_keep_to_one_engine, clean, clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
