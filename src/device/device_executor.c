@@ -92,8 +92,8 @@ static void run_task(const device_run_desc *d, const exec_view *v, uint32_t id, 
  * the count, so every publication takes the line back from its cache (a
  * cross-CPU round trip, and on x86 the stores behind it wait for it):
  * publishing every 4th task cost measurably more than every 16th. The
- * scheduler refills a ring at half its depth (32 of 64), so 16 still
- * reports in time to refill before the ring runs dry. */
+ * scheduler refills a ring once a quarter of it is free (16 of 64), so
+ * each publication can be answered before the ring runs dry. */
 #define DEVICE_PUBLISH_EVERY 16u
 
 /* Publishes one finished task. The doorbell is only rung when the

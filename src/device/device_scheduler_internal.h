@@ -72,6 +72,12 @@ void device_sched_retire(device_sched *s);
 int device_sched_core_arrived(device_sched *s, uint32_t core);
 /* Whether `core` sleeps or has not arrived: dispatch serves it as asleep. */
 int device_sched_core_asleep(device_sched *s, uint32_t core);
+/* Whether a core holding `held` tasks of at most `limit` is refilled:
+ * once a quarter of `limit` (at least one) is free. */
+int device_sched_wants_refill(uint32_t held, uint32_t limit);
+/* Tasks a core may hold when the next is its chain's: a whole ring
+ * while tasks are short (below DEVICE_GATHER_NS), else `depth`. */
+uint32_t device_sched_chain_limit(const device_sched *s);
 /* One dispatch pass (device_scheduler.c says the policy). */
 void device_sched_dispatch(device_sched *s);
 /* The first pass, then the announcement cores wait for before sleeping. */
