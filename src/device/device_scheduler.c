@@ -50,7 +50,11 @@ static void write_status(const device_run_desc *d, int32_t status)
  * successor's only predecessor (the image check pins fan-in counts to the
  * fan-out lists) and both run on the same core type. A core runs its ring
  * in order, so posting it behind `id` lets it start exactly when the
- * graph allows: once `id` finished. Returns successor + 1, 0 for none. */
+ * graph allows: once `id` finished. Returns successor + 1, 0 for none.
+ * Seeding asks it once per task and keeps the answer in the task's state
+ * (device_task_state.chain), which posting reads: the test reads two
+ * task records and a fan-out entry, a third of a chain task's cost in
+ * this loop. */
 static uint32_t chain_next(const device_sched *s, uint32_t id)
 {
     return device_chain_next(s->tasks, s->fanout, id);
@@ -108,7 +112,7 @@ static void fill(device_sched *s, uint32_t core, int from_queue)
         slot->ring[posted % DEVICE_SLOT_RING] = task;
         posted++;
         s->in_flight++;
-        s->ahead[core] = chain_next(s, task);
+        s->ahead[core] = ts->chain;
     }
     if (posted == s->posted[core])
         return;
@@ -127,11 +131,12 @@ void device_sched_seed(device_sched *s)
         device_task_state *ts = device_task_state_at(s->d, i);
         ts->fanin_remaining = t->fanin_count;
         ts->status = t->fanin_count == 0 ? DEVICE_TASK_READY : DEVICE_TASK_PENDING;
+        ts->chain = chain_next(s, i);
         if (t->fanin_count == 0)
             device_ready_queue_push(s->queue[t->core_type], i);
         /* Every task is a head; a chain successor takes one back. */
         s->heads[t->core_type]++;
-        if (chain_next(s, i) != 0)
+        if (ts->chain != 0)
             s->heads[t->core_type]--;
     }
 }

@@ -63,8 +63,9 @@ struct device_sched {
     const device_sched_hooks *hooks;   /* tests only: NULL reads the real flags and clock */
 };
 
-/* Resets task state and the ready queues, queues the tasks with no
- * predecessor and counts each type's chain heads (device_sched.heads). */
+/* Resets task state (with each task's chain successor) and the ready
+ * queues, queues the tasks with no predecessor and counts each type's
+ * chain heads (device_sched.heads). */
 void device_sched_seed(device_sched *s);
 /* Tells the cores the graph can never keep busy to leave (seeded). */
 void device_sched_retire(device_sched *s);

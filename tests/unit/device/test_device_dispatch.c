@@ -289,8 +289,14 @@ static void an_arrival_is_read_once(void **state)
 }
 
 /* Tasks 0 -> 1 -> 2 -> 3 on AIV, each the only predecessor of the next
- * (fan-out lists in f->fanout), on two awake AIV cores, task 0 ready. */
+ * (fan-out lists in f->fanout), on two awake AIV cores, seeded: task 0
+ * ready. A test that changes the tasks seeds again (reseed). */
 static uint32_t chain_fanout[3] = {1, 2, 3};
+static void reseed(fixture *f)
+{
+    device_sched_seed(&f->s);
+}
+
 static void aiv_chain_of_four(fixture *f, uint32_t depth)
 {
     f->d.aic_count = 0;
@@ -300,12 +306,10 @@ static void aiv_chain_of_four(fixture *f, uint32_t depth)
         f->tasks[t].fanin_count = t == 0 ? 0 : 1;
         f->tasks[t].fanout_begin = t;
         f->tasks[t].fanout_count = t == 3 ? 0 : 1;
-        device_task_state_at(&f->d, t)->fanin_remaining = f->tasks[t].fanin_count;
-        device_task_state_at(&f->d, t)->status = t == 0 ? DEVICE_TASK_READY : DEVICE_TASK_PENDING;
     }
     f->s.fanout = chain_fanout;
     f->s.depth = depth;
-    device_ready_queue_push(f->s.queue[SIMPLER_CORE_TYPE_AIV], 0);
+    reseed(f);
 }
 
 /* A task whose only predecessor is posted to a core goes into that
@@ -406,14 +410,13 @@ static void a_ready_task_is_not_held_behind_a_chain_beyond_depth(void **state)
 {
     fixture *f = *state;
     aiv_chain_of_four(f, 1);
-    f->tasks[2].fanout_count = 0; /* chain 0 -> 1 -> 2; task 3 independent */
+    f->tasks[2].fanout_count = 0; /* chain 0 -> 1 -> 2; task 3 independent, ready */
     f->tasks[3].fanin_count = 0;
-    device_task_state_at(&f->d, 3)->fanin_remaining = 0;
+    reseed(f);
     device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[0], 3);
+    assert_int_equal(f->s.posted[1], 0); /* short: task 3 waits for core 0 */
     f->s.task_ns = DEVICE_GATHER_NS;
-    device_task_state_at(&f->d, 3)->status = DEVICE_TASK_READY;
-    device_ready_queue_push(f->s.queue[SIMPLER_CORE_TYPE_AIV], 3);
     device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[1], 1);
     assert_int_equal(device_core_slot_at(&f->d, 1)->ring[0], 3);
@@ -446,6 +449,7 @@ static void a_successor_with_another_predecessor_is_not_posted_ahead(void **stat
     fixture *f = *state;
     aiv_chain_of_four(f, 4);
     f->tasks[1].fanin_count = 2; /* as if task 3 fed it too */
+    reseed(f);
     device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[0], 1);
 }
@@ -459,6 +463,7 @@ static void a_successor_of_another_core_type_is_not_posted_ahead(void **state)
     f->d.aic_count = 1;
     f->d.aiv_count = 1;
     f->tasks[1].core_type = SIMPLER_CORE_TYPE_AIC;
+    reseed(f);
     device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[1], 1);
     assert_int_equal(f->s.posted[0], 0);
@@ -471,6 +476,7 @@ static void a_task_with_two_successors_posts_neither_ahead(void **state)
     fixture *f = *state;
     aiv_chain_of_four(f, 4);
     f->tasks[0].fanout_count = 2; /* fan-out list {1, 2} */
+    reseed(f);
     device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[0], 1);
 }
