@@ -41,6 +41,7 @@ typedef struct exec_view {
     const graph_image_arg *args;
     const graph_image_view *views;
     const device_kernel_entry *entries;
+    uint64_t base[DEVICE_EXECUTOR_BASES];
     uint32_t task_count;
     int trace;
 } exec_view;
@@ -53,6 +54,7 @@ static void exec_view_resolve(const device_run_desc *d, exec_view *v)
     v->args = (const graph_image_arg *)(image + h->arg_offset);
     v->views = (const graph_image_view *)(image + h->view_offset);
     v->entries = d->kernels->entries;
+    device_executor_bases(d, v->base);
     v->task_count = d->task_count;
     v->trace = d->trace_base != 0;
 }
@@ -65,11 +67,12 @@ static void run_task(const device_run_desc *d, const exec_view *v, uint32_t id, 
 {
     const graph_image_task *task = &v->tasks[id];
     const graph_image_arg *arg = &v->args[task->arg_begin];
+    const uint32_t count = task->arg_count;
     uint32_t tensors = 0, scalars = 0;
 
-    for (uint32_t i = 0; i < task->arg_count; i++, arg++) {
+    for (uint32_t i = 0; i < count; i++, arg++) {
         if (arg->kind == GRAPH_ARG_TENSOR)
-            device_executor_fill_tensor(d, v->views, arg, c, tensors++);
+            device_executor_fill_tensor(v->base, v->views, arg, c, tensors++);
         else
             c->scalars[scalars++] = arg->addr;
     }
