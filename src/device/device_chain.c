@@ -136,15 +136,15 @@ int device_chain_enqueue_tail(const platform_launch_ops *ops, const device_strea
 }
 
 int device_chain_enqueue_program(const platform_launch_ops *ops, platform_stream *aicpu, platform_stream *aicore,
-                                 platform_event *aicore_start, const device_run_desc *desc, void *scratch,
-                                 size_t scratch_bytes)
+                                 const device_run_desc *desc, void *scratch, size_t scratch_bytes)
 {
-    if (ops == NULL || aicpu == NULL || aicore == NULL || aicore_start == NULL || desc == NULL ||
-        scratch == NULL || desc->inline_bytes != 0 || scratch_bytes < sizeof(*desc) ||
-        ((uintptr_t)scratch & 7u) != 0 || check_desc(desc) != 0)
+    if (ops == NULL || aicpu == NULL || aicore == NULL || desc == NULL || scratch == NULL ||
+        desc->inline_bytes != 0 || scratch_bytes < sizeof(*desc) || ((uintptr_t)scratch & 7u) != 0 ||
+        check_desc(desc) != 0)
         return CHAIN_INVALID_PARAM;
     memcpy(scratch, desc, sizeof(*desc));
-    int rc = enqueue_engines(ops, aicpu, aicore, aicore_start, desc, 1);
+    int rc = ops->launch_kernel(ops->user, aicore, PLATFORM_ENGINE_AICORE, device_executor_kernel,
+                                device_run_desc_blocks(desc), desc, sizeof(*desc));
     if (rc != 0)
         return rc;
     return ops->launch_kernel(ops->user, aicpu, PLATFORM_ENGINE_AICPU, device_scheduler_kernel, 1, scratch,

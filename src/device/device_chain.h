@@ -14,17 +14,20 @@
  *   ... (kernel mode: the status check, HOST copy-backs)
  *   caller: record SerialTail                      (device_chain_enqueue_tail)
  *
- * Program mode, which waits on the host anyway, enqueues only the engine
- * part (device_chain_enqueue_program):
+ * Program mode, which waits on the host anyway, clears the runtime
+ * arena's header and slots with a synchronous memset before it enqueues
+ * only the engine part (device_chain_enqueue_program):
  *
- *   AICPU:  memset the runtime arena, record AicoreStart
- *   AICore: wait AicoreStart, launch the executor
+ *   AICore: launch the executor
  *   AICPU:  launch the scheduler with desc
  *
  * and synchronizes the AICPU and AICore streams itself: no caller stream
  * and no joins, so a run pays two fewer hand-offs between device threads
  * at its start (caller -> AICPU) and two fewer at its end (AICore ->
- * AICPU -> caller).
+ * AICPU -> caller); and no event between the engine streams, so the
+ * executor's launch does not wait for the AICPU stream thread to clear
+ * the arena and record it (one hand-off fewer at the start, and two
+ * stream operations instead of five).
  */
 #ifndef SIMPLER_DEVICE_CHAIN_H
 #define SIMPLER_DEVICE_CHAIN_H
@@ -97,17 +100,19 @@ int device_chain_enqueue_gated(const platform_launch_ops *ops, const device_stre
 int device_chain_enqueue_tail(const platform_launch_ops *ops, const device_streams *streams,
                               const device_events *events);
 
-/* The program-mode chain above (5 operations: the memset, the record,
- * the wait and the two launches) for `desc` without an inline image
- * (inline_bytes 0); the scheduler's argument is assembled in `scratch`
- * (8-aligned, >= sizeof(device_run_desc)). Returns
- * PLATFORM_ERROR_INVALID_PARAM for NULL arguments, an inline image,
- * short or misaligned scratch or a descriptor that cannot place the
- * handshake slots (nothing enqueued); else 0 or the first failing
- * enqueue's code, the operations before it staying enqueued (the caller
- * dismisses a half-started executor through the slots). */
+/* The program-mode chain above (2 operations: the two launches) for
+ * `desc` without an inline image (inline_bytes 0); the scheduler's
+ * argument is assembled in `scratch` (8-aligned, >= sizeof(device_run_desc)).
+ * The caller has cleared device_run_desc_clear_bytes(desc) bytes at the
+ * runtime base, and no earlier work of either stream still touches the
+ * execution's regions (program mode synchronizes both streams after every
+ * run). Returns PLATFORM_ERROR_INVALID_PARAM for NULL arguments, an
+ * inline image, short or misaligned scratch or a descriptor that cannot
+ * place the handshake slots (nothing enqueued); else 0 or the first
+ * failing enqueue's code, the executor launch staying enqueued when the
+ * scheduler's fails (the caller dismisses a half-started executor through
+ * the slots). */
 int device_chain_enqueue_program(const platform_launch_ops *ops, platform_stream *aicpu, platform_stream *aicore,
-                                 platform_event *aicore_start, const device_run_desc *desc, void *scratch,
-                                 size_t scratch_bytes);
+                                 const device_run_desc *desc, void *scratch, size_t scratch_bytes);
 
 #endif

@@ -30,37 +30,64 @@ static void trace_task(const device_run_desc *d, const SimplerKernelArgs *k, uin
     r->kind = DEVICE_TRACE_KIND_TASK;
 }
 
-/* Runs task `id` of the image in the definition region on core `core`.
- * The scheduler validated the image and the kernel table first. */
-static void run_task(const device_run_desc *d, uint32_t core, uint32_t id, device_executor_args *c)
+/* What a block reads per task, fixed for the execution: the image's
+ * sections and the kernel table, resolved once when the first tasks
+ * are posted (the acquire of `posted` makes the restored, validated
+ * image visible), and the kernel arguments' fixed fields. A kernel call
+ * is opaque to the compiler, so reading these through the descriptor
+ * and the image header reloaded them after every task. */
+typedef struct exec_view {
+    const graph_image_task *tasks;
+    const graph_image_arg *args;
+    const graph_image_view *views;
+    const device_kernel_entry *entries;
+    uint64_t base[DEVICE_EXECUTOR_BASES];
+    uint32_t task_count;
+    int trace;
+} exec_view;
+
+static void exec_view_resolve(const device_run_desc *d, exec_view *v)
 {
     const uint8_t *image = (const uint8_t *)(uintptr_t)d->definition_base;
     const graph_image_header *h = (const graph_image_header *)image;
-    const graph_image_task *task = (const graph_image_task *)(image + h->task_offset) + id;
-    const graph_image_arg *arg = (const graph_image_arg *)(image + h->arg_offset) + task->arg_begin;
-    const graph_image_view *views = (const graph_image_view *)(image + h->view_offset);
-    SimplerKernelArgs k = {
-        .struct_size = sizeof(SimplerKernelArgs),
-        .abi_version = SIMPLER_KERNEL_ABI_VERSION,
-        .func_id = task->func_id,
-        .task_id = id,
-        .block_dim = 1,
-        .core_id = core,
-        .core_type = device_core_type(d, core),
-        .tensors = c->tensors,
-        .scalars = c->scalars,
-    };
+    v->tasks = (const graph_image_task *)(image + h->task_offset);
+    v->args = (const graph_image_arg *)(image + h->arg_offset);
+    v->views = (const graph_image_view *)(image + h->view_offset);
+    v->entries = d->kernels->entries;
+    device_executor_bases(d, v->base);
+    v->task_count = d->task_count;
+    v->trace = d->trace_base != 0;
+}
 
-    for (uint32_t i = 0; i < task->arg_count; i++, arg++) {
+/* Runs task `id` on the block's core. The scheduler validated the image
+ * and the kernel table first. `k` holds the block's fixed fields; the
+ * task's own are written here. */
+static void run_task(const device_run_desc *d, const exec_view *v, uint32_t id, device_executor_args *c,
+                     SimplerKernelArgs *k)
+{
+    const graph_image_task *task = &v->tasks[id];
+    const graph_image_arg *arg = &v->args[task->arg_begin];
+    const uint32_t count = task->arg_count;
+    uint32_t tensors = 0, scalars = 0;
+
+    for (uint32_t i = 0; i < count; i++, arg++) {
         if (arg->kind == GRAPH_ARG_TENSOR)
-            device_executor_fill_tensor(d, views, arg, c, k.tensor_count++);
+            device_executor_fill_tensor(v->base, v->views, arg, c, tensors++);
         else
-            c->scalars[k.scalar_count++] = arg->addr;
+            c->scalars[scalars++] = arg->addr;
     }
-    uint64_t start = d->trace_base != 0 ? device_now_ns() : 0;
-    d->kernels->entries[task->func_id].fn(&k);
-    if (d->trace_base != 0)
-        trace_task(d, &k, start, device_now_ns());
+    k->func_id = task->func_id;
+    k->task_id = id;
+    k->tensor_count = tensors;
+    k->scalar_count = scalars;
+    SimplerKernelEntryFn fn = v->entries[task->func_id].fn;
+    if (!v->trace) {
+        fn(k);
+        return;
+    }
+    uint64_t start = device_now_ns();
+    fn(k);
+    trace_task(d, k, start, device_now_ns());
 }
 
 /* A core with a backlog publishes its finished count every this many
@@ -68,8 +95,8 @@ static void run_task(const device_run_desc *d, uint32_t core, uint32_t id, devic
  * the count, so every publication takes the line back from its cache (a
  * cross-CPU round trip, and on x86 the stores behind it wait for it):
  * publishing every 4th task cost measurably more than every 16th. The
- * scheduler refills a ring at half its depth (32 of 64), so 16 still
- * reports in time to refill before the ring runs dry. */
+ * scheduler refills a ring once a quarter of it is free (16 of 64), so
+ * each publication can be answered before the ring runs dry. */
 #define DEVICE_PUBLISH_EVERY 16u
 
 /* Publishes one finished task. The doorbell is only rung when the
@@ -128,6 +155,16 @@ void device_executor_kernel(uint32_t block, uint32_t block_dim, const void *args
     atomic_store_explicit(&slot->arrived, 1, memory_order_relaxed);
     device_executor_args args_kept;
     device_executor_args_init(&args_kept);
+    exec_view view = {0};
+    SimplerKernelArgs k = {
+        .struct_size = sizeof(SimplerKernelArgs),
+        .abi_version = SIMPLER_KERNEL_ABI_VERSION,
+        .block_dim = 1,
+        .core_id = block_idx,
+        .core_type = device_core_type(d, block_idx),
+        .tensors = args_kept.tensors,
+        .scalars = args_kept.scalars,
+    };
 
     /* A core the scheduler gave nothing when it started dispatching
      * sleeps at once: its spin would only take the AICore CPU from the
@@ -140,12 +177,16 @@ void device_executor_kernel(uint32_t block, uint32_t block_dim, const void *args
             return;
         if (d->deferred && deferred_resolve(&local, rt) != 0)
             return;
+        if (view.tasks == NULL)
+            exec_view_resolve(d, &view);
         /* Run what was posted, in order; a QUIT between tasks wins. */
         while (done != posted) {
             uint32_t id = slot->ring[done % DEVICE_SLOT_RING];
-            if (id >= d->task_count || device_slot_quitting(slot))
+            /* device_slot_quitting, inline: it is asked per task. */
+            if (id >= view.task_count ||
+                atomic_load_explicit(&slot->state, memory_order_acquire) != DEVICE_SLOT_IDLE)
                 return;
-            run_task(d, block_idx, id, &args_kept);
+            run_task(d, &view, id, &args_kept, &k);
             /* Every DEVICE_PUBLISH_EVERY-th task, and the last one
              * posted, keep the scheduler current while the ring holds
              * work. */

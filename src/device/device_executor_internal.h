@@ -14,17 +14,21 @@
 #include "graph/graph_image.h"
 #include "simpler/orchestration.h"
 
-/* The device address of a tensor argument. */
-static inline uint64_t device_executor_resolve(const device_run_desc *d, const graph_image_arg *a)
+/* Region bases by address kind (GRAPH_ADDR_*, 1..3; the image check
+ * refuses any other kind of a tensor argument): a caller device address
+ * is used as it is, heap and staged ones are offsets into their regions.
+ * Resolved once per block, so a tensor's address is one load and add. */
+#define DEVICE_EXECUTOR_BASES 4u
+_Static_assert(GRAPH_ADDR_DEVICE < DEVICE_EXECUTOR_BASES && GRAPH_ADDR_HEAP < DEVICE_EXECUTOR_BASES &&
+                   GRAPH_ADDR_STAGED < DEVICE_EXECUTOR_BASES,
+               "address kinds index the base table");
+
+static inline void device_executor_bases(const device_run_desc *d, uint64_t base[DEVICE_EXECUTOR_BASES])
 {
-    switch (a->addr_kind) {
-    case GRAPH_ADDR_HEAP:
-        return d->heap_base + a->addr;
-    case GRAPH_ADDR_STAGED:
-        return d->temp_base + a->addr;
-    default:
-        return a->addr;
-    }
+    base[0] = 0;
+    base[GRAPH_ADDR_DEVICE] = 0;
+    base[GRAPH_ADDR_HEAP] = d->heap_base;
+    base[GRAPH_ADDR_STAGED] = d->temp_base;
 }
 
 /* A block's argument arrays, kept across its tasks. Kernels see them
@@ -46,13 +50,14 @@ static inline void device_executor_args_init(device_executor_args *c)
 }
 
 /* Fills argument entry `i` for tensor argument `a`: the address,
- * resolved in its region, and the bytes and offset always; the shape
+ * resolved in its region (device_executor_bases), and the bytes and offset always; the shape
  * only when the entry holds another view. */
-static inline void device_executor_fill_tensor(const device_run_desc *d, const graph_image_view *views,
-                                               const graph_image_arg *a, device_executor_args *c, uint32_t i)
+static inline void device_executor_fill_tensor(const uint64_t base[DEVICE_EXECUTOR_BASES],
+                                               const graph_image_view *views, const graph_image_arg *a,
+                                               device_executor_args *c, uint32_t i)
 {
     ChipTensor *t = &c->tensors[i];
-    t->buffer_addr = device_executor_resolve(d, a);
+    t->buffer_addr = base[a->addr_kind & (DEVICE_EXECUTOR_BASES - 1)] + a->addr;
     t->buffer_bytes = a->buffer_bytes;
     t->start_offset = a->start_offset;
     if (c->view[i] == a->view)

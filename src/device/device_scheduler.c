@@ -9,8 +9,8 @@
  *   - a core holds up to `depth` posted tasks; depth starts at 1, doubles
  *     (up to DEVICE_SLOT_RING) whenever a core is found with its ring run
  *     dry, and halves when a wait stalls while a core holds a queue;
- *   - a core is refilled when it holds less than half its depth; cores
- *     are served in order, and a later core gets tasks only while more
+ *   - a core is refilled once a quarter of what it may hold is free
+ *     (device_sched_wants_refill); cores are served in order, and a later core gets tasks only while more
  *     are ready than a ring holds and the tasks are long (a core takes
  *     DEVICE_GATHER_NS or more per task); a sleeping core is woken only when no
  *     core of its type is awake, or after stalls (no completion for a
@@ -20,7 +20,8 @@
  *     that predecessor's only successor and of the same core type, is
  *     posted right behind it to the same core ("chains", below): the
  *     core's in-order ring starts it exactly when the graph allows,
- *     without a round trip through this loop per task;
+ *     without a round trip through this loop per task; while tasks are
+ *     short a chain runs ahead up to the whole ring, not `depth`;
  *   - the cores of a type beyond its number of chain heads (the most of
  *     its tasks that can ever run at once) are told to leave before
  *     dispatch starts, and never served.
@@ -49,7 +50,11 @@ static void write_status(const device_run_desc *d, int32_t status)
  * successor's only predecessor (the image check pins fan-in counts to the
  * fan-out lists) and both run on the same core type. A core runs its ring
  * in order, so posting it behind `id` lets it start exactly when the
- * graph allows: once `id` finished. Returns successor + 1, 0 for none. */
+ * graph allows: once `id` finished. Returns successor + 1, 0 for none.
+ * Seeding asks it once per task and keeps the answer in the task's state
+ * (device_task_state.chain), which posting reads: the test reads two
+ * task records and a fan-out entry, a third of a chain task's cost in
+ * this loop. */
 static uint32_t chain_next(const device_sched *s, uint32_t id)
 {
     return graph_image_chain_next(s->tasks, s->fanout, id);
@@ -71,20 +76,33 @@ static uint32_t chain_pending(device_sched *s, uint32_t core)
     return UINT32_MAX;
 }
 
-/* Fills core's ring up to `depth` tasks held, and wakes the core if it
- * may sleep: first the chain behind the last task posted to it (tasks
- * no other core could start sooner), then, when `from_queue`, from its
- * type's ready queue. */
+int device_sched_wants_refill(uint32_t held, uint32_t limit)
+{
+    uint32_t quarter = limit >= 4 ? limit / 4 : 1;
+    return held + quarter <= limit;
+}
+
+uint32_t device_sched_chain_limit(const device_sched *s)
+{
+    return s->task_ns < DEVICE_GATHER_NS ? DEVICE_SLOT_RING : s->depth;
+}
+
+/* Fills core's ring, and wakes the core if it may sleep: first the chain
+ * behind the last task posted to it (tasks no other core could start
+ * sooner) up to device_sched_chain_limit held, then, when `from_queue`,
+ * from its type's ready queue up to `depth` held. */
 static void fill(device_sched *s, uint32_t core, int from_queue)
 {
     device_ready_queue *q = s->queue[device_core_type(s->d, core)];
     device_core_slot *slot = device_core_slot_at(s->d, core);
     uint32_t posted = s->posted[core];
+    uint32_t chain_limit = device_sched_chain_limit(s);
 
-    while (posted - s->seen[core] < s->depth) {
-        uint32_t task = chain_pending(s, core);
+    for (;;) {
+        uint32_t held = posted - s->seen[core];
+        uint32_t task = held < chain_limit ? chain_pending(s, core) : UINT32_MAX;
         if (task == UINT32_MAX) {
-            if (!from_queue || device_ready_queue_empty(q))
+            if (held >= s->depth || !from_queue || device_ready_queue_empty(q))
                 break;
             task = device_ready_queue_pop(q);
         }
@@ -94,7 +112,7 @@ static void fill(device_sched *s, uint32_t core, int from_queue)
         slot->ring[posted % DEVICE_SLOT_RING] = task;
         posted++;
         s->in_flight++;
-        s->ahead[core] = chain_next(s, task);
+        s->ahead[core] = ts->chain;
     }
     if (posted == s->posted[core])
         return;
@@ -113,11 +131,12 @@ void device_sched_seed(device_sched *s)
         device_task_state *ts = device_task_state_at(s->d, i);
         ts->fanin_remaining = t->fanin_count;
         ts->status = t->fanin_count == 0 ? DEVICE_TASK_READY : DEVICE_TASK_PENDING;
+        ts->chain = chain_next(s, i);
         if (t->fanin_count == 0)
             device_ready_queue_push(s->queue[t->core_type], i);
         /* Every task is a head; a chain successor takes one back. */
         s->heads[t->core_type]++;
-        if (chain_next(s, i) != 0)
+        if (ts->chain != 0)
             s->heads[t->core_type]--;
     }
 }
@@ -171,10 +190,13 @@ int device_sched_core_asleep(device_sched *s, uint32_t core)
 }
 
 /* Hands ready tasks out, in core order. A core is refilled (up to depth)
- * once it holds less than half its depth: posting costs a fenced store,
- * so rings are refilled in batches, not after every completion. A core
- * holding more is busy enough, and later cores of its type get tasks
- * only if more are ready than a ring holds and the tasks are long
+ * once a quarter of its depth is free: posting costs a fenced store, so
+ * rings are refilled in batches, not after every completion, but early
+ * enough that a core publishing every DEVICE_PUBLISH_EVERY (a quarter
+ * of a full ring) is refilled before it runs dry. A core holding more
+ * is busy enough, and later cores of its type get tasks only if more
+ * are ready than a ring holds (or than the busy core will reach soon:
+ * a chain held beyond depth) and the tasks are long
  * (DEVICE_GATHER_NS), so short tasks gather on one core and the rest
  * fall asleep. A sleeping core costs a wake-up (tens
  * of microseconds on a VM): one is woken only when no core of its type
@@ -185,11 +207,12 @@ void device_sched_dispatch(device_sched *s)
     uint32_t awake[GRAPH_READY_QUEUE_COUNT] = {0, 0};
     int enough[GRAPH_READY_QUEUE_COUNT] = {0, 0};
     uint8_t asleep[DEVICE_CORE_MAX];
-    /* Chains first: a core below half its depth gets the chain behind
-     * its last task (only that core can start it before the task's
-     * completion comes back), whatever the policy below says. */
+    /* Chains first: a core with a quarter of its chain limit free gets
+     * the chain behind its last task (only that core can start it before
+     * the task's completion comes back), whatever the policy below says. */
+    uint32_t chain_limit = device_sched_chain_limit(s);
     for (uint32_t c = 0; c < s->cores; c++) {
-        if (s->ahead[c] != 0 && s->posted[c] - s->seen[c] < (s->depth + 1) / 2)
+        if (s->ahead[c] != 0 && device_sched_wants_refill(s->posted[c] - s->seen[c], chain_limit))
             fill(s, c, 0);
     }
     if (device_ready_queue_empty(s->queue[SIMPLER_CORE_TYPE_AIC]) &&
@@ -218,8 +241,9 @@ void device_sched_dispatch(device_sched *s)
             awake[type]++;
         }
         int short_tasks = s->task_ns < DEVICE_GATHER_NS;
-        if (s->posted[c] - s->seen[c] >= (s->depth + 1) / 2) {
-            enough[type] = short_tasks || device_ready_queue_count(q) <= s->depth;
+        uint32_t held = s->posted[c] - s->seen[c];
+        if (!device_sched_wants_refill(held, s->depth)) {
+            enough[type] = short_tasks || (device_ready_queue_count(q) <= s->depth && held <= s->depth);
             continue;
         }
         fill(s, c, 1);

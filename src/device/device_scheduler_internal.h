@@ -63,8 +63,9 @@ struct device_sched {
     const device_sched_hooks *hooks;   /* tests only: NULL reads the real flags and clock */
 };
 
-/* Resets task state and the ready queues, queues the tasks with no
- * predecessor and counts each type's chain heads (device_sched.heads). */
+/* Resets task state (with each task's chain successor) and the ready
+ * queues, queues the tasks with no predecessor and counts each type's
+ * chain heads (device_sched.heads). */
 void device_sched_seed(device_sched *s);
 /* Tells the cores the graph can never keep busy to leave (seeded). */
 void device_sched_retire(device_sched *s);
@@ -72,6 +73,12 @@ void device_sched_retire(device_sched *s);
 int device_sched_core_arrived(device_sched *s, uint32_t core);
 /* Whether `core` sleeps or has not arrived: dispatch serves it as asleep. */
 int device_sched_core_asleep(device_sched *s, uint32_t core);
+/* Whether a core holding `held` tasks of at most `limit` is refilled:
+ * once a quarter of `limit` (at least one) is free. */
+int device_sched_wants_refill(uint32_t held, uint32_t limit);
+/* Tasks a core may hold when the next is its chain's: a whole ring
+ * while tasks are short (below DEVICE_GATHER_NS), else `depth`. */
+uint32_t device_sched_chain_limit(const device_sched *s);
 /* One dispatch pass (device_scheduler.c says the policy). */
 void device_sched_dispatch(device_sched *s);
 /* The first pass, then the announcement cores wait for before sleeping. */

@@ -95,10 +95,10 @@ static int sync_stream(simpler_context *ctx, int which)
 }
 
 /* After a failed enqueue the chain may be half built: the executor can be
- * running with no scheduler to dismiss it. Let the AICPU stream finish
- * (its arena clear included), then tell every core to quit through its
- * handshake slot, and drain the other streams, so the streams are idle
- * again. The slots are signalled through the platform (mem_signal). */
+ * running with no scheduler to dismiss it. Let the AICPU stream finish,
+ * then tell every core to quit through its handshake slot, and drain the
+ * other streams, so the streams are idle again. The slots are signalled
+ * through the platform (mem_signal). */
 static void chain_abort(simpler_context *ctx, const device_run_desc *desc)
 {
     (void)sync_stream(ctx, CONTEXT_STREAM_AICPU);
@@ -148,8 +148,7 @@ static int chain_enqueue(simpler_context *ctx, const device_run_desc *desc, cons
     (void)device_core_plan(&planned, image, desc->image_bytes);
     platform_launch_ops_derive(ctx->ops, &launch);
     return device_chain_enqueue_program(&launch, ctx->streams[CONTEXT_STREAM_AICPU],
-                                        ctx->streams[CONTEXT_STREAM_AICORE], ctx->events[CONTEXT_EVENT_AICORE_START],
-                                        &planned, scratch, sizeof(scratch));
+                                        ctx->streams[CONTEXT_STREAM_AICORE], &planned, scratch, sizeof(scratch));
 }
 
 /* Waits for the scheduler (AICPU stream), then the executor (AICore
@@ -195,6 +194,13 @@ int program_execute(simpler_context *ctx, const device_run_desc *desc)
             : context_device_status(ctx, "memset_sync",
                                     ops->memset_sync(ops->user, (void *)(uintptr_t)desc->status_addr,
                                                      PROGRAM_STATUS_UNWRITTEN_BYTE, sizeof(int32_t)));
+    /* The runtime arena's header and slots start zeroed (device_chain.h):
+     * both engine streams are idle since the last run, so a synchronous
+     * clear orders itself before the launches without an event. */
+    rc = rc ? rc
+            : context_device_status(ctx, "memset_sync",
+                                    ops->memset_sync(ops->user, (void *)(uintptr_t)desc->runtime_base, 0,
+                                                     (size_t)device_run_desc_clear_bytes(desc)));
     if (rc != 0)
         return rc;
     uint64_t uploaded = clock_now_ns();

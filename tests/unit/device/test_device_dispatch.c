@@ -289,8 +289,14 @@ static void an_arrival_is_read_once(void **state)
 }
 
 /* Tasks 0 -> 1 -> 2 -> 3 on AIV, each the only predecessor of the next
- * (fan-out lists in f->fanout), on two awake AIV cores, task 0 ready. */
+ * (fan-out lists in f->fanout), on two awake AIV cores, seeded: task 0
+ * ready. A test that changes the tasks seeds again (reseed). */
 static uint32_t chain_fanout[3] = {1, 2, 3};
+static void reseed(fixture *f)
+{
+    device_sched_seed(&f->s);
+}
+
 static void aiv_chain_of_four(fixture *f, uint32_t depth)
 {
     f->d.aic_count = 0;
@@ -300,12 +306,10 @@ static void aiv_chain_of_four(fixture *f, uint32_t depth)
         f->tasks[t].fanin_count = t == 0 ? 0 : 1;
         f->tasks[t].fanout_begin = t;
         f->tasks[t].fanout_count = t == 3 ? 0 : 1;
-        device_task_state_at(&f->d, t)->fanin_remaining = f->tasks[t].fanin_count;
-        device_task_state_at(&f->d, t)->status = t == 0 ? DEVICE_TASK_READY : DEVICE_TASK_PENDING;
     }
     f->s.fanout = chain_fanout;
     f->s.depth = depth;
-    device_ready_queue_push(f->s.queue[SIMPLER_CORE_TYPE_AIV], 0);
+    reseed(f);
 }
 
 /* A task whose only predecessor is posted to a core goes into that
@@ -344,13 +348,14 @@ static void a_chain_posted_ahead_completes_each_task_once(void **state)
     assert_int_equal(f->s.posted[0], 4);
 }
 
-/* The chain goes on in batches: once the core holds less than half its
- * depth, the tasks behind its last one follow, even with nothing in the
- * ready queue. */
+/* The chain goes on in batches: once a quarter of what the core may
+ * hold is free, the tasks behind its last one follow, even with nothing
+ * in the ready queue. Long tasks: the chain is held to depth. */
 static void a_chain_is_refilled_as_its_core_drains(void **state)
 {
     fixture *f = *state;
     aiv_chain_of_four(f, 3);
+    f->s.task_ns = DEVICE_GATHER_NS;
     device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[0], 3);
     atomic_store(&device_core_slot_at(&f->d, 0)->finished, 2);
@@ -361,12 +366,14 @@ static void a_chain_is_refilled_as_its_core_drains(void **state)
     assert_int_equal(device_core_slot_at(&f->d, 0)->ring[3], 3);
 }
 
-/* At depth 1 the successor cannot be posted ahead; its predecessor's
- * completion releases it through the queue, and it is posted once. */
+/* At depth 1 with long tasks the successor cannot be posted ahead; its
+ * predecessor's completion releases it through the queue, and it is
+ * posted once. */
 static void a_chain_successor_released_first_is_posted_once(void **state)
 {
     fixture *f = *state;
     aiv_chain_of_four(f, 1);
+    f->s.task_ns = DEVICE_GATHER_NS;
     device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[0], 1);
     atomic_store(&device_core_slot_at(&f->d, 0)->finished, 1);
@@ -382,6 +389,59 @@ static void a_chain_successor_released_first_is_posted_once(void **state)
     assert_int_equal(f->s.in_flight, 3);
 }
 
+/* Short tasks: a chain runs ahead up to the whole ring whatever the
+ * depth, so even at the start (depth 1) a chain's second task does not
+ * wait for a round trip through the scheduler. */
+static void a_chain_of_short_tasks_runs_ahead_beyond_depth(void **state)
+{
+    fixture *f = *state;
+    aiv_chain_of_four(f, 1);
+    device_sched_dispatch(&f->s);
+    assert_int_equal(f->s.posted[0], 4);
+    assert_int_equal(f->s.in_flight, 4);
+    for (uint32_t t = 0; t < 4; t++)
+        assert_int_equal(device_core_slot_at(&f->d, 0)->ring[t], t);
+}
+
+/* A core holding a chain beyond depth (posted while tasks were short)
+ * will not reach a ready task soon: once tasks are long, that task goes
+ * to another awake core instead of waiting behind the chain. */
+static void a_ready_task_is_not_held_behind_a_chain_beyond_depth(void **state)
+{
+    fixture *f = *state;
+    aiv_chain_of_four(f, 1);
+    f->tasks[2].fanout_count = 0; /* chain 0 -> 1 -> 2; task 3 independent, ready */
+    f->tasks[3].fanin_count = 0;
+    reseed(f);
+    device_sched_dispatch(&f->s);
+    assert_int_equal(f->s.posted[0], 3);
+    assert_int_equal(f->s.posted[1], 0); /* short: task 3 waits for core 0 */
+    f->s.task_ns = DEVICE_GATHER_NS;
+    device_sched_dispatch(&f->s);
+    assert_int_equal(f->s.posted[1], 1);
+    assert_int_equal(device_core_slot_at(&f->d, 1)->ring[0], 3);
+}
+
+/* A ring is topped up once a quarter of its depth is free, before the
+ * core (which publishes every quarter of a full ring) runs dry. */
+static void a_core_is_refilled_once_a_quarter_is_free(void **state)
+{
+    fixture *f = *state;
+    assert_true(device_sched_wants_refill(48, 64));
+    assert_false(device_sched_wants_refill(49, 64));
+    assert_true(device_sched_wants_refill(0, 1));
+    assert_false(device_sched_wants_refill(1, 1));
+    assert_false(device_sched_wants_refill(70, 64)); /* held past a halved depth */
+    two_awake_aiv_cores(f);
+    f->s.depth = 4;
+    device_sched_dispatch(&f->s);
+    assert_int_equal(f->s.posted[0], 3);
+    device_ready_queue_push(f->s.queue[SIMPLER_CORE_TYPE_AIV], 3);
+    device_sched_dispatch(&f->s);
+    assert_int_equal(f->s.posted[0], 4);
+    assert_int_equal(f->s.posted[1], 0);
+}
+
 /* A successor with another predecessor waits for the scheduler: only
  * the last of its predecessors to finish releases it. */
 static void a_successor_with_another_predecessor_is_not_posted_ahead(void **state)
@@ -389,6 +449,7 @@ static void a_successor_with_another_predecessor_is_not_posted_ahead(void **stat
     fixture *f = *state;
     aiv_chain_of_four(f, 4);
     f->tasks[1].fanin_count = 2; /* as if task 3 fed it too */
+    reseed(f);
     device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[0], 1);
 }
@@ -402,6 +463,7 @@ static void a_successor_of_another_core_type_is_not_posted_ahead(void **state)
     f->d.aic_count = 1;
     f->d.aiv_count = 1;
     f->tasks[1].core_type = SIMPLER_CORE_TYPE_AIC;
+    reseed(f);
     device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[1], 1);
     assert_int_equal(f->s.posted[0], 0);
@@ -414,6 +476,7 @@ static void a_task_with_two_successors_posts_neither_ahead(void **state)
     fixture *f = *state;
     aiv_chain_of_four(f, 4);
     f->tasks[0].fanout_count = 2; /* fan-out list {1, 2} */
+    reseed(f);
     device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[0], 1);
 }
@@ -516,6 +579,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_chain_posted_ahead_completes_each_task_once, setup, teardown),
         cmocka_unit_test_setup_teardown(a_chain_is_refilled_as_its_core_drains, setup, teardown),
         cmocka_unit_test_setup_teardown(a_chain_successor_released_first_is_posted_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_chain_of_short_tasks_runs_ahead_beyond_depth, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_ready_task_is_not_held_behind_a_chain_beyond_depth, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_core_is_refilled_once_a_quarter_is_free, setup, teardown),
         cmocka_unit_test_setup_teardown(a_successor_with_another_predecessor_is_not_posted_ahead, setup, teardown),
         cmocka_unit_test_setup_teardown(a_successor_of_another_core_type_is_not_posted_ahead, setup, teardown),
         cmocka_unit_test_setup_teardown(a_task_with_two_successors_posts_neither_ahead, setup, teardown),

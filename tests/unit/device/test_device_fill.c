@@ -84,9 +84,11 @@ static void fill_writes_every_byte_over_a_dirty_block(void **state)
 {
     (void)state;
     device_run_desc d = run_desc();
+    uint64_t base[DEVICE_EXECUTOR_BASES];
+    device_executor_bases(&d, base);
     graph_image_arg a = heap_arg();
     device_executor_args *c = dirty_block();
-    device_executor_fill_tensor(&d, views, &a, c, 5);
+    device_executor_fill_tensor(base, views, &a, c, 5);
 
     ChipTensor want = expected(&a);
     assert_int_equal(want.buffer_addr, 0x10000000u + 2048);
@@ -101,6 +103,8 @@ static void fill_follows_each_task_on_a_kept_entry(void **state)
 {
     (void)state;
     device_run_desc d = run_desc();
+    uint64_t base[DEVICE_EXECUTOR_BASES];
+    device_executor_bases(&d, base);
     graph_image_arg a = heap_arg();
     device_executor_args *c = dirty_block();
     const uint32_t view_seq[] = {1, 1, 2, 2, 1, 2};
@@ -109,7 +113,7 @@ static void fill_follows_each_task_on_a_kept_entry(void **state)
         a.addr = 1024u * (n + 1);
         a.buffer_bytes = 8192u + n;
         a.start_offset = n;
-        device_executor_fill_tensor(&d, views, &a, c, 0);
+        device_executor_fill_tensor(base, views, &a, c, 0);
         ChipTensor want = expected(&a);
         assert_memory_equal(&c->tensors[0], &want, sizeof(want));
     }
@@ -120,13 +124,15 @@ static void fill_resolves_each_address_kind(void **state)
 {
     (void)state;
     device_run_desc d = run_desc();
+    uint64_t base[DEVICE_EXECUTOR_BASES];
+    device_executor_bases(&d, base);
     graph_image_arg a = heap_arg();
     device_executor_args *c = dirty_block();
     a.addr_kind = GRAPH_ADDR_STAGED;
-    device_executor_fill_tensor(&d, views, &a, c, 0);
+    device_executor_fill_tensor(base, views, &a, c, 0);
     assert_int_equal(c->tensors[0].buffer_addr, 0x20000000u + 2048);
     a.addr_kind = GRAPH_ADDR_DEVICE;
-    device_executor_fill_tensor(&d, views, &a, c, 0);
+    device_executor_fill_tensor(base, views, &a, c, 0);
     assert_int_equal(c->tensors[0].buffer_addr, 2048);
     free(c);
 }

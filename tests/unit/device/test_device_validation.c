@@ -24,6 +24,18 @@ static int orch_wrong_type(SimplerOrch *orch, const ChipStorageTaskArgs *args)
     return simpler_orch_submit(orch, K_NOOP_AIV, SIMPLER_CORE_TYPE_AIC);
 }
 
+/* Two tasks of one kernel, the second on a core type unlike the
+ * kernel's: the check of the first must not pass the second. */
+static int orch_same_kernel_then_wrong_type(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_input(orch, &args->tensors[0]);
+    int rc = simpler_orch_submit(orch, K_NOOP_AIV, SIMPLER_CORE_TYPE_AIV);
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_input(orch, &args->tensors[1]);
+    return rc != 0 ? rc : simpler_orch_submit(orch, K_NOOP_AIV, SIMPLER_CORE_TYPE_AIC);
+}
+
 typedef struct refusal {
     void *x, *out;
     ChipStorageTaskArgs *args;
@@ -111,6 +123,15 @@ static void scheduler_refuses_task_core_type_unlike_its_kernel(void **state)
     refusal r;
     refusal_init(&r);
     dt_build(f, orch_wrong_type, r.args);
+    expect_refusal(f, &r, DEVICE_ERR_CORE_TYPE);
+}
+
+static void scheduler_refuses_a_wrong_core_type_after_a_right_one_of_the_same_kernel(void **state)
+{
+    dt_fixture *f = *state;
+    refusal r;
+    refusal_init(&r);
+    dt_build(f, orch_same_kernel_then_wrong_type, r.args);
     expect_refusal(f, &r, DEVICE_ERR_CORE_TYPE);
 }
 
@@ -236,6 +257,7 @@ int main(void)
         DT_TEST(scheduler_refuses_image_whose_chain_heads_disagree),
         DT_TEST(scheduler_refuses_missing_kernel),
         DT_TEST(scheduler_refuses_task_core_type_unlike_its_kernel),
+        DT_TEST(scheduler_refuses_a_wrong_core_type_after_a_right_one_of_the_same_kernel),
         DT_TEST(scheduler_refuses_task_without_a_core_of_its_type),
         DT_TEST(scheduler_refuses_heap_capacity_too_small),
         DT_TEST(scheduler_refuses_scheduler_state_too_small),
