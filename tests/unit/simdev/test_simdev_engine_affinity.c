@@ -99,18 +99,25 @@ static void engine_affinity_off_leaves_threads_alone(void **state)
     assert_true(CPU_EQUAL(&seen[SIMDEV_ENGINE_AICORE], &process));
 }
 
+/* simdev with one small device and its default engine affinity; the
+ * process's CPUs in *process. */
+static void configure_one_device(cpu_set_t *process)
+{
+    assert_int_equal(sched_getaffinity(0, sizeof(*process), process), 0);
+    simdev_config c;
+    assert_int_equal(simdev_config_default(&c), SIMDEV_SUCCESS);
+    c.device_count = 1;
+    c.hbm_bytes = 4u << 20;
+    assert_int_equal(simdev_configure(&c), SIMDEV_SUCCESS);
+}
+
 /* A one-block kernel runs on the stream's worker, placed on its engine's
  * CPUs; a host function after it runs where the process may. */
 static void engine_affinity_host_function_after_inline_kernel_runs_anywhere(void **state)
 {
     (void)state;
     cpu_set_t process;
-    assert_int_equal(sched_getaffinity(0, sizeof(process), &process), 0);
-    simdev_config c;
-    assert_int_equal(simdev_config_default(&c), SIMDEV_SUCCESS);
-    c.device_count = 1;
-    c.hbm_bytes = 4u << 20;
-    assert_int_equal(simdev_configure(&c), SIMDEV_SUCCESS);
+    configure_one_device(&process);
     simdev_stream_t stream = NULL;
     assert_int_equal(simdev_stream_create(&stream), SIMDEV_SUCCESS);
     assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICPU, record_aicpu, 1, NULL, 0), SIMDEV_SUCCESS);
@@ -154,12 +161,7 @@ static void engine_affinity_replay_runners_keep_to_one_engine(void **state)
 {
     (void)state;
     cpu_set_t process;
-    assert_int_equal(sched_getaffinity(0, sizeof(process), &process), 0);
-    simdev_config c;
-    assert_int_equal(simdev_config_default(&c), SIMDEV_SUCCESS);
-    c.device_count = 1;
-    c.hbm_bytes = 4u << 20;
-    assert_int_equal(simdev_configure(&c), SIMDEV_SUCCESS);
+    configure_one_device(&process);
     simdev_stream_t s[3];
     simdev_event_t fork, join[2];
     for (int i = 0; i < 3; i++)
