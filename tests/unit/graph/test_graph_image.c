@@ -189,6 +189,17 @@ static int orch_typed_chains(SimplerOrch *orch, const ChipStorageTaskArgs *args)
     return 0;
 }
 
+/* Three DEVICE tensors of 4, `middle` and 4 elements. */
+static ChipStorageTaskArgs *three_device_tensors(uint32_t middle)
+{
+    ChipStorageTaskArgs *args = calloc(1, sizeof(*args));
+    assert_non_null(args);
+    gt_args_add_tensor(args, 0x10000, 4, SIMPLER_ADDRESS_SPACE_DEVICE);
+    gt_args_add_tensor(args, 0x20000, middle, SIMPLER_ADDRESS_SPACE_DEVICE);
+    gt_args_add_tensor(args, 0x30000, 4, SIMPLER_ADDRESS_SPACE_DEVICE);
+    return args;
+}
+
 /* The writer counts each type's tasks less its chain links into the
  * header, the check recounts them, and an image whose count is off by
  * one either way is refused. */
@@ -196,11 +207,7 @@ static void graph_image_header_counts_chain_heads_per_type(void **state)
 {
     (void)state;
     graph_scratch *s = gt_scratch(8);
-    ChipStorageTaskArgs *args = calloc(1, sizeof(*args));
-    assert_non_null(args);
-    gt_args_add_tensor(args, 0x10000, 4, SIMPLER_ADDRESS_SPACE_DEVICE);
-    gt_args_add_tensor(args, 0x20000, 4, SIMPLER_ADDRESS_SPACE_DEVICE);
-    gt_args_add_tensor(args, 0x30000, 4, SIMPLER_ADDRESS_SPACE_DEVICE);
+    ChipStorageTaskArgs *args = three_device_tensors(4);
     const graph *g = NULL;
     assert_int_equal(graph_build_run(s, orch_typed_chains, args, &g), 0);
     size_t size;
@@ -270,11 +277,7 @@ static void graph_image_check_measures_each_tensor_by_its_view(void **state)
 {
     (void)state;
     graph_scratch *s = gt_scratch(8);
-    ChipStorageTaskArgs *args = calloc(1, sizeof(*args));
-    assert_non_null(args);
-    gt_args_add_tensor(args, 0x10000, 4, SIMPLER_ADDRESS_SPACE_DEVICE);
-    gt_args_add_tensor(args, 0x20000, 16, SIMPLER_ADDRESS_SPACE_DEVICE);
-    gt_args_add_tensor(args, 0x30000, 4, SIMPLER_ADDRESS_SPACE_DEVICE);
+    ChipStorageTaskArgs *args = three_device_tensors(16);
     const graph *g = NULL;
     assert_int_equal(graph_build_run(s, orch_two_views, args, &g), 0);
     size_t size;
