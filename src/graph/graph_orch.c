@@ -59,6 +59,28 @@ static int dense_strides(uint32_t ndims, const uint32_t *shapes, uint32_t *strid
     return 0;
 }
 
+/* Two words stored at once (gcc and clang vector extensions); may alias
+ * any object and assumes no alignment, as memset does. */
+typedef uint64_t graph_zero_pair __attribute__((vector_size(16), may_alias, aligned(1)));
+
+/* Zeroes a ChipTensor (128 bytes, 64-aligned) with eight 16-byte stores:
+ * memset of it became `rep stos`, whose start-up cost was about half of
+ * tensor_create's time. */
+static inline void tensor_zero(ChipTensor *t)
+{
+    _Static_assert(sizeof(ChipTensor) == 8 * sizeof(graph_zero_pair), "ChipTensor is eight 16-byte pairs");
+    graph_zero_pair *w = (graph_zero_pair *)(void *)t, z = {0, 0};
+    /* Written out: a loop would be turned back into memset. */
+    w[0] = z;
+    w[1] = z;
+    w[2] = z;
+    w[3] = z;
+    w[4] = z;
+    w[5] = z;
+    w[6] = z;
+    w[7] = z;
+}
+
 static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, const uint32_t *shapes,
                               ChipTensor *out)
 {
@@ -81,7 +103,8 @@ static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, 
     int rc = dense_strides(ndims, shapes, strides, &elements);
     if (rc != 0)
         return graph_build_fail(s, rc);
-    if (elements > (UINT64_MAX - GRAPH_HEAP_ALIGN) / elem)
+    /* elem is a power of two (graph_dtype_shift): a shift, not a divide. */
+    if (elements > (UINT64_MAX - GRAPH_HEAP_ALIGN) >> graph_dtype_shift(dtype))
         return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
                                                 "tensor_create: %llu elements of %u bytes overflow 64 bits",
                                                 (unsigned long long)elements, elem));
@@ -94,7 +117,7 @@ static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, 
                                                 (unsigned long long)padded,
                                                 (unsigned long long)(s->limits.heap_bytes_max - s->g.heap_bytes),
                                                 (unsigned long long)s->limits.heap_bytes_max));
-    memset(out, 0, sizeof(*out));
+    tensor_zero(out);
     out->buffer_addr = s->g.heap_bytes;
     out->buffer_bytes = bytes;
     out->ndims = ndims;
