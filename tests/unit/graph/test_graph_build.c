@@ -26,6 +26,42 @@ static int orch_chain(SimplerOrch *orch, const ChipStorageTaskArgs *args)
     return 0;
 }
 
+/* tensor_create into a tensor full of 0xA5: every byte it does not set
+ * must come back zero (unused dims, reserved bytes), so the output passes
+ * add_tensor's checks whatever the caller's memory held. */
+static ChipTensor created;
+
+static int orch_create_over_garbage(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    (void)args;
+    uint32_t shapes[2] = {3, 5};
+    memset(&created, 0xA5, sizeof(created));
+    return simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 2, shapes, &created);
+}
+
+static void graph_build_tensor_create_zeroes_what_it_does_not_set(void **state)
+{
+    (void)state;
+    graph_scratch *s = gt_scratch(4);
+    ChipStorageTaskArgs *args = fixture_args_new();
+    const graph *g = NULL;
+    ChipTensor want;
+    assert_int_equal(graph_build_run(s, orch_create_over_garbage, args, &g), 0);
+    memset(&want, 0, sizeof(want));
+    want.buffer_addr = 0;
+    want.buffer_bytes = 3 * 5 * 4;
+    want.ndims = 2;
+    want.dtype = SIMPLER_DTYPE_FLOAT32;
+    want.address_space = SIMPLER_ADDRESS_SPACE_GRAPH_HEAP;
+    want.shapes[0] = 3;
+    want.shapes[1] = 5;
+    want.strides[0] = 5;
+    want.strides[1] = 1;
+    assert_memory_equal(&created, &want, sizeof(want));
+    graph_scratch_destroy(s);
+    free(args);
+}
+
 static void graph_build_chain_has_one_edge_per_link(void **state)
 {
     (void)state;
@@ -625,6 +661,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(graph_build_chain_has_one_edge_per_link),
+        cmocka_unit_test(graph_build_tensor_create_zeroes_what_it_does_not_set),
         cmocka_unit_test(graph_build_diamond_edges_and_heap_offsets),
         cmocka_unit_test(graph_build_stages_host_tensors_at_1024_aligned_offsets),
         cmocka_unit_test(graph_build_host_subview_maps_into_its_staged_copy),

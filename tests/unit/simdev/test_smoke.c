@@ -253,6 +253,58 @@ static void smoke_largest_arguments_arrive_whole_across_ring_wrap(void **state)
     assert_int_equal(atomic_load(&sum), 3 * 7);
 }
 
+/* Large argument blocks (the streaming ring copy's sizes: 32 KiB and up,
+ * any tail past the last 64-byte block) arrive byte for byte. The first
+ * words name the mismatch counter and the size; the rest is a pattern. */
+typedef struct pattern_head {
+    atomic_uint *bad;
+    uint64_t bytes;
+} pattern_head;
+
+static uint8_t pattern_byte(size_t i)
+{
+    return (uint8_t)(i * 31u + 7u + (i >> 8));
+}
+
+static void pattern_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx;
+    (void)block_dim;
+    const pattern_head *h = args;
+    const uint8_t *bytes = args;
+    unsigned bad = 0;
+    for (size_t i = sizeof(*h); i < h->bytes; i++)
+        bad += bytes[i] != pattern_byte(i);
+    atomic_fetch_add(h->bad, bad);
+}
+
+static void smoke_large_arguments_arrive_byte_for_byte(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {32u << 10, (32u << 10) + 1, (96u << 10) + 17, (100u << 10) + 63, 200000};
+    simdev_stream_t stream = NULL;
+    static atomic_uint bad;
+    atomic_store(&bad, 0);
+    uint8_t *args = malloc(200000 + 1);
+    assert_non_null(args);
+    assert_int_equal(simdev_stream_create(&stream), SIMDEV_SUCCESS);
+    for (int round = 0; round < 3; round++)
+        for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+            /* From an odd source address too: the copy's loads assume no alignment. */
+            uint8_t *src = args + (round == 1);
+            pattern_head h = {&bad, sizes[k]};
+            for (size_t i = 0; i < sizes[k]; i++)
+                src[i] = pattern_byte(i);
+            memcpy(src, &h, sizeof(h));
+            assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICPU, pattern_kernel, 1, src, sizes[k]), 0);
+            assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICPU, noop_kernel, 1, src, 100), 0);
+        }
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+    free(args);
+    assert_int_equal(atomic_load(&bad), 0);
+}
+
 /* One fork/join capture with a kernel per lane; returns the first failing
  * status, ending (or abandoning) the capture so the streams are free. */
 static int capture_once(simdev_stream_t origin, simdev_stream_t side, simdev_event_t fork, simdev_event_t join)
@@ -334,6 +386,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(smoke_capture_replays_both_lanes_each_launch, setup, teardown),
         cmocka_unit_test_setup_teardown(smoke_steady_state_enqueue_allocates_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(smoke_largest_arguments_arrive_whole_across_ring_wrap, setup, teardown),
+        cmocka_unit_test_setup_teardown(smoke_large_arguments_arrive_byte_for_byte, setup, teardown),
         cmocka_unit_test_setup_teardown(capture_host_allocation_failures_sweep_cleanly, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
