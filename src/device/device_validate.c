@@ -71,6 +71,13 @@ static int check_tasks(const device_run_desc *d, const graph_image_header *h)
     return DEVICE_STATUS_OK;
 }
 
+/* The first ready queue's ring (task_count slots or more) is the check's
+ * scratch; seeding reads the chain links the check leaves there. */
+const uint32_t *device_validate_chains(const device_run_desc *d)
+{
+    return (const uint32_t *)(uintptr_t)(d->scheduler_base + GRAPH_READY_QUEUE_HEADER_BYTES);
+}
+
 int device_validate_image(const device_run_desc *d)
 {
     const graph_image_header *h = (const graph_image_header *)(uintptr_t)d->definition_base;
@@ -78,11 +85,9 @@ int device_validate_image(const device_run_desc *d)
 
     if (d->kernels == NULL || (d->image_bytes >= sizeof(*h) && h->task_count != d->task_count))
         return DEVICE_ERR_PACKET_INVALID;
-    /* The first ready queue's ring (task_count slots or more) is the
-     * check's scratch until seeding empties it. */
     if (graph_scheduler_state_bytes(d->task_count) > d->scheduler_bytes)
         return DEVICE_ERR_CAPACITY;
-    uint32_t *scratch = (uint32_t *)(uintptr_t)(d->scheduler_base + GRAPH_READY_QUEUE_HEADER_BYTES);
+    uint32_t *scratch = (uint32_t *)(uintptr_t)device_validate_chains(d);
     /* graph_image_check bounds func_id below GRAPH_FUNC_ID_LIMIT and the
      * core type to AIC/AIV, which check_tasks relies on. */
     if (graph_image_check(h, d->image_bytes, scratch, d->task_count) != 0)
