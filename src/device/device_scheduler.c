@@ -45,20 +45,16 @@ static void write_status(const device_run_desc *d, int32_t status)
         atomic_store_explicit((_Atomic int32_t *)(uintptr_t)d->status_addr, status, memory_order_release);
 }
 
-/* The task that can run on a core right behind `id`, without a trip
- * through the scheduler: `id`'s only successor, when `id` is that
+/* Chains: the task that can run on a core right behind a task, without
+ * a trip through the scheduler, is its only successor when it is that
  * successor's only predecessor (the image check pins fan-in counts to the
- * fan-out lists) and both run on the same core type. A core runs its ring
- * in order, so posting it behind `id` lets it start exactly when the
- * graph allows: once `id` finished. Returns successor + 1, 0 for none.
- * Seeding asks it once per task and keeps the answer in the task's state
- * (device_task_state.chain), which posting reads: the test reads two
- * task records and a fan-out entry, a third of a chain task's cost in
- * this loop. */
-static uint32_t chain_next(const device_sched *s, uint32_t id)
-{
-    return graph_image_chain_next(s->tasks, s->fanout, id);
-}
+ * fan-out lists) and both run on the same core type
+ * (graph_image_chain_next). A core runs its ring in order, so posting it
+ * behind its predecessor lets it start exactly when the graph allows:
+ * once the predecessor finished. The image check computes every task's
+ * link as it passes the task and leaves it in its scratch; seeding copies
+ * it into the task's state (device_task_state.chain), which posting
+ * reads. */
 
 /* The chain successor core may take next (device_sched.ahead), or
  * UINT32_MAX. One still PENDING has its predecessor posted to this core
@@ -131,17 +127,14 @@ void device_sched_seed(device_sched *s)
         device_task_state *ts = device_task_state_at(s->d, i);
         ts->fanin_remaining = t->fanin_count;
         ts->status = t->fanin_count == 0 ? DEVICE_TASK_READY : DEVICE_TASK_PENDING;
-        ts->chain = chain_next(s, i);
+        ts->chain = s->chains[i]; /* before the push below may overwrite it */
+        s->heads[t->core_type] += ts->chain == 0;
         if (t->fanin_count == 0)
             device_ready_queue_push(s->queue[t->core_type], i);
-        /* Every task is a head; a chain successor takes one back. */
-        s->heads[t->core_type]++;
-        if (ts->chain != 0)
-            s->heads[t->core_type]--;
     }
 }
 
-/* Chain links (chain_next) split a type's tasks into paths, and the
+/* Chain links (graph_image_chain_next) split a type's tasks into paths, and the
  * tasks of one path run one after another, so no more of a type's tasks
  * can ever run at once than it has heads. Cores of a type beyond that
  * count (in index order) would only sleep and be woken to leave: they
@@ -431,6 +424,7 @@ static void run_graph(const device_run_desc *d)
         .d = d,
         .tasks = (const graph_image_task *)(image + h->task_offset),
         .fanout = (const uint32_t *)(image + h->fanout_offset),
+        .chains = device_validate_chains(d),
         .rt = device_runtime_header_at(d),
         .cores = d->aic_count + d->aiv_count,
         .depth = 1,

@@ -44,6 +44,10 @@ struct device_sched {
     const device_run_desc *d;
     const graph_image_task *tasks;
     const uint32_t *fanout;
+    /* Each task's chain successor + 1 (graph_image_chain_next), as the
+     * image check left it in the AIC queue's ring: read by seeding only,
+     * each entry before that ring's push that may overwrite it. */
+    const uint32_t *chains;
     device_runtime_header *rt;
     device_ready_queue *queue[GRAPH_READY_QUEUE_COUNT]; /* by core type */
     uint32_t cores;
@@ -63,9 +67,11 @@ struct device_sched {
     const device_sched_hooks *hooks;   /* tests only: NULL reads the real flags and clock */
 };
 
-/* Resets task state (with each task's chain successor) and the ready
- * queues, queues the tasks with no predecessor and counts each type's
- * chain heads (device_sched.heads). */
+/* Resets task state (with each task's chain successor, from
+ * device_sched.chains) and the ready queues, queues the tasks with no
+ * predecessor and counts each type's chain heads (device_sched.heads).
+ * Task i's chain entry is read before the push of task i, which writes
+ * the AIC ring at a slot <= i: the entries may live in that ring. */
 void device_sched_seed(device_sched *s);
 /* Tells the cores the graph can never keep busy to leave (seeded). */
 void device_sched_retire(device_sched *s);

@@ -1,6 +1,9 @@
 /* The device-side validation of one execution. */
 #include "device/device_validate.h"
 
+#include <stddef.h>
+#include <string.h>
+
 #include "device/device_status.h"
 #include "device/trace_record.h"
 #include "graph/graph_image.h"
@@ -44,22 +47,27 @@ static int check_capacity(const device_run_desc *d, const graph_image_header *h)
     return DEVICE_STATUS_OK;
 }
 
+/* A task record's first eight bytes: its func_id and core type. */
+_Static_assert(offsetof(graph_image_task, func_id) == 0 && offsetof(graph_image_task, core_type) == 4,
+               "a task's kernel key is its first eight bytes");
+
 /* Every task's kernel is in the table, of the task's core type, and the
  * execution has a core of that type. Consecutive tasks mostly run one
  * kernel, so a task with the func_id and core type of the task before it
- * passes as that one did (graph_image_check keeps func_id >= 0, so the
- * first task never matches the start values). */
+ * (one 8-byte compare) passes as that one did (graph_image_check keeps
+ * func_id >= 0, so the first task never matches the start value, whose
+ * func_id half is -1). */
 static int check_tasks(const device_run_desc *d, const graph_image_header *h)
 {
     const graph_image_task *task = (const graph_image_task *)((const uint8_t *)h + h->task_offset);
-    int32_t last_func = -1;
-    uint32_t last_type = UINT32_MAX;
+    uint64_t last = UINT64_MAX;
 
     for (uint32_t i = 0; i < h->task_count; i++, task++) {
-        if (task->func_id == last_func && task->core_type == last_type)
+        uint64_t key;
+        memcpy(&key, task, sizeof(key));
+        if (key == last)
             continue;
-        last_func = task->func_id;
-        last_type = task->core_type;
+        last = key;
         const device_kernel_entry *e = &d->kernels->entries[task->func_id];
         if (e->fn == NULL)
             return DEVICE_ERR_MISSING_KERNEL;
@@ -71,6 +79,13 @@ static int check_tasks(const device_run_desc *d, const graph_image_header *h)
     return DEVICE_STATUS_OK;
 }
 
+/* The first ready queue's ring (task_count slots or more) is the check's
+ * scratch; seeding reads the chain links the check leaves there. */
+const uint32_t *device_validate_chains(const device_run_desc *d)
+{
+    return (const uint32_t *)(uintptr_t)(d->scheduler_base + GRAPH_READY_QUEUE_HEADER_BYTES);
+}
+
 int device_validate_image(const device_run_desc *d)
 {
     const graph_image_header *h = (const graph_image_header *)(uintptr_t)d->definition_base;
@@ -78,11 +93,9 @@ int device_validate_image(const device_run_desc *d)
 
     if (d->kernels == NULL || (d->image_bytes >= sizeof(*h) && h->task_count != d->task_count))
         return DEVICE_ERR_PACKET_INVALID;
-    /* The first ready queue's ring (task_count slots or more) is the
-     * check's scratch until seeding empties it. */
     if (graph_scheduler_state_bytes(d->task_count) > d->scheduler_bytes)
         return DEVICE_ERR_CAPACITY;
-    uint32_t *scratch = (uint32_t *)(uintptr_t)(d->scheduler_base + GRAPH_READY_QUEUE_HEADER_BYTES);
+    uint32_t *scratch = (uint32_t *)(uintptr_t)device_validate_chains(d);
     /* graph_image_check bounds func_id below GRAPH_FUNC_ID_LIMIT and the
      * core type to AIC/AIV, which check_tasks relies on. */
     if (graph_image_check(h, d->image_bytes, scratch, d->task_count) != 0)

@@ -2,7 +2,8 @@
  * device_validate — the scheduler's checks before it consumes anything:
  * nothing in the heap or the task state is written, and no
  * task is queued, until both pass (the image check counts fan-ins in the
- * first ready queue's ring, which seeding empties).
+ * first ready queue's ring, then leaves each task's chain link there for
+ * seeding, which empties it).
  */
 #ifndef SIMPLER_DEVICE_VALIDATE_H
 #define SIMPLER_DEVICE_VALIDATE_H
@@ -25,7 +26,14 @@ int device_validate_desc(const device_run_desc *d);
  * their capacities (DEVICE_ERR_CAPACITY), the kernel table's generation
  * (DEVICE_ERR_GENERATION), and every task's kernel and core type
  * (DEVICE_ERR_MISSING_KERNEL, DEVICE_ERR_CORE_TYPE, DEVICE_ERR_NO_CORE).
- * Writes only the scheduler state region's first ready-queue ring. */
+ * Writes only the scheduler state region's first ready-queue ring, which
+ * on success holds every task's chain link (device_validate_chains). */
 int device_validate_image(const device_run_desc *d);
+
+/* Where device_validate_image leaves each task's chain successor + 1
+ * (graph_image_chain_next, 0 for none), task_count entries in the first
+ * ready queue's ring: valid after it returned 0, until that ring is
+ * pushed to. */
+const uint32_t *device_validate_chains(const device_run_desc *d);
 
 #endif

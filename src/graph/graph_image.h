@@ -156,8 +156,9 @@ int graph_image_layout(uint32_t task_count, uint32_t arg_count, uint32_t edge_co
  * construction) without repeats, every fan-in count equal to the
  * number of tasks naming the task a successor, and the header's chain
  * heads equal to the count graph_image_chain_next gives. Reads the image only; uses
- * `scratch` (scratch_count u32, one per task, contents on return
- * unspecified) to count. An image of more than scratch_count tasks is
+ * `scratch` (scratch_count u32, one per task) to count. On 0, scratch[i]
+ * holds graph_image_chain_next for task i (the scheduler seeds from it);
+ * otherwise its contents are unspecified. An image of more than scratch_count tasks is
  * refused. Returns 0 or PTO_RUNTIME_ERR_INVALID_ARGUMENT (-1005). O(size). */
 int graph_image_check(const void *image, size_t size, uint32_t *scratch, uint32_t scratch_count);
 

@@ -152,9 +152,11 @@ static int check_args(const image_parts *v)
  * lower to a higher id, so when task i is reached every task that can
  * name it a successor was counted already: its count in `seen` is final
  * and must equal its fan-in count. Fan-out lists increase strictly, so no
- * edge is counted twice. The chain heads are recounted as the writer
- * counts them: a link's successor is read before its own checks, which
- * refuse the image if it lied. */
+ * edge is counted twice. Once checked, task i's slot is spent and keeps
+ * its chain link instead (graph_image_chain_next), for the scheduler's
+ * seeding. The chain heads are recounted as the writer counts them: a
+ * link's successor is read before its own checks, which refuse the image
+ * if it lied. */
 static int check_tasks(const image_parts *v, uint32_t *seen)
 {
     const graph_image_header *h = v->h;
@@ -179,7 +181,12 @@ static int check_tasks(const image_parts *v, uint32_t *seen)
             prev = succ[k];
             seen[prev]++;
         }
-        heads[t->core_type] += graph_image_chain_next(v->tasks, v->fanout, i) == 0;
+        /* graph_image_chain_next, from the successor just bounded. */
+        uint32_t chain = 0;
+        if (t->fanout_count == 1 && graph_image_chain_link(t, &v->tasks[succ[0]]))
+            chain = succ[0] + 1;
+        seen[i] = chain; /* task i's count is spent: its slot holds its link */
+        heads[t->core_type] += chain == 0;
         args += t->arg_count;
         fanin += t->fanin_count; /* <= fanout so far: no wrap */
         fanout += t->fanout_count;

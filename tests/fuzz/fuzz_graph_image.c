@@ -1,7 +1,9 @@
 /* libFuzzer target: graph_image_check must accept or reject any bytes
  * without reading outside them, and anything it accepts must be safe to
- * walk: every fan-out successor exists and comes after its task, and every
- * task's fan-in count is the number of fan-out entries naming it. */
+ * walk: every fan-out successor exists and comes after its task, every
+ * task's fan-in count is the number of fan-out entries naming it, and the
+ * scratch holds each task's chain link (graph_image_chain_next), which
+ * the scheduler's seeding reads from there. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,7 @@ static void walk(const uint8_t *img)
         }
     }
     for (uint32_t i = 0; i < h->task_count; i++)
-        if (named[i] != t[i].fanin_count)
+        if (named[i] != t[i].fanin_count || scratch[i] != graph_image_chain_next(t, fanout, i))
             abort();
 }
 

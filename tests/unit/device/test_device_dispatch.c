@@ -45,6 +45,7 @@ typedef struct fixture {
     device_run_desc d;
     void *runtime, *queues;
     graph_image_task tasks[4]; /* no fan-out: collect only marks them done */
+    uint32_t chains[4];        /* the image check's chain links (seed) */
     device_sched s;
 } fixture;
 
@@ -66,6 +67,7 @@ static int setup(void **state)
     f->s.d = &f->d;
     f->s.hooks = &test_hooks;
     f->s.tasks = f->tasks;
+    f->s.chains = f->chains;
     f->s.rt = device_runtime_header_at(&f->d);
     f->s.cores = 2;
     f->s.depth = 2;
@@ -292,9 +294,19 @@ static void an_arrival_is_read_once(void **state)
  * (fan-out lists in f->fanout), on two awake AIV cores, seeded: task 0
  * ready. A test that changes the tasks seeds again (reseed). */
 static uint32_t chain_fanout[3] = {1, 2, 3};
+/* Seeds as the scheduler does after the image check, which leaves each
+ * task's chain link where f->s.chains points. */
+static void seed(fixture *f)
+{
+    for (uint32_t t = 0; t < 4; t++)
+        ((uint32_t *)(uintptr_t)f->s.chains)[t] =
+            f->tasks[t].fanout_count == 0 ? 0 : graph_image_chain_next(f->tasks, f->s.fanout, t);
+    device_sched_seed(&f->s);
+}
+
 static void reseed(fixture *f)
 {
-    device_sched_seed(&f->s);
+    seed(f);
 }
 
 static void aiv_chain_of_four(fixture *f, uint32_t depth)
@@ -493,7 +505,7 @@ static void cores_the_graph_cannot_keep_busy_are_told_to_leave(void **state)
     f->s.cores = 3;
     atomic_store(&device_core_slot_at(&f->d, 2)->arrived, 1);
     atomic_store(&device_core_slot_at(&f->d, 2)->sleeping, 1);
-    device_sched_seed(&f->s);
+    seed(f);
     assert_int_equal(f->s.heads[SIMPLER_CORE_TYPE_AIV], 1);
     assert_int_equal(f->s.heads[SIMPLER_CORE_TYPE_AIC], 0);
     device_sched_retire(&f->s);
@@ -505,6 +517,34 @@ static void cores_the_graph_cannot_keep_busy_are_told_to_leave(void **state)
     assert_true(device_slot_quitting(device_core_slot_at(&f->d, 2)));
     assert_int_equal(atomic_load(&device_core_slot_at(&f->d, 0)->bell), 0);
     assert_int_equal(atomic_load(&device_core_slot_at(&f->d, 2)->bell), 1); /* asleep */
+}
+
+/* In the scheduler the chain links live in the AIC queue's ring (the
+ * image check's scratch), which seeding pushes the ready AIC tasks into:
+ * two AIC chains 0 -> 1 and 2 -> 3, their heads pushed into slots 0 and 1
+ * while the links of tasks 0..3 are still read from slots 0..3. */
+static uint32_t two_chains_fanout[2] = {1, 3};
+static void seeding_reads_each_link_before_the_ring_overwrites_it(void **state)
+{
+    fixture *f = *state;
+    uint32_t *ring = f->s.queue[SIMPLER_CORE_TYPE_AIC]->slots;
+    for (uint32_t t = 0; t < 4; t++) {
+        f->tasks[t].core_type = SIMPLER_CORE_TYPE_AIC;
+        f->tasks[t].fanin_count = t % 2;
+        f->tasks[t].fanout_begin = t / 2;
+        f->tasks[t].fanout_count = 1 - t % 2;
+    }
+    f->s.fanout = two_chains_fanout;
+    f->s.chains = ring;
+    seed(f);
+    assert_int_equal(device_task_state_at(&f->d, 0)->chain, 2);
+    assert_int_equal(device_task_state_at(&f->d, 1)->chain, 0);
+    assert_int_equal(device_task_state_at(&f->d, 2)->chain, 4);
+    assert_int_equal(device_task_state_at(&f->d, 3)->chain, 0);
+    assert_int_equal(f->s.heads[SIMPLER_CORE_TYPE_AIC], 2);
+    assert_int_equal(device_ready_queue_count(f->s.queue[SIMPLER_CORE_TYPE_AIC]), 2);
+    assert_int_equal(device_ready_queue_pop(f->s.queue[SIMPLER_CORE_TYPE_AIC]), 0);
+    assert_int_equal(device_ready_queue_pop(f->s.queue[SIMPLER_CORE_TYPE_AIC]), 2);
 }
 
 /* Four independent AIV tasks could use both AIV cores, but the launch
@@ -519,7 +559,7 @@ static void cores_the_launch_did_not_start_are_never_served(void **state)
     f->s.cores = 2;
     for (uint32_t t = 0; t < 4; t++)
         f->tasks[t].core_type = SIMPLER_CORE_TYPE_AIV;
-    device_sched_seed(&f->s);
+    seed(f);
     device_sched_retire(&f->s);
     assert_int_equal(f->s.retired[0], 0);
     assert_int_equal(f->s.retired[1], 1);
@@ -539,7 +579,7 @@ static void independent_tasks_keep_a_core_each(void **state)
     f->d.aiv_count = 2;
     for (uint32_t t = 0; t < 4; t++)
         f->tasks[t].core_type = SIMPLER_CORE_TYPE_AIV;
-    device_sched_seed(&f->s);
+    seed(f);
     assert_int_equal(f->s.heads[SIMPLER_CORE_TYPE_AIV], 4);
     device_sched_retire(&f->s);
     assert_int_equal(f->s.retired[0] + f->s.retired[1], 0);
@@ -586,6 +626,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_successor_of_another_core_type_is_not_posted_ahead, setup, teardown),
         cmocka_unit_test_setup_teardown(a_task_with_two_successors_posts_neither_ahead, setup, teardown),
         cmocka_unit_test_setup_teardown(cores_the_graph_cannot_keep_busy_are_told_to_leave, setup, teardown),
+        cmocka_unit_test_setup_teardown(seeding_reads_each_link_before_the_ring_overwrites_it, setup, teardown),
         cmocka_unit_test_setup_teardown(independent_tasks_keep_a_core_each, setup, teardown),
         cmocka_unit_test_setup_teardown(dispatch_never_serves_a_retired_core, setup, teardown),
         cmocka_unit_test_setup_teardown(cores_the_launch_did_not_start_are_never_served, setup, teardown),

@@ -223,6 +223,12 @@ static void graph_image_header_counts_chain_heads_per_type(void **state)
     assert_int_equal(h->chain_heads[SIMPLER_CORE_TYPE_AIV], 2);
     assert_int_equal(h->chain_heads[SIMPLER_CORE_TYPE_AIC], 1);
     assert_int_equal(gt_check(img, size), 0);
+    /* An accepted image leaves each task's link in the scratch (the
+     * scheduler's seeding reads it there), over a scratch that was dirty. */
+    uint32_t links[5] = {7, 7, 7, 7, 7};
+    assert_int_equal(graph_image_check(img, size, links, 5), 0);
+    for (uint32_t i = 0; i < 5; i++)
+        assert_int_equal(links[i], graph_image_chain_next(t, fanout, i));
     for (int type = 0; type < 2; type++) {
         h->chain_heads[type]++;
         assert_int_equal(gt_check(img, size), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
