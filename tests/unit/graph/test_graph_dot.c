@@ -127,27 +127,34 @@ static int orch_hazards(SimplerOrch *orch, const ChipStorageTaskArgs *args)
     return rc;
 }
 
-static void edge_kinds_are_raw_war_and_waw_as_the_map_found_them(void **state)
+/* The hazards graph's edges and their kinds, built by `orch`: 0->1 RAW,
+ * 0->2 WAW and 1->2 WAR (predecessors sorted), 2->3 RAW+WAW. */
+static void assert_hazard_edges(SimplerOrchEntryFn orch)
 {
-    (void)state;
     ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_DEVICE, SIMPLER_ADDRESS_SPACE_DEVICE);
     graph_scratch *s = gt_scratch(64);
     const graph *g = NULL;
     assert_int_equal(graph_scratch_record_kinds(s), 0);
-    assert_int_equal(graph_build_run(s, orch_hazards, args, &g), 0);
+    assert_int_equal(graph_build_run(s, orch, args, &g), 0);
     assert_int_equal(g->task_count, 4);
     assert_int_equal(g->edge_count, 4);
     assert_int_equal(g->tasks[1].fanin_count, 1);
     assert_int_equal(g->fanin_kind[g->tasks[1].fanin_begin], TENSOR_MAP_DEP_RAW);
     assert_int_equal(g->tasks[2].fanin_count, 2);
-    /* Predecessors are sorted: task 0 (WAW), then task 1 (WAR). */
     assert_int_equal(g->fanin[g->tasks[2].fanin_begin], 0);
     assert_int_equal(g->fanin_kind[g->tasks[2].fanin_begin], TENSOR_MAP_DEP_WAW);
     assert_int_equal(g->fanin_kind[g->tasks[2].fanin_begin + 1], TENSOR_MAP_DEP_WAR);
     assert_int_equal(g->tasks[3].fanin_count, 1);
+    assert_int_equal(g->fanin[g->tasks[3].fanin_begin], 2);
     assert_int_equal(g->fanin_kind[g->tasks[3].fanin_begin], TENSOR_MAP_DEP_RAW | TENSOR_MAP_DEP_WAW);
     graph_scratch_destroy(s);
     free(args);
+}
+
+static void edge_kinds_are_raw_war_and_waw_as_the_map_found_them(void **state)
+{
+    (void)state;
+    assert_hazard_edges(orch_hazards);
 }
 
 /* orch_hazards through view handles and submit_views, task 3 naming X
@@ -173,21 +180,7 @@ static int orch_hazards_views(SimplerOrch *orch, const ChipStorageTaskArgs *args
 static void submit_views_edge_kinds_put_a_task_s_reads_first(void **state)
 {
     (void)state;
-    ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_DEVICE, SIMPLER_ADDRESS_SPACE_DEVICE);
-    graph_scratch *s = gt_scratch(64);
-    const graph *g = NULL;
-    assert_int_equal(graph_scratch_record_kinds(s), 0);
-    assert_int_equal(graph_build_run(s, orch_hazards_views, args, &g), 0);
-    assert_int_equal(g->task_count, 4);
-    assert_int_equal(g->edge_count, 4);
-    assert_int_equal(g->fanin_kind[g->tasks[1].fanin_begin], TENSOR_MAP_DEP_RAW);
-    assert_int_equal(g->fanin_kind[g->tasks[2].fanin_begin], TENSOR_MAP_DEP_WAW);
-    assert_int_equal(g->fanin_kind[g->tasks[2].fanin_begin + 1], TENSOR_MAP_DEP_WAR);
-    assert_int_equal(g->tasks[3].fanin_count, 1);
-    assert_int_equal(g->fanin[g->tasks[3].fanin_begin], 2);
-    assert_int_equal(g->fanin_kind[g->tasks[3].fanin_begin], TENSOR_MAP_DEP_RAW | TENSOR_MAP_DEP_WAW);
-    graph_scratch_destroy(s);
-    free(args);
+    assert_hazard_edges(orch_hazards_views);
 }
 
 static void dot_refusal_writes_no_file_and_says_why(void **state)
