@@ -158,9 +158,11 @@ static inline __attribute__((always_inline)) int close_task(graph_scratch *s, in
         for (uint32_t i = 0; i < n; i++)
             fanin[i] = list[i];
     }
+    /* Kinds follow the sorted edges: the one- and two-predecessor paths
+     * leave list unsorted. */
     if (g->fanin_kind != NULL) {
         for (uint32_t i = 0; i < n; i++)
-            g->fanin_kind[edge_begin + i] = s->deps.kinds[list[i]];
+            g->fanin_kind[edge_begin + i] = s->deps.kinds[fanin[i]];
     }
     graph_image_task *t = &g->tasks[task];
     t->func_id = func_id;

@@ -183,6 +183,46 @@ static void submit_views_edge_kinds_put_a_task_s_reads_first(void **state)
     assert_hazard_edges(orch_hazards_views);
 }
 
+/* Task 0 reads Y, task 1 writes X, task 2 reads X and then writes Y:
+ * task 2 finds its predecessors in descending order (1 by its read, 0
+ * by its write), and each sorted edge keeps its own kind: 0->2 WAR,
+ * 1->2 RAW. */
+static int orch_descending_pair(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    const SimplerOrchOps *ops = orch->ops;
+    ChipTensor x = args->tensors[0], y = args->tensors[1];
+    int rc = ops->args_begin(orch);
+    rc = rc ? rc : ops->add_tensor(orch, &y, SIMPLER_TAG_INPUT);
+    rc = rc ? rc : ops->submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
+    rc = rc ? rc : ops->args_begin(orch);
+    rc = rc ? rc : ops->add_tensor(orch, &x, SIMPLER_TAG_OUTPUT_EXISTING);
+    rc = rc ? rc : ops->submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
+    rc = rc ? rc : ops->args_begin(orch);
+    rc = rc ? rc : ops->add_tensor(orch, &x, SIMPLER_TAG_INPUT);
+    rc = rc ? rc : ops->add_tensor(orch, &y, SIMPLER_TAG_OUTPUT_EXISTING);
+    rc = rc ? rc : ops->submit(orch, 1, SIMPLER_CORE_TYPE_AIV);
+    return rc;
+}
+
+static void edge_kinds_follow_their_edges_when_predecessors_come_descending(void **state)
+{
+    (void)state;
+    ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_DEVICE, SIMPLER_ADDRESS_SPACE_DEVICE);
+    graph_scratch *s = gt_scratch(64);
+    const graph *g = NULL;
+    assert_int_equal(graph_scratch_record_kinds(s), 0);
+    assert_int_equal(graph_build_run(s, orch_descending_pair, args, &g), 0);
+    assert_int_equal(g->task_count, 3);
+    assert_int_equal(g->tasks[2].fanin_count, 2);
+    uint32_t e = g->tasks[2].fanin_begin;
+    assert_int_equal(g->fanin[e], 0);
+    assert_int_equal(g->fanin_kind[e], TENSOR_MAP_DEP_WAR);
+    assert_int_equal(g->fanin[e + 1], 1);
+    assert_int_equal(g->fanin_kind[e + 1], TENSOR_MAP_DEP_RAW);
+    graph_scratch_destroy(s);
+    free(args);
+}
+
 static void dot_refusal_writes_no_file_and_says_why(void **state)
 {
     (void)state;
@@ -208,6 +248,7 @@ int main(void)
         cmocka_unit_test(dot_of_every_example_matches_the_host_build),
         cmocka_unit_test(edge_kinds_are_raw_war_and_waw_as_the_map_found_them),
         cmocka_unit_test(submit_views_edge_kinds_put_a_task_s_reads_first),
+        cmocka_unit_test(edge_kinds_follow_their_edges_when_predecessors_come_descending),
         cmocka_unit_test(dot_refusal_writes_no_file_and_says_why),
     };
     return cmocka_run_group_tests(tests, load_image, free_image);
