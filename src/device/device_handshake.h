@@ -60,7 +60,7 @@ typedef struct device_task_state {
     uint32_t fanin_remaining; /* predecessors not yet completed */
     uint32_t status;          /* DEVICE_TASK_* */
     uint32_t core;            /* the core that ran it */
-    uint32_t chain;           /* its chain successor + 1, 0 for none (seeded, device_chain_next) */
+    uint32_t chain;           /* its chain successor + 1, 0 for none (left by graph_image_check, graph_image_chain_next) */
 } device_task_state;
 
 enum { DEVICE_TASK_PENDING = 0, DEVICE_TASK_READY = 1, DEVICE_TASK_RUNNING = 2, DEVICE_TASK_DONE = 3 };

@@ -79,6 +79,13 @@ int sd_heap_contains(const struct sd_heap *h, const void *p, size_t size);
  * without a transfer each. Sanitizer builds use memmove throughout, so
  * the sanitizer sees every byte (docs/simdev.md). */
 #define SD_STREAMING_COPY_MIN ((size_t)64 * 1024)
+/* A launch's argument copy into its stream's ring bypasses the caller's
+ * caches from this size on (sd_stream.c, ring_copy): lower than
+ * SD_STREAMING_COPY_MIN because the ring's lines were last read by the
+ * engine threads on another CPU, so ordinary stores would first fetch
+ * each line back; an eager kernel-mode launch of a few hundred tasks
+ * passes this many bytes (docs/performance.md, set AA). */
+#define SD_STREAM_ARG_STREAMING_MIN ((size_t)32 * 1024)
 void sd_copy(void *dst, const void *src, size_t size);
 
 /* Initializes a mutex that a contended lock spins on briefly (glibc's

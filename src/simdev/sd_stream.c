@@ -64,10 +64,6 @@ int sd_stream_reserve(struct simdev_stream *s, size_t arg_bytes)
     return SD_RETRY;
 }
 
-/* Argument copies of at least this many bytes bypass the caller's caches
- * (see ring_copy). */
-#define SD_STREAM_STREAMING_COPY_BYTES (32u << 10)
-
 /* Copies a launch's arguments into the ring. A large copy is written with
  * non-temporal stores: the ring's lines were last read by the worker's
  * engine threads on the other CPUs, so ordinary stores would first fetch
@@ -77,7 +73,7 @@ int sd_stream_reserve(struct simdev_stream *s, size_t arg_bytes)
 static void ring_copy(uint8_t *dst, const void *src, size_t bytes)
 {
 #if defined(__SSE2__)
-    if (bytes >= SD_STREAM_STREAMING_COPY_BYTES && (uintptr_t)dst % 16u == 0) {
+    if (bytes >= SD_STREAM_ARG_STREAMING_MIN && (uintptr_t)dst % 16u == 0) {
         const uint8_t *from = src;
         size_t i = 0;
         for (; i + 64 <= bytes; i += 64) {

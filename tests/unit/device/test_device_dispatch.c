@@ -292,7 +292,7 @@ static void an_arrival_is_read_once(void **state)
 
 /* Tasks 0 -> 1 -> 2 -> 3 on AIV, each the only predecessor of the next
  * (fan-out lists in f->fanout), on two awake AIV cores, seeded: task 0
- * ready. A test that changes the tasks seeds again (reseed). */
+ * ready. A test that changes the tasks seeds again. */
 static uint32_t chain_fanout[3] = {1, 2, 3};
 /* Seeds as the scheduler does after the image check, which leaves each
  * task's chain link where f->s.chains points. */
@@ -300,13 +300,8 @@ static void seed(fixture *f)
 {
     for (uint32_t t = 0; t < 4; t++)
         ((uint32_t *)(uintptr_t)f->s.chains)[t] =
-            f->tasks[t].fanout_count == 0 ? 0 : graph_image_chain_next(f->tasks, f->s.fanout, t);
+            graph_image_chain_next(f->tasks, f->s.fanout, t);
     device_sched_seed(&f->s);
-}
-
-static void reseed(fixture *f)
-{
-    seed(f);
 }
 
 static void aiv_chain_of_four(fixture *f, uint32_t depth)
@@ -321,7 +316,7 @@ static void aiv_chain_of_four(fixture *f, uint32_t depth)
     }
     f->s.fanout = chain_fanout;
     f->s.depth = depth;
-    reseed(f);
+    seed(f);
 }
 
 /* A task whose only predecessor is posted to a core goes into that
@@ -424,7 +419,7 @@ static void a_ready_task_is_not_held_behind_a_chain_beyond_depth(void **state)
     aiv_chain_of_four(f, 1);
     f->tasks[2].fanout_count = 0; /* chain 0 -> 1 -> 2; task 3 independent, ready */
     f->tasks[3].fanin_count = 0;
-    reseed(f);
+    seed(f);
     device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[0], 3);
     assert_int_equal(f->s.posted[1], 0); /* short: task 3 waits for core 0 */
@@ -461,7 +456,7 @@ static void a_successor_with_another_predecessor_is_not_posted_ahead(void **stat
     fixture *f = *state;
     aiv_chain_of_four(f, 4);
     f->tasks[1].fanin_count = 2; /* as if task 3 fed it too */
-    reseed(f);
+    seed(f);
     device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[0], 1);
 }
@@ -475,7 +470,7 @@ static void a_successor_of_another_core_type_is_not_posted_ahead(void **state)
     f->d.aic_count = 1;
     f->d.aiv_count = 1;
     f->tasks[1].core_type = SIMPLER_CORE_TYPE_AIC;
-    reseed(f);
+    seed(f);
     device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[1], 1);
     assert_int_equal(f->s.posted[0], 0);
@@ -488,7 +483,7 @@ static void a_task_with_two_successors_posts_neither_ahead(void **state)
     fixture *f = *state;
     aiv_chain_of_four(f, 4);
     f->tasks[0].fanout_count = 2; /* fan-out list {1, 2} */
-    reseed(f);
+    seed(f);
     device_sched_dispatch(&f->s);
     assert_int_equal(f->s.posted[0], 1);
 }
