@@ -318,8 +318,11 @@ static void runners_stop(struct simdev_graph *g)
 {
     pthread_mutex_lock(&g->mu);
     g->stop = 1;
-    for (uint32_t r = 1; r < g->lane_count; r++)
+    /* A polling helper sees the ping at once, not after its poll bound. */
+    for (uint32_t r = 1; r < g->lane_count; r++) {
+        atomic_fetch_add_explicit(&g->lane[r].pings, 1, memory_order_release);
         pthread_cond_signal(&g->lane[r].cv);
+    }
     pthread_mutex_unlock(&g->mu);
     for (uint32_t t = 0; t < g->threads_started; t++)
         pthread_join(g->threads[t], NULL);
