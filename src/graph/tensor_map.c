@@ -262,19 +262,22 @@ static void access_close(tensor_map *map, uint32_t space, const access_parts *p)
     map->root[space] = merge(s, merge(s, p->below, unflatten(s, p->list)), p->above);
 }
 
-static int read_fits(const tensor_map *map, const access_parts *p, uint64_t lo, uint64_t hi)
+/* Whether the pools hold what the walk over p->list will take: a segment
+ * for each gap, and a reader node for each overlapped segment that has a
+ * reader already and not this task as its newest (a gap, and a segment
+ * without readers, take the task as their lone reader, with no node). */
+static int read_fits(const tensor_map *map, const access_parts *p, uint64_t lo, uint64_t hi, uint32_t task)
 {
     const tensor_map_segment *s = map->segments;
-    uint32_t overlapped = 0, gaps = 0;
+    uint32_t nodes = 0, gaps = 0;
     uint64_t cur = lo;
     for (uint32_t i = p->list; i != NIL; i = s[i].right) {
         gaps += s[i].lo > cur;
         cur = s[i].hi;
-        overlapped++;
+        nodes += s[i].readers != NIL && tensor_map_reader_newest(map, s[i].readers) != task;
     }
     gaps += cur < hi;
-    return segments_available(map) >= gaps &&
-           map->reader_capacity - map->reader_used >= overlapped + gaps;
+    return segments_available(map) >= gaps && map->reader_capacity - map->reader_used >= nodes;
 }
 
 /* Joins the space's tail list to its tree before a walk: its segments
@@ -440,7 +443,7 @@ int tensor_map_read_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t h
     int rc = access_open(map, space, lo, hi, &p);
     if (rc != 0)
         return rc;
-    if (!read_fits(map, &p, lo, hi)) {
+    if (!read_fits(map, &p, lo, hi, task)) {
         access_close(map, space, &p);
         return PTO_RUNTIME_ERR_CAPACITY_EXCEEDED; /* reason: the caller's (track_all) */
     }

@@ -156,17 +156,39 @@ static void tensor_map_write_over_many_segments_leaves_one(void **state)
 static void tensor_map_exhausted_reader_pool_changes_nothing(void **state)
 {
     (void)state;
-    setup_pools(64, 3);
+    setup_pools(64, 2);
     assert_int_equal(wr(0, 100, 0), 0);
     assert_int_equal(rd(0, 10, 1), 1u << 0);
     assert_int_equal(rd(20, 30, 2), 1u << 0);
     assert_int_equal(rd(40, 50, 3), 1u << 0);
-    /* The pool is full: the read is refused and records nothing. */
+    assert_int_equal(fx.map.reader_used, 0); /* three lone readers */
+    /* The read needs a node on each of the three read segments and two
+     * are left: it is refused and records nothing. */
     tensor_map_deps_begin(&fx.deps, 4);
     assert_int_equal(tensor_map_read(&fx.map, 1, 0, 100, 4, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
     assert_int_equal(fx.deps.count, 0);
     /* A later writer sees exactly the readers that were recorded. */
     assert_int_equal(wr(0, 100, 5), (1u << 0) | (1u << 1) | (1u << 2) | (1u << 3));
+}
+
+/* A read over cut segments and gaps takes a reader node only for the
+ * segments that have a reader already: the gaps and the unread segments
+ * take it as their lone reader. A read needing exactly the nodes left
+ * fits, and leaves the pool full. */
+static void tensor_map_read_needing_exactly_the_nodes_left_fits(void **state)
+{
+    (void)state;
+    setup_pools(64, 3);
+    assert_int_equal(wr(0, 100, 0), 0);
+    assert_int_equal(wr(120, 200, 1), 0); /* [100, 120) is a gap */
+    assert_int_equal(rd(0, 10, 2), 1u << 0);
+    assert_int_equal(rd(20, 30, 3), 1u << 0);
+    assert_int_equal(rd(130, 140, 4), 1u << 1);
+    assert_int_equal(fx.map.reader_used, 0);
+    /* Over [0, 250): three read segments, five unread ones, two gaps. */
+    assert_int_equal(rd(0, 250, 5), (1u << 0) | (1u << 1));
+    assert_int_equal(fx.map.reader_used, 3);
+    assert_int_equal(wr(0, 250, 6), 0x3fu);
 }
 
 static void tensor_map_exhausted_segment_pool_changes_nothing(void **state)
@@ -408,13 +430,16 @@ static void tensor_map_refused_read_after_a_partial_tail_walk_changes_nothing(vo
     setup_pools(64, 1);
     assert_int_equal(wr(0, 16, 0), 0);
     assert_int_equal(wr(32, 48, 1), 0);
-    assert_int_equal(rd(0, 16, 2), 1u << 0); /* the lone reader of [0, 16) */
+    assert_int_equal(rd(0, 16, 2), 1u << 0);  /* the lone reader of [0, 16) */
+    assert_int_equal(rd(32, 48, 6), 1u << 1); /* the lone reader of [32, 48) */
+    /* The tail walk takes the one node on [0, 16) before the gap; the
+     * tree walk needs two, one on each output. */
     tensor_map_deps_begin(&fx.deps, 3);
     assert_int_equal(tensor_map_read(&fx.map, 1, 0, 48, 3, &fx.deps), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
     assert_int_equal(fx.deps.count, 0);
     assert_int_equal(fx.map.reader_used, 0);
     assert_int_equal(wr(0, 16, 4), (1u << 0) | (1u << 2));
-    assert_int_equal(wr(32, 48, 5), 1u << 1);
+    assert_int_equal(wr(32, 48, 5), (1u << 1) | (1u << 6));
 }
 
 /* Only a segment that has a reader already takes a node: a read over
@@ -528,6 +553,7 @@ int main(void)
         cmocka_unit_test_setup(tensor_map_split_segments_keep_their_readers, setup),
         cmocka_unit_test_setup(tensor_map_write_over_many_segments_leaves_one, setup),
         cmocka_unit_test_setup(tensor_map_exhausted_reader_pool_changes_nothing, setup),
+        cmocka_unit_test_setup(tensor_map_read_needing_exactly_the_nodes_left_fits, setup),
         cmocka_unit_test_setup(tensor_map_exhausted_segment_pool_changes_nothing, setup),
         cmocka_unit_test_setup(tensor_map_access_past_the_end_with_a_full_pool_changes_nothing, setup),
         cmocka_unit_test_setup(tensor_map_reset_forgets_everything, setup),
