@@ -360,6 +360,50 @@ static void device_starts_every_core_without_a_plan(void **state)
     }
 }
 
+/* The image check leaves every task's chain link in its scratch (the
+ * first ready queue's ring) and seeding takes the links from there: after
+ * a run through the real path (validate, seed, retire, dispatch) every
+ * task's state holds the link graph_image_chain_next gives for the image,
+ * and the one chain of twenty AIV tasks has one head, so every core but
+ * one AIV core was retired before dispatch: all twenty ran on that core,
+ * each successor posted behind its predecessor, and no other core was
+ * ever posted a task. */
+static void device_seeding_takes_the_chain_links_the_image_check_left(void **state)
+{
+    dt_fixture *f = *state;
+    float host[N] = {0};
+    void *x = dt_dev_alloc(N * 4);
+    dt_upload_floats(x, host, N);
+    ChipStorageTaskArgs *args = fixture_args_new();
+    dt_args_add(args, x, N, SIMPLER_ADDRESS_SPACE_DEVICE);
+    assert_int_equal(dt_run(f, orch_chain, args), DEVICE_STATUS_OK);
+    dt_assert_order(f->g);
+
+    const graph_image_header *h = f->image;
+    const graph_image_task *tasks = (const graph_image_task *)((const uint8_t *)f->image + h->task_offset);
+    const uint32_t *fanout = (const uint32_t *)((const uint8_t *)f->image + h->fanout_offset);
+    assert_int_equal(h->task_count, 20);
+    assert_int_equal(h->chain_heads[SIMPLER_CORE_TYPE_AIV], 1);
+    device_task_state ts[20];
+    assert_int_equal(simdev_memcpy(ts, (uint8_t *)f->runtime + graph_runtime_task_state_offset(0), sizeof(ts)), 0);
+    uint32_t links = 0;
+    for (uint32_t i = 0; i < 20; i++) {
+        assert_int_equal(ts[i].status, DEVICE_TASK_DONE);
+        assert_int_equal(ts[i].chain, graph_image_chain_next(tasks, fanout, i));
+        links += ts[i].chain != 0;
+        assert_true(ts[i].core >= DT_AIC && ts[i].core < DT_AIC + DT_AIV);
+        assert_int_equal(ts[i].core, ts[0].core);
+    }
+    assert_int_equal(links, 19);
+    for (uint32_t c = 0; c < DT_AIC + DT_AIV; c++) {
+        device_core_slot slot;
+        assert_int_equal(
+            simdev_memcpy(&slot, (uint8_t *)f->runtime + graph_runtime_core_slot_offset(c), sizeof(slot)), 0);
+        assert_int_equal(atomic_load(&slot.posted), c == ts[0].core ? 20 : 0);
+    }
+    free(args);
+}
+
 /* The chain zeroes only the header and the slots of the cores it runs
  * (graph_runtime_clear_bytes): task state, and the slots of cores it
  * does not run, may hold anything from before, because seeding writes
@@ -621,6 +665,7 @@ int main(void)
         DT_TEST(device_core_plan_counts_chain_heads_per_type),
         DT_TEST(device_starts_only_the_planned_cores),
         DT_TEST(device_starts_every_core_without_a_plan),
+        DT_TEST(device_seeding_takes_the_chain_links_the_image_check_left),
         DT_TEST(device_task_state_left_from_before_is_never_read),
         DT_TEST(device_layered_graph_matches_host_reference),
         DT_TEST(device_tasks_run_only_on_cores_of_their_type),
