@@ -16,10 +16,13 @@ void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, cons
     (void)block_dim;
     if (block_idx != 0 || !kernel_gate_held(d))
         return; /* refused at the gate: the regions belong to another execution */
-    int rc = kernel_packet_check(args);
+    /* Checks the packet and, once its lengths are trusted, restores the
+     * image and the staged HOST tensors into the working regions in the
+     * same read that checksums them; no task runs unless all of it
+     * passed. */
+    int rc = kernel_packet_check_restore(args);
     if (rc == DEVICE_ERR_PACKET_INVALID)
         return; /* no status word or slot can be trusted; the host never sends this */
-    const kernel_graph_packet *p = kernel_packet_of(args);
     /* The descriptor's status word, not the packet's status_addr: a
      * refused packet's address may be the corrupted field. The check
      * accepts only a packet whose status words hold that word. */
@@ -30,13 +33,6 @@ void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, cons
         device_slots_quit(d); /* the executor's launch ends; the slots were placed */
         return;
     }
-    /* Restore the immutable packet into the working regions before every
-     * execution: the image, then the staged HOST tensors. */
-    const uint8_t *image = kernel_packet_image_of(args);
-    memcpy((void *)(uintptr_t)d->definition_base, image, (size_t)p->image_bytes);
-    if (p->staged_bytes != 0)
-        memcpy((void *)(uintptr_t)d->temp_base, image + kernel_packet_pad8(p->image_bytes),
-               (size_t)p->staged_bytes);
     device_scheduler_kernel(0, 1, d);
     kernel_status_publish(&w->run, &w->sticky, atomic_load_explicit(&w->run, memory_order_acquire));
 }

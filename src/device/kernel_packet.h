@@ -15,11 +15,13 @@
  *                                    every HOST tensor the graph reads at
  *                                    its temp offset
  *
- * kernel_packet_scheduler_kernel validates all of it (kernel_packet_check)
- * before it writes anything; only then it restores the image into the
- * definition region and the staged bytes into the temp buffer, and runs
- * device_scheduler_kernel on the restored image. Every execution, eager
- * or replayed, restores from its own immutable packet.
+ * kernel_packet_scheduler_kernel validates the fixed parts before it
+ * writes anything, then restores the image into the definition region
+ * and the staged bytes into the temp buffer while it checksums them
+ * (kernel_packet_check_restore: one read of the packet), and runs
+ * device_scheduler_kernel on the restored image only when the checksum
+ * agrees. Every execution, eager or replayed, restores from its own
+ * immutable packet and checks it.
  *
  * The gate: executions of one context share its working regions (the
  * runtime arena, definition, scheduler state, temp buffer, heap, status
@@ -235,6 +237,12 @@ uint64_t kernel_packet_head_checksum(const SimplerKernelInvocationHeader *h, con
 uint64_t kernel_packet_checksum(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p,
                                 const void *image, const void *staged);
 
+/* kernel_packet_checksum of the same bytes, storing the image at
+ * image_dst and the staged bytes at staged_dst as it reads them (NULL:
+ * not stored): one read of the packet checks and restores it. */
+uint64_t kernel_packet_checksum_copy(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p,
+                                     const void *image, const void *staged, void *image_dst, void *staged_dst);
+
 /* The checks of kernel_packet_check but the checksum, on the three
  * fixed parts (which an argument-slot launch copies out of its slot
  * first). Returns 0 or a device error as below. */
@@ -250,6 +258,17 @@ int kernel_packet_check_parts(const device_run_desc *d, const SimplerKernelInvoc
  * HEADER, a slot record the descriptor does not name SLOT, status words
  * it does not name REGION. */
 int kernel_packet_check(const void *args);
+
+/* kernel_packet_check, restoring the packet as it goes: once the fixed
+ * parts passed (so the lengths fit the regions the descriptor names),
+ * the image and the staged bytes are copied into the definition region
+ * and the temp buffer while the checksum reads them. Returns what
+ * kernel_packet_check returns. On a full-checksum refusal the image's
+ * and the staged bytes' spans of those two working regions (this
+ * execution's: it holds the gate) are left zero, never the refused
+ * bytes, and the caller runs no task; any other refusal writes
+ * nothing. */
+int kernel_packet_check_restore(const void *args);
 
 /* The bodies, in kernel_mode_kernels.c. AICPU body, block_dim 1: check,
  * restore, schedule (see above). */

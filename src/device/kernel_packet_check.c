@@ -37,7 +37,8 @@ typedef uint64_t lane_pair __attribute__((vector_size(16)));
  * large image is read at close to copy speed (the multiply per word
  * before made the checksum cost about four copies of the image). The
  * lanes are then folded in order by mix_word. */
-static uint64_t mix_blocks(uint64_t h, const uint8_t *b, uint64_t blocks)
+static inline __attribute__((always_inline)) uint64_t mix_blocks_into(uint64_t h, const uint8_t *b, uint64_t blocks,
+                                                                     uint8_t *dst)
 {
     lane_pair s0 = {h, h ^ 1u}, s1 = {h ^ 2u, h ^ 3u}, s2 = {h ^ 4u, h ^ 5u}, s3 = {h ^ 6u, ~h};
     lane_pair t0 = {0, 0}, t1 = t0, t2 = t0, t3 = t0;
@@ -47,6 +48,15 @@ static uint64_t mix_blocks(uint64_t h, const uint8_t *b, uint64_t blocks)
         memcpy(&w1, b + 16, sizeof(w1));
         memcpy(&w2, b + 32, sizeof(w2));
         memcpy(&w3, b + 48, sizeof(w3));
+        if (dst != NULL) {
+            /* The words mixed are the words stored: one read of the
+             * source serves both. */
+            memcpy(dst, &w0, sizeof(w0));
+            memcpy(dst + 16, &w1, sizeof(w1));
+            memcpy(dst + 32, &w2, sizeof(w2));
+            memcpy(dst + 48, &w3, sizeof(w3));
+            dst += BLOCK_BYTES;
+        }
         s0 += w0;
         s1 += w1;
         s2 += w2;
@@ -66,37 +76,69 @@ static uint64_t mix_blocks(uint64_t h, const uint8_t *b, uint64_t blocks)
     return h;
 }
 
-/* Mixes `bytes` at `p` into `h`: whole 64-byte blocks (mix_blocks), then
- * the remaining words one by one, then the tail. */
-static uint64_t mix(uint64_t h, const void *p, uint64_t bytes)
+/* Mixes `bytes` at `p` into `h` and, when `dst` is not NULL, stores
+ * the same bytes at `dst` as it reads them: whole 64-byte blocks
+ * (mix_blocks_into), then the remaining words one by one, then the
+ * tail. */
+static inline __attribute__((always_inline)) uint64_t mix_into(uint64_t h, const void *p, uint64_t bytes, void *dst)
 {
     const uint8_t *b = p;
+    uint8_t *d = dst;
     uint64_t w;
     if (bytes >= BLOCK_BYTES) {
-        h = mix_blocks(h, b, bytes / BLOCK_BYTES);
-        b += bytes / BLOCK_BYTES * BLOCK_BYTES;
+        uint64_t whole = bytes / BLOCK_BYTES * BLOCK_BYTES;
+        h = mix_blocks_into(h, b, bytes / BLOCK_BYTES, d);
+        b += whole;
+        d = d != NULL ? d + whole : NULL;
         bytes %= BLOCK_BYTES;
     }
     for (; bytes >= 8; bytes -= 8, b += 8) {
         memcpy(&w, b, 8);
+        if (d != NULL) {
+            memcpy(d, &w, 8);
+            d += 8;
+        }
         h = mix_word(h, w);
     }
     w = 0;
     memcpy(&w, b, (size_t)bytes);
+    if (d != NULL)
+        memcpy(d, &w, (size_t)bytes);
     h = (h ^ w ^ (bytes << 56)) * MIX_PRIME;
     return h ^ (h >> 31);
+}
+
+static uint64_t mix(uint64_t h, const void *p, uint64_t bytes)
+{
+    return mix_into(h, p, bytes, NULL);
+}
+
+static uint64_t mix_copy(uint64_t h, const void *p, uint64_t bytes, void *dst)
+{
+    return mix_into(h, p, bytes, dst);
+}
+
+/* The checksum's fixed part: the header and the packet, its checksum
+ * field taken as 0. */
+static uint64_t checksum_fixed(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p)
+{
+    kernel_graph_packet copy = *p;
+    copy.checksum = 0;
+    return mix(mix(0xcbf29ce484222325ull, h, sizeof(*h)), &copy, sizeof(copy));
 }
 
 uint64_t kernel_packet_checksum(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p,
                                 const void *image, const void *staged)
 {
-    kernel_graph_packet copy = *p;
-    uint64_t sum = 0xcbf29ce484222325ull;
-    copy.checksum = 0;
-    sum = mix(sum, h, sizeof(*h));
-    sum = mix(sum, &copy, sizeof(copy));
-    sum = mix(sum, image, p->image_bytes);
+    uint64_t sum = mix(checksum_fixed(h, p), image, p->image_bytes);
     return mix(sum, staged, p->staged_bytes);
+}
+
+uint64_t kernel_packet_checksum_copy(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p,
+                                     const void *image, const void *staged, void *image_dst, void *staged_dst)
+{
+    uint64_t sum = mix_copy(checksum_fixed(h, p), image, p->image_bytes, image_dst);
+    return mix_copy(sum, staged, p->staged_bytes, staged_dst);
 }
 
 uint64_t kernel_packet_head_checksum(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p)
@@ -180,7 +222,10 @@ int kernel_packet_check_parts(const device_run_desc *d, const SimplerKernelInvoc
     return rc ? rc : slot_check(d, h, p);
 }
 
-int kernel_packet_check(const void *args)
+/* The checks of kernel_packet_check; with `restore`, the image and the
+ * staged bytes are checksummed as they are copied into the definition
+ * region and the temp buffer (one read of the packet for both). */
+static int packet_check(const void *args, int restore)
 {
     const device_run_desc *d = args;
     const SimplerKernelInvocationHeader *h = kernel_packet_header_of(args);
@@ -190,7 +235,30 @@ int kernel_packet_check(const void *args)
     if (rc != 0)
         return rc;
     const uint8_t *staged = image + kernel_packet_pad8(p->image_bytes);
-    if (kernel_packet_checksum(h, p, image, staged) != p->checksum)
-        return KERNEL_PACKET_ERR_CHECKSUM;
-    return 0;
+    /* region_check bounded image_bytes by the definition region and
+     * staged_bytes by the temp buffer the descriptor names. */
+    void *definition = (void *)(uintptr_t)d->definition_base;
+    void *temp = (void *)(uintptr_t)d->temp_base;
+    uint64_t sum = restore ? kernel_packet_checksum_copy(h, p, image, staged, definition, temp)
+                           : kernel_packet_checksum(h, p, image, staged);
+    if (sum == p->checksum)
+        return 0;
+    if (restore) {
+        /* The refused bytes are not left for a later reader (the trace
+         * export reads the definition region) to take for an image. */
+        memset(definition, 0, (size_t)p->image_bytes);
+        if (p->staged_bytes != 0)
+            memset(temp, 0, (size_t)p->staged_bytes);
+    }
+    return KERNEL_PACKET_ERR_CHECKSUM;
+}
+
+int kernel_packet_check(const void *args)
+{
+    return packet_check(args, 0);
+}
+
+int kernel_packet_check_restore(const void *args)
+{
+    return packet_check(args, 1);
 }

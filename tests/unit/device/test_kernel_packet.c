@@ -1,8 +1,9 @@
 /* The device side of the kernel-mode packet (src/device/kernel_packet.h):
  * a well-formed packet passes; every malformed header or packet field, a
  * stale generation, a region other than the frozen ones and a corrupted
- * byte are refused with their status before anything is written — the
- * definition region keeps its contents, the status words say why, and
+ * byte are refused with their status before any task runs — the
+ * definition region keeps its contents (a corrupted image byte, found
+ * while the image is restored, leaves the image's span zero), the status words say why, and
  * every core is told to quit. Runs the AICPU body on the test thread over
  * host memory (simdev device memory is host memory). */
 #define _GNU_SOURCE /* MAP_ANONYMOUS */
@@ -136,12 +137,13 @@ static int world_free(void **state)
 
 /* The packet is refused with `status`, and running the body writes
  * nothing but the status words and the quit signals. */
-static void assert_refused(int status)
+static void assert_refused_leaving(int status, uint32_t zeroed)
 {
     assert_int_equal(kernel_packet_check(w.args), status);
     kernel_packet_scheduler_kernel(0, 1, w.args);
     for (uint32_t i = 0; i < REGION_BYTES; i++) {
-        if (w.definition[i] != SENTINEL || w.temp[i] != SENTINEL || w.heap[i] != SENTINEL ||
+        uint8_t def = i < zeroed ? 0 : SENTINEL;
+        if (w.definition[i] != def || w.temp[i] != SENTINEL || w.heap[i] != SENTINEL ||
             w.scheduler[i] != SENTINEL)
             fail_msg("byte %u of a region was written", i);
     }
@@ -150,6 +152,32 @@ static void assert_refused(int status)
     const device_run_desc *d = desc_of();
     for (uint32_t c = 0; c < d->aic_count + d->aiv_count; c++)
         assert_int_equal(atomic_load(&device_core_slot_at(d, c)->state), DEVICE_SLOT_QUIT);
+}
+
+static void assert_refused(int status)
+{
+    assert_refused_leaving(status, 0);
+}
+
+/* The restoring check of a well-formed packet: 0, the image byte for
+ * byte in the definition region and nothing past it, the same checksum
+ * as the plain one; a corrupted byte past the image's first block is
+ * still refused (the restore does not stop at what it copied). */
+static void packet_check_restore_copies_exactly_the_image(void **state)
+{
+    (void)state;
+    assert_int_equal(kernel_packet_check_restore(w.args), 0);
+    assert_memory_equal(w.definition, image_of(), IMAGE_BYTES);
+    for (uint32_t i = IMAGE_BYTES; i < REGION_BYTES; i++)
+        if (w.definition[i] != SENTINEL || w.temp[i] != SENTINEL)
+            fail_msg("byte %u past the image was written", i);
+    assert_int_equal(kernel_packet_checksum_copy(header_of(), packet_of(), image_of(), image_of(), NULL, NULL),
+                     packet_of()->checksum);
+    image_of()[IMAGE_BYTES - 1] ^= 0x01; /* the tail */
+    assert_int_equal(kernel_packet_check_restore(w.args), KERNEL_PACKET_ERR_CHECKSUM);
+    for (uint32_t i = 0; i < IMAGE_BYTES; i++)
+        if (w.definition[i] != 0)
+            fail_msg("byte %u of a refused image was left", i);
 }
 
 static void packet_well_formed_passes_the_check(void **state)
@@ -240,7 +268,9 @@ static void packet_corrupted_image_byte_refused(void **state)
 {
     (void)state;
     image_of()[123] ^= 0x10;
-    assert_refused(KERNEL_PACKET_ERR_CHECKSUM);
+    /* Found while the image is restored: its span of the definition
+     * region is left zero, never the refused bytes. */
+    assert_refused_leaving(KERNEL_PACKET_ERR_CHECKSUM, IMAGE_BYTES);
 }
 
 /* The checksum mixes 64-byte blocks in eight lanes, then single words,
@@ -387,6 +417,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, world_make, world_free)
     const struct CMUnitTest tests[] = {
         T(packet_well_formed_passes_the_check),
+    T(packet_check_restore_copies_exactly_the_image),
         T(packet_header_version_refused),
         T(packet_header_mode_refused),
         T(packet_header_reserved_nonzero_refused),
