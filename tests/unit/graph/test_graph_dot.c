@@ -127,15 +127,25 @@ static int orch_hazards(SimplerOrch *orch, const ChipStorageTaskArgs *args)
     return rc;
 }
 
+/* Builds `orch` over the diamond's two DEVICE tensors with edge kinds
+ * recorded; the caller destroys *s and frees *args. */
+static const graph *build_with_kinds(SimplerOrchEntryFn orch, graph_scratch **s, ChipStorageTaskArgs **args)
+{
+    const graph *g = NULL;
+    *args = diamond_args(SIMPLER_ADDRESS_SPACE_DEVICE, SIMPLER_ADDRESS_SPACE_DEVICE);
+    *s = gt_scratch(64);
+    assert_int_equal(graph_scratch_record_kinds(*s), 0);
+    assert_int_equal(graph_build_run(*s, orch, *args, &g), 0);
+    return g;
+}
+
 /* The hazards graph's edges and their kinds, built by `orch`: 0->1 RAW,
  * 0->2 WAW and 1->2 WAR (predecessors sorted), 2->3 RAW+WAW. */
 static void assert_hazard_edges(SimplerOrchEntryFn orch)
 {
-    ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_DEVICE, SIMPLER_ADDRESS_SPACE_DEVICE);
-    graph_scratch *s = gt_scratch(64);
-    const graph *g = NULL;
-    assert_int_equal(graph_scratch_record_kinds(s), 0);
-    assert_int_equal(graph_build_run(s, orch, args, &g), 0);
+    ChipStorageTaskArgs *args;
+    graph_scratch *s;
+    const graph *g = build_with_kinds(orch, &s, &args);
     assert_int_equal(g->task_count, 4);
     assert_int_equal(g->edge_count, 4);
     assert_int_equal(g->tasks[1].fanin_count, 1);
@@ -207,11 +217,9 @@ static int orch_descending_pair(SimplerOrch *orch, const ChipStorageTaskArgs *ar
 static void edge_kinds_follow_their_edges_when_predecessors_come_descending(void **state)
 {
     (void)state;
-    ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_DEVICE, SIMPLER_ADDRESS_SPACE_DEVICE);
-    graph_scratch *s = gt_scratch(64);
-    const graph *g = NULL;
-    assert_int_equal(graph_scratch_record_kinds(s), 0);
-    assert_int_equal(graph_build_run(s, orch_descending_pair, args, &g), 0);
+    ChipStorageTaskArgs *args;
+    graph_scratch *s;
+    const graph *g = build_with_kinds(orch_descending_pair, &s, &args);
     assert_int_equal(g->task_count, 3);
     assert_int_equal(g->tasks[2].fanin_count, 2);
     uint32_t e = g->tasks[2].fanin_begin;
