@@ -243,31 +243,29 @@ uint64_t kernel_packet_checksum(const SimplerKernelInvocationHeader *h, const ke
 uint64_t kernel_packet_checksum_copy(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p,
                                      const void *image, const void *staged, void *image_dst, void *staged_dst);
 
-/* The checks of kernel_packet_check but the checksum, on the three
- * fixed parts (which an argument-slot launch copies out of its slot
- * first). Returns 0 or a device error as below. */
+/* The checks of kernel_packet_check_restore but the checksum, on the
+ * three fixed parts (which an argument-slot launch copies out of its
+ * slot first), reading and writing nothing else. Returns 0 or a device
+ * error: KERNEL_PACKET_ERR_* or DEVICE_ERR_PACKET_INVALID (the
+ * descriptor itself). The packet's two addresses are read through only
+ * once they agree with the descriptor (slot_addr with its kernels,
+ * status_addr with its status word), so a corrupted one is refused
+ * without being followed: zero or misaligned HEADER, a slot record the
+ * descriptor does not name SLOT, status words it does not name REGION. */
 int kernel_packet_check_parts(const device_run_desc *d, const SimplerKernelInvocationHeader *h,
                               const kernel_graph_packet *p);
 
-/* Checks the argument block at `args` (layout above) without writing
- * anything. Returns 0 or a device error: KERNEL_PACKET_ERR_* or
- * DEVICE_ERR_PACKET_INVALID (the descriptor itself). The packet's two
- * addresses are read through only once they agree with the descriptor
- * (slot_addr with its kernels, status_addr with its status word), so a
- * corrupted one is refused without being followed: zero or misaligned
- * HEADER, a slot record the descriptor does not name SLOT, status words
- * it does not name REGION. */
-int kernel_packet_check(const void *args);
-
-/* kernel_packet_check, restoring the packet as it goes: once the fixed
- * parts passed (so the lengths fit the regions the descriptor names),
- * the image and the staged bytes are copied into the definition region
- * and the temp buffer while the checksum reads them. Returns what
- * kernel_packet_check returns. On a full-checksum refusal the image's
- * and the staged bytes' spans of those two working regions (this
- * execution's: it holds the gate) are left zero, never the refused
- * bytes, and the caller runs no task; any other refusal writes
- * nothing. */
+/* Checks the argument block at `args` (layout above) and restores it in
+ * the same read: once the fixed parts passed (kernel_packet_check_parts,
+ * so the lengths fit the regions the descriptor names), the image and
+ * the staged bytes are copied into the definition region and the temp
+ * buffer while the full checksum reads them. Returns 0 (the two spans
+ * hold the packet's bytes) or a device error as
+ * kernel_packet_check_parts, or KERNEL_PACKET_ERR_CHECKSUM. On a
+ * full-checksum refusal the image's and the staged bytes' spans of
+ * those two working regions (this execution's: it holds the gate) are
+ * left zero, never the refused bytes, and the caller runs no task; any
+ * other refusal writes nothing. Nothing past the two spans is written. */
 int kernel_packet_check_restore(const void *args);
 
 /* The bodies, in kernel_mode_kernels.c. AICPU body, block_dim 1: check,
@@ -299,8 +297,8 @@ void kernel_register_kernel(uint32_t block_idx, uint32_t block_dim, const void *
  * packet into its argument slot (the header last). */
 void kernel_arg_store_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
 /* AICPU body, block_dim 1, of an argument-slot launch: reads the slot
- * when the execution runs, checks it as kernel_packet_check does (an
- * empty slot or a stale generation with their own errors), restores the
+ * when the execution runs, checks it as kernel_packet_check_restore does
+ * (an empty slot or a stale generation with their own errors), restores the
  * image and staged bytes, checks the checksum over what it restored,
  * publishes the task count and kernel table for the deferred executor
  * and runs the scheduler. Any refusal comes before a task runs. */

@@ -222,10 +222,7 @@ int kernel_packet_check_parts(const device_run_desc *d, const SimplerKernelInvoc
     return rc ? rc : slot_check(d, h, p);
 }
 
-/* The checks of kernel_packet_check; with `restore`, the image and the
- * staged bytes are checksummed as they are copied into the definition
- * region and the temp buffer (one read of the packet for both). */
-static int packet_check(const void *args, int restore)
+int kernel_packet_check_restore(const void *args)
 {
     const device_run_desc *d = args;
     const SimplerKernelInvocationHeader *h = kernel_packet_header_of(args);
@@ -239,26 +236,12 @@ static int packet_check(const void *args, int restore)
      * staged_bytes by the temp buffer the descriptor names. */
     void *definition = (void *)(uintptr_t)d->definition_base;
     void *temp = (void *)(uintptr_t)d->temp_base;
-    uint64_t sum = restore ? kernel_packet_checksum_copy(h, p, image, staged, definition, temp)
-                           : kernel_packet_checksum(h, p, image, staged);
-    if (sum == p->checksum)
+    if (kernel_packet_checksum_copy(h, p, image, staged, definition, temp) == p->checksum)
         return 0;
-    if (restore) {
-        /* The refused bytes are not left for a later reader (the trace
-         * export reads the definition region) to take for an image. */
-        memset(definition, 0, (size_t)p->image_bytes);
-        if (p->staged_bytes != 0)
-            memset(temp, 0, (size_t)p->staged_bytes);
-    }
+    /* The refused bytes are not left for a later reader (the trace
+     * export reads the definition region) to take for an image. */
+    memset(definition, 0, (size_t)p->image_bytes);
+    if (p->staged_bytes != 0)
+        memset(temp, 0, (size_t)p->staged_bytes);
     return KERNEL_PACKET_ERR_CHECKSUM;
-}
-
-int kernel_packet_check(const void *args)
-{
-    return packet_check(args, 0);
-}
-
-int kernel_packet_check_restore(const void *args)
-{
-    return packet_check(args, 1);
 }

@@ -1,20 +1,30 @@
 /* libFuzzer target for the kernel-mode invocation packet check
- * (src/device/kernel_packet_check.c), the device's first look at a
- * launch's argument block: descriptor, invocation header, graph packet,
- * image and staged bytes.
+ * (src/device/kernel_packet_check.c): kernel_packet_check_restore, the
+ * device's first look at a launch's argument block (descriptor,
+ * invocation header, graph packet, image and staged bytes), which
+ * checks it and restores it into the working regions in one read.
  *
  * Each input builds a valid block the way the launch lays it out (task
  * count, image and staged sizes, counts and generation from the first
  * bytes), in an allocation of exactly its size, beside the device
  * memory it names (the context's status words with the frozen regions,
- * the callable's slot record); the check must accept it. The rest of
- * the input is a list of (offset, byte) writes inside the block, and a
- * flag that recomputes both checksums afterwards, when the lengths still
- * fit the block (so corruptions the checksums would catch also reach
- * the checks after them, and the accepted path). The check must then
- * refuse with one of its codes or accept, without reading outside the
- * block or the device memory (ASan watches every byte past each); an
- * accepted block must agree with the slot and the frozen regions.
+ * the callable's slot record, and a definition region and a temp buffer
+ * of exactly their frozen sizes, which the restore writes); the check
+ * must accept it and restore it. The rest of the input is a list of
+ * (offset, byte) writes inside the block, and a flag that recomputes
+ * both checksums afterwards, when the lengths still fit the block (so
+ * corruptions the checksums would catch also reach the checks after
+ * them, and the accepted path). The check must then refuse with one of
+ * its codes or accept, without reading outside the block or the device
+ * memory (ASan watches every byte past each); an accepted block must
+ * agree with the slot and the frozen regions.
+ *
+ * The restore's contract, on the two working regions (filled with a
+ * nonzero byte before the call): accepted, the image's span of the
+ * definition region and the staged bytes' span of the temp buffer hold
+ * the packet's bytes; refused by the full checksum (the head checksum
+ * agrees, so it was the full one), both spans read zero; any other
+ * refusal writes nothing; and never a byte past the two spans.
  *
  * The two device addresses the check follows (the packet's slot_addr
  * and status_addr) are open to the writes too, and flags can point them,
@@ -24,10 +34,12 @@
  * refuse an address that disagrees with the descriptor without reading
  * where it points (a wild one would fault), and may follow only one that
  * agrees. A wild address the descriptor agrees with is the one thing
- * left out: the device runs the kernel table the descriptor names, and
- * nothing in the block can tell a consistent pair from the real one, so
- * such an input is not checked. An accepted block must agree with the
- * slot record and status words it followed. */
+ * left out, and so is a definition region or temp buffer other than the
+ * fuzzer's that the descriptor and the frozen regions the check follows
+ * agree on: the device runs the kernel table and writes the regions the
+ * descriptor names, and nothing in the block can tell a consistent pair
+ * from the real one, so such an input is not checked. An accepted block
+ * must agree with the slot record and status words it followed. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -41,6 +53,46 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FROZEN_BASE 0x100000000ull
+#define FILL 0xa5 /* the working regions' bytes before the check: never a byte it restores as zero */
+
+/* The definition region and the temp buffer the restore writes. */
+typedef struct scratch {
+    uint8_t *definition, *temp;
+    uint64_t definition_bytes, temp_bytes;
+} scratch;
+
+/* The descriptor names exactly the fuzzer's two working regions (or
+ * smaller spans at their bases), so a restore through it writes only
+ * there. */
+static int writable(const device_run_desc *d, const scratch *s)
+{
+    return d->definition_base == (uint64_t)(uintptr_t)s->definition && d->definition_bytes <= s->definition_bytes &&
+           d->temp_base == (uint64_t)(uintptr_t)s->temp && d->temp_bytes <= s->temp_bytes;
+}
+
+/* The check could restore through the descriptor: its status word and
+ * the packet's status words agree (the check reads their frozen regions
+ * then), and so do the definition region and temp buffer it names. */
+static int could_restore(const device_run_desc *d, const kernel_graph_packet *p)
+{
+    if (d->status_addr != p->status_addr + offsetof(kernel_status_words, run))
+        return 0;
+    const kernel_frozen_regions *f = &((const kernel_status_words *)(uintptr_t)p->status_addr)->frozen;
+    return d->definition_base == f->definition_base && d->definition_bytes == f->definition_bytes &&
+           d->temp_base == f->temp_base && d->temp_bytes == f->temp_bytes;
+}
+
+/* `bytes` at `at` hold `want` (NULL: read zero), and the rest of the
+ * region of `region_bytes` still holds FILL. */
+static int span_then_fill(const uint8_t *at, uint64_t region_bytes, const uint8_t *want, uint64_t bytes)
+{
+    for (uint64_t i = 0; i < region_bytes; i++) {
+        uint8_t expect = i >= bytes ? FILL : want != NULL ? want[i] : 0;
+        if (at[i] != expect)
+            return 0;
+    }
+    return 1;
+}
 
 /* Where a flag points an address: a decoy object, 8-aligned inside the
  * block (when the object fits there), or wild. */
@@ -64,17 +116,20 @@ static int readable(uint64_t addr, const void *real, const void *decoy, const ui
            (addr >= b && addr % 8u == 0 && addr - b <= block_bytes && block_bytes - (addr - b) >= bytes);
 }
 
-static void frozen_fill(kernel_frozen_regions *f, uint32_t tasks, uint64_t image_room, uint64_t temp_room)
+/* The frozen regions: the two the restore writes are the scratch
+ * allocations; the others are never touched by the check, so a number
+ * stands for each. */
+static void frozen_fill(kernel_frozen_regions *f, uint32_t tasks, const scratch *s)
 {
     memset(f, 0, sizeof(*f));
     f->heap_base = FROZEN_BASE;
     f->heap_bytes = 1 << 16;
-    f->temp_base = FROZEN_BASE + 0x100000;
-    f->temp_bytes = temp_room;
+    f->temp_base = (uint64_t)(uintptr_t)s->temp;
+    f->temp_bytes = s->temp_bytes;
     f->runtime_base = FROZEN_BASE + 0x200000;
     f->runtime_bytes = graph_runtime_arena_bytes(tasks) + 4096;
-    f->definition_base = FROZEN_BASE + 0x400000;
-    f->definition_bytes = image_room;
+    f->definition_base = (uint64_t)(uintptr_t)s->definition;
+    f->definition_bytes = s->definition_bytes;
     f->scheduler_base = FROZEN_BASE + 0x500000;
     f->scheduler_bytes = 4096;
 }
@@ -93,9 +148,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     kernel_slot_record *slot = calloc(1, sizeof(*slot));
     size_t block_bytes = (size_t)kernel_packet_args_bytes(image_bytes, staged_bytes);
     uint8_t *block = calloc(1, block_bytes);
-    if (w == NULL || slot == NULL || block == NULL)
+    scratch sc;
+    sc.definition_bytes = image_bytes + 8u * take(&r);
+    sc.temp_bytes = staged_bytes + 8u * take(&r);
+    /* Exactly their sizes (one byte for an empty temp buffer, never
+     * written): ASan reports a write past either. */
+    sc.definition = malloc((size_t)sc.definition_bytes);
+    sc.temp = malloc(sc.temp_bytes != 0 ? (size_t)sc.temp_bytes : 1u);
+    if (w == NULL || slot == NULL || block == NULL || sc.definition == NULL || sc.temp == NULL)
         abort();
-    frozen_fill(&w->frozen, tasks, image_bytes + 8u * take(&r), staged_bytes + 8u * take(&r));
+    frozen_fill(&w->frozen, tasks, &sc);
     slot->callable_id = id;
     slot->tensor_count = take(&r) % 8u;
     slot->scalar_count = take(&r) % 4u;
@@ -147,8 +209,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         staged[i] = (uint8_t)(i * 13u);
     p->head_checksum = kernel_packet_head_checksum(h, p);
     p->checksum = kernel_packet_checksum(h, p, image, staged);
-    if (kernel_packet_check(block) != 0)
-        abort(); /* the block as the launch builds it is accepted */
+    memset(sc.definition, FILL, (size_t)sc.definition_bytes);
+    memset(sc.temp, FILL, (size_t)sc.temp_bytes);
+    if (kernel_packet_check_restore(block) != 0 ||
+        !span_then_fill(sc.definition, sc.definition_bytes, image, image_bytes) ||
+        !span_then_fill(sc.temp, sc.temp_bytes, staged, staged_bytes))
+        abort(); /* the block as the launch builds it is accepted and restored */
 
     /* Decoys: copies of the slot record and the status words, maybe
      * with one byte changed. */
@@ -185,15 +251,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (!readable(p->status_addr, w, decoy_w, block, block_bytes, sizeof(*w)) &&
          d->status_addr == p->status_addr + offsetof(kernel_status_words, run)))
         goto out;
+    /* Likewise a restore through regions other than the fuzzer's. */
+    if (!writable(d, &sc) && could_restore(d, p))
+        goto out;
     if ((flags & 1u) && p->image_bytes <= block_bytes && p->staged_bytes <= block_bytes &&
         kernel_packet_args_bytes(p->image_bytes, p->staged_bytes) <= block_bytes) {
         p->head_checksum = kernel_packet_head_checksum(h, p);
         p->checksum = kernel_packet_checksum(h, p, image, image + kernel_packet_pad8(p->image_bytes));
     }
-    int rc = kernel_packet_check(block);
+    memset(sc.definition, FILL, (size_t)sc.definition_bytes);
+    memset(sc.temp, FILL, (size_t)sc.temp_bytes);
+    int rc = kernel_packet_check_restore(block);
     if (rc != 0 && rc != DEVICE_ERR_PACKET_INVALID && rc != KERNEL_PACKET_ERR_HEADER &&
         rc != KERNEL_PACKET_ERR_CHECKSUM && rc != KERNEL_PACKET_ERR_SLOT && rc != KERNEL_PACKET_ERR_REGION)
         abort();
+    /* What the restore left in the working regions: the packet's bytes
+     * when accepted, zeros over the same spans when the full checksum
+     * refused (the head checksum agrees: every other check came first
+     * and passed), nothing on any other refusal. The block is unchanged
+     * by the call, so its lengths are the ones the check read. */
+    const uint8_t *now_staged = image + kernel_packet_pad8(p->image_bytes);
+    int full_refusal = rc == KERNEL_PACKET_ERR_CHECKSUM && kernel_packet_head_checksum(h, p) == p->head_checksum;
+    if (rc == 0 || full_refusal) {
+        if (!span_then_fill(sc.definition, sc.definition_bytes, rc == 0 ? image : NULL, p->image_bytes) ||
+            !span_then_fill(sc.temp, sc.temp_bytes, rc == 0 ? now_staged : NULL, p->staged_bytes))
+            abort();
+    } else if (!span_then_fill(sc.definition, sc.definition_bytes, NULL, 0) ||
+               !span_then_fill(sc.temp, sc.temp_bytes, NULL, 0)) {
+        abort(); /* a refusal before the restore wrote a working region */
+    }
     if (rc == 0) {
         /* What the device then relies on, in what the check followed. */
         const kernel_slot_record *fs = (const kernel_slot_record *)(uintptr_t)p->slot_addr;
@@ -206,10 +292,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             p->staged_bytes > ff->temp_bytes || memcmp(&p->regions, ff, sizeof(*ff)) != 0 ||
             d->status_addr != (uint64_t)(uintptr_t)&fw->run || h->callable_id != fs->callable_id ||
             h->tensor_count != fs->tensor_count || h->scalar_count != fs->scalar_count ||
-            h->generation != fs->table.generation || d->kernels != &fs->table || p->task_count != d->task_count)
+            h->generation != fs->table.generation || d->kernels != &fs->table || p->task_count != d->task_count ||
+            d->definition_base != ff->definition_base || d->temp_base != ff->temp_base)
             abort();
     }
 out:
+    free(sc.definition);
+    free(sc.temp);
     free(decoy_slot);
     free(decoy_w);
     free(block);

@@ -1,11 +1,14 @@
-/* The device side of the kernel-mode packet (src/device/kernel_packet.h):
- * a well-formed packet passes; every malformed header or packet field, a
- * stale generation, a region other than the frozen ones and a corrupted
- * byte are refused with their status before any task runs — the
- * definition region keeps its contents (a corrupted image byte, found
- * while the image is restored, leaves the image's span zero), the status words say why, and
- * every core is told to quit. Runs the AICPU body on the test thread over
- * host memory (simdev device memory is host memory). */
+/* The device side of the kernel-mode packet (src/device/kernel_packet.h),
+ * through kernel_packet_check_restore, the check the scheduler body
+ * runs: a well-formed packet passes and is restored byte for byte (the
+ * image into the definition region, the staged bytes into the temp
+ * buffer, nothing past them); every malformed header or packet field, a
+ * stale generation and a region other than the frozen ones are refused
+ * with their status before anything is written, and a corrupted byte
+ * (found by the full checksum while the packet is restored) leaves the
+ * restored spans zero, never the refused bytes; the status words say
+ * why, and every core is told to quit. Runs the AICPU body on the test
+ * thread over host memory (simdev device memory is host memory). */
 #define _GNU_SOURCE /* MAP_ANONYMOUS */
 #include "support.h"
 
@@ -25,11 +28,15 @@
 #define REGION_BYTES 65536u
 #define SENTINEL 0xee
 
+#define STAGED_BYTES 40u /* the staged world's: two staged entries */
+#define STAGED_COUNT 2
+
 typedef struct world {
     uint8_t *runtime, *definition, *scheduler, *heap, *temp;
     kernel_status_words *words;
     kernel_slot_record *slot;
     uint8_t *args;
+    uint32_t staged_bytes; /* 0, or STAGED_BYTES in the staged world */
 } world;
 
 static world w;
@@ -62,11 +69,16 @@ static uint8_t *image_of(void)
     return (uint8_t *)(packet_of() + 1);
 }
 
+static uint8_t *staged_of(void)
+{
+    return image_of() + kernel_packet_pad8(IMAGE_BYTES);
+}
+
 static void reseal(void)
 {
     kernel_graph_packet *p = packet_of();
     p->head_checksum = kernel_packet_head_checksum(header_of(), p);
-    p->checksum = kernel_packet_checksum(header_of(), p, image_of(), image_of() + kernel_packet_pad8(IMAGE_BYTES));
+    p->checksum = kernel_packet_checksum(header_of(), p, image_of(), staged_of());
 }
 
 static void frozen_fill(kernel_frozen_regions *f)
@@ -98,14 +110,15 @@ static void desc_fill(device_run_desc *d)
     d->kernels = &w.slot->table;
 }
 
-/* A fresh, well-formed world before every test. */
-static int world_make(void **state)
+/* A fresh, well-formed world before every test: a packet of
+ * `staged_bytes` staged bytes (0 or STAGED_BYTES). */
+static void world_make_staged(uint32_t staged_bytes)
 {
-    (void)state;
+    w.staged_bytes = staged_bytes;
     w.runtime = region(), w.definition = region(), w.scheduler = region(), w.heap = region(), w.temp = region();
     w.words = calloc(1, sizeof(*w.words));
     w.slot = calloc(1, sizeof(*w.slot));
-    w.args = aligned_alloc(64, ((size_t)kernel_packet_args_bytes(IMAGE_BYTES, 0) + 127) / 64 * 64);
+    w.args = aligned_alloc(64, ((size_t)kernel_packet_args_bytes(IMAGE_BYTES, staged_bytes) + 127) / 64 * 64);
     frozen_fill(&w.words->frozen);
     w.slot->callable_id = 3, w.slot->tensor_count = 3, w.slot->scalar_count = 2, w.slot->table.generation = 5;
     desc_fill(desc_of());
@@ -114,16 +127,33 @@ static int world_make(void **state)
     h->abi_version = SIMPLER_KERNEL_INVOCATION_ABI_VERSION, h->header_size = sizeof(*h);
     h->mode = SIMPLER_MODE_KERNEL, h->callable_id = 3, h->generation = 5;
     h->tensor_count = 3, h->scalar_count = 2;
-    h->payload_bytes = kernel_packet_payload_bytes(IMAGE_BYTES, 0);
+    h->host_copy_tensor_count = staged_bytes != 0 ? STAGED_COUNT : 0;
+    h->payload_bytes = kernel_packet_payload_bytes(IMAGE_BYTES, staged_bytes);
     kernel_graph_packet *p = packet_of();
     memset(p, 0, sizeof(*p));
     p->format_version = KERNEL_PACKET_FORMAT_VERSION, p->packet_bytes = sizeof(*p);
     p->task_count = TASKS, p->image_bytes = IMAGE_BYTES;
+    p->staged_count = staged_bytes != 0 ? STAGED_COUNT : 0, p->staged_bytes = staged_bytes;
     p->slot_addr = (uint64_t)(uintptr_t)w.slot, p->status_addr = (uint64_t)(uintptr_t)w.words;
     p->regions = w.words->frozen;
     for (uint32_t i = 0; i < kernel_packet_pad8(IMAGE_BYTES); i++)
         image_of()[i] = (uint8_t)(i * 7u);
+    for (uint32_t i = 0; i < staged_bytes; i++)
+        staged_of()[i] = (uint8_t)(i * 13u + 1u);
     reseal();
+}
+
+static int world_make(void **state)
+{
+    (void)state;
+    world_make_staged(0);
+    return 0;
+}
+
+static int world_make_with_staged_bytes(void **state)
+{
+    (void)state;
+    world_make_staged(STAGED_BYTES);
     return 0;
 }
 
@@ -135,18 +165,32 @@ static int world_free(void **state)
     return 0;
 }
 
-/* The packet is refused with `status`, and running the body writes
- * nothing but the status words and the quit signals. */
-static void assert_refused_leaving(int status, uint32_t zeroed)
+/* The working regions hold their SENTINEL fill, but the first
+ * `def_zeroed` bytes of the definition region and `temp_zeroed` of the
+ * temp buffer, which read zero; the runtime arena too unless
+ * `runtime_written` (the body's quit signals). */
+static void assert_regions_hold(uint32_t def_zeroed, uint32_t temp_zeroed, int runtime_written)
 {
-    assert_int_equal(kernel_packet_check(w.args), status);
-    kernel_packet_scheduler_kernel(0, 1, w.args);
     for (uint32_t i = 0; i < REGION_BYTES; i++) {
-        uint8_t def = i < zeroed ? 0 : SENTINEL;
-        if (w.definition[i] != def || w.temp[i] != SENTINEL || w.heap[i] != SENTINEL ||
-            w.scheduler[i] != SENTINEL)
+        uint8_t def = i < def_zeroed ? 0 : SENTINEL;
+        uint8_t temp = i < temp_zeroed ? 0 : SENTINEL;
+        if (w.definition[i] != def || w.temp[i] != temp || w.heap[i] != SENTINEL || w.scheduler[i] != SENTINEL ||
+            (!runtime_written && w.runtime[i] != SENTINEL))
             fail_msg("byte %u of a region was written", i);
     }
+}
+
+/* The packet is refused with `status` by the check alone, which writes
+ * nothing but zeros over the first `def_zeroed` bytes of the definition
+ * region and `temp_zeroed` of the temp buffer (the image's and the
+ * staged bytes' spans, on a full-checksum refusal); then running the
+ * body writes nothing more but the status words and the quit signals. */
+static void assert_refused_leaving(int status, uint32_t def_zeroed, uint32_t temp_zeroed)
+{
+    assert_int_equal(kernel_packet_check_restore(w.args), status);
+    assert_regions_hold(def_zeroed, temp_zeroed, 0);
+    kernel_packet_scheduler_kernel(0, 1, w.args);
+    assert_regions_hold(def_zeroed, temp_zeroed, 1);
     assert_int_equal(atomic_load(&w.words->run), status);
     assert_int_equal(atomic_load(&w.words->sticky), status);
     const device_run_desc *d = desc_of();
@@ -156,7 +200,7 @@ static void assert_refused_leaving(int status, uint32_t zeroed)
 
 static void assert_refused(int status)
 {
-    assert_refused_leaving(status, 0);
+    assert_refused_leaving(status, 0, 0);
 }
 
 /* The restoring check of a well-formed packet: 0, the image byte for
@@ -183,7 +227,33 @@ static void packet_check_restore_copies_exactly_the_image(void **state)
 static void packet_well_formed_passes_the_check(void **state)
 {
     (void)state;
-    assert_int_equal(kernel_packet_check(w.args), 0);
+    assert_int_equal(kernel_packet_check_restore(w.args), 0);
+    assert_memory_equal(w.definition, image_of(), IMAGE_BYTES);
+}
+
+/* With staged bytes: accepted, the image in the definition region and
+ * the staged bytes at the base of the temp buffer, byte for byte, and
+ * nothing past either span written. */
+static void packet_staged_bytes_restored_into_the_temp_buffer(void **state)
+{
+    (void)state;
+    assert_int_equal(kernel_packet_check_restore(w.args), 0);
+    assert_memory_equal(w.definition, image_of(), IMAGE_BYTES);
+    assert_memory_equal(w.temp, staged_of(), STAGED_BYTES);
+    for (uint32_t i = 0; i < REGION_BYTES; i++)
+        if ((i >= IMAGE_BYTES && w.definition[i] != SENTINEL) || (i >= STAGED_BYTES && w.temp[i] != SENTINEL) ||
+            w.heap[i] != SENTINEL || w.scheduler[i] != SENTINEL || w.runtime[i] != SENTINEL)
+            fail_msg("byte %u past the restored spans was written", i);
+}
+
+/* A corrupted staged byte (the last one: read after the whole image) is
+ * refused by the full checksum: both spans are left zero, never the
+ * refused bytes, and the body runs no task. */
+static void packet_corrupted_staged_byte_refused_both_spans_zero(void **state)
+{
+    (void)state;
+    staged_of()[STAGED_BYTES - 1] ^= 0x04;
+    assert_refused_leaving(KERNEL_PACKET_ERR_CHECKSUM, IMAGE_BYTES, STAGED_BYTES);
 }
 
 static void packet_header_version_refused(void **state)
@@ -270,7 +340,7 @@ static void packet_corrupted_image_byte_refused(void **state)
     image_of()[123] ^= 0x10;
     /* Found while the image is restored: its span of the definition
      * region is left zero, never the refused bytes. */
-    assert_refused_leaving(KERNEL_PACKET_ERR_CHECKSUM, IMAGE_BYTES);
+    assert_refused_leaving(KERNEL_PACKET_ERR_CHECKSUM, IMAGE_BYTES, 0);
 }
 
 /* The checksum mixes 64-byte blocks in eight lanes, then single words,
@@ -280,9 +350,12 @@ static void packet_corrupted_image_byte_refused(void **state)
 static void packet_checksum_catches_a_flip_in_every_image_byte(void **state)
 {
     (void)state;
+    static const uint8_t zeros[IMAGE_BYTES];
     for (uint32_t i = 0; i < IMAGE_BYTES; i++) {
         image_of()[i] ^= (uint8_t)(1u << (i % 8));
-        assert_int_equal(kernel_packet_check(w.args), KERNEL_PACKET_ERR_CHECKSUM);
+        assert_int_equal(kernel_packet_check_restore(w.args), KERNEL_PACKET_ERR_CHECKSUM);
+        if (memcmp(w.definition, zeros, IMAGE_BYTES) != 0)
+            fail_msg("a flip in byte %u left refused bytes in the definition region", i);
         image_of()[i] ^= (uint8_t)(1u << (i % 8));
     }
     uint64_t a, b;
@@ -291,10 +364,11 @@ static void packet_checksum_catches_a_flip_in_every_image_byte(void **state)
     assert_true(a != b);
     memcpy(image_of() + 64, &b, 8);
     memcpy(image_of() + 72, &a, 8);
-    assert_int_equal(kernel_packet_check(w.args), KERNEL_PACKET_ERR_CHECKSUM);
+    assert_int_equal(kernel_packet_check_restore(w.args), KERNEL_PACKET_ERR_CHECKSUM);
     memcpy(image_of() + 64, &a, 8);
     memcpy(image_of() + 72, &b, 8);
-    assert_int_equal(kernel_packet_check(w.args), 0);
+    assert_int_equal(kernel_packet_check_restore(w.args), 0);
+    assert_memory_equal(w.definition, image_of(), IMAGE_BYTES);
 }
 
 /* Changes that cancel in a plain sum of a lane's words: the top bit
@@ -307,20 +381,20 @@ static void packet_checksum_catches_changes_a_lane_sum_would_miss(void **state)
     uint8_t *img = image_of();
     img[7] ^= 0x80;
     img[128 + 7] ^= 0x80;
-    assert_int_equal(kernel_packet_check(w.args), KERNEL_PACKET_ERR_CHECKSUM);
+    assert_int_equal(kernel_packet_check_restore(w.args), KERNEL_PACKET_ERR_CHECKSUM);
     img[7] ^= 0x80;
     img[128 + 7] ^= 0x80;
-    assert_int_equal(kernel_packet_check(w.args), 0);
+    assert_int_equal(kernel_packet_check_restore(w.args), 0);
     uint64_t a, b;
     memcpy(&a, img, 8);
     memcpy(&b, img + 64, 8);
     assert_true(a != b);
     memcpy(img, &b, 8);
     memcpy(img + 64, &a, 8);
-    assert_int_equal(kernel_packet_check(w.args), KERNEL_PACKET_ERR_CHECKSUM);
+    assert_int_equal(kernel_packet_check_restore(w.args), KERNEL_PACKET_ERR_CHECKSUM);
     memcpy(img, &a, 8);
     memcpy(img + 64, &b, 8);
-    assert_int_equal(kernel_packet_check(w.args), 0);
+    assert_int_equal(kernel_packet_check_restore(w.args), 0);
 }
 
 static void packet_corrupted_header_byte_refused(void **state)
@@ -348,14 +422,16 @@ static void packet_lengths_changed_together_refused_without_reading_past_the_blo
     assert_int_equal(mprotect(map + span, page, PROT_NONE), 0);
     uint8_t *block = map + span - bytes; /* ends at the guard page; 8-aligned */
     memcpy(block, w.args, bytes);
-    assert_int_equal(kernel_packet_check(block), 0);
+    assert_int_equal(kernel_packet_check_restore(block), 0);
     uint64_t longer = IMAGE_BYTES + 1024;
     ((device_run_desc *)(void *)block)->image_bytes = longer;
     SimplerKernelInvocationHeader *h = (SimplerKernelInvocationHeader *)(void *)(block + sizeof(device_run_desc));
     kernel_graph_packet *p = (kernel_graph_packet *)(h + 1);
     h->payload_bytes = kernel_packet_payload_bytes(longer, 0);
     p->image_bytes = longer;
-    assert_int_equal(kernel_packet_check(block), KERNEL_PACKET_ERR_CHECKSUM);
+    memset(w.definition, SENTINEL, REGION_BYTES);
+    assert_int_equal(kernel_packet_check_restore(block), KERNEL_PACKET_ERR_CHECKSUM);
+    assert_regions_hold(0, 0, 0); /* a head-checksum refusal writes nothing */
     assert_int_equal(munmap(map, span + page), 0);
 }
 
@@ -404,12 +480,14 @@ static void packet_misaligned_addresses_refused(void **state)
     p->slot_addr += 4;
     desc_of()->kernels = (const device_kernel_table *)(uintptr_t)(p->slot_addr + offsetof(kernel_slot_record, table));
     reseal();
-    assert_int_equal(kernel_packet_check(w.args), KERNEL_PACKET_ERR_HEADER);
+    assert_int_equal(kernel_packet_check_restore(w.args), KERNEL_PACKET_ERR_HEADER);
+    assert_regions_hold(0, 0, 0);
     world_free(NULL), world_make(NULL);
     p = packet_of();
     p->status_addr += 4;
     reseal();
-    assert_int_equal(kernel_packet_check(w.args), KERNEL_PACKET_ERR_HEADER);
+    assert_int_equal(kernel_packet_check_restore(w.args), KERNEL_PACKET_ERR_HEADER);
+    assert_regions_hold(0, 0, 0);
 }
 
 int main(void)
@@ -417,7 +495,11 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, world_make, world_free)
     const struct CMUnitTest tests[] = {
         T(packet_well_formed_passes_the_check),
-    T(packet_check_restore_copies_exactly_the_image),
+        T(packet_check_restore_copies_exactly_the_image),
+        cmocka_unit_test_setup_teardown(packet_staged_bytes_restored_into_the_temp_buffer,
+                                        world_make_with_staged_bytes, world_free),
+        cmocka_unit_test_setup_teardown(packet_corrupted_staged_byte_refused_both_spans_zero,
+                                        world_make_with_staged_bytes, world_free),
         T(packet_header_version_refused),
         T(packet_header_mode_refused),
         T(packet_header_reserved_nonzero_refused),
