@@ -414,6 +414,139 @@ static void slots_redirected_slot_record_address_refused_not_followed(void **sta
     close_after_fault(&k, &d);
 }
 
+/* The packet stored in a slot, as the slot scheduler reads it (simdev
+ * device memory is host memory): its fixed parts, image and staged
+ * bytes. */
+typedef struct stored_packet {
+    device_run_desc *d;
+    SimplerKernelInvocationHeader *h;
+    kernel_graph_packet *p;
+    uint8_t *image, *staged;
+} stored_packet;
+
+static stored_packet stored_in(kfix *k, uint32_t slot)
+{
+    stored_packet s;
+    uint8_t *at = (uint8_t *)(uintptr_t)kernel_arg_slot_addr(k->ctx, kernel_state_of(k->ctx), slot);
+    const kernel_arg_slot_header *sh = (const kernel_arg_slot_header *)(void *)at;
+    assert_int_equal(sh->magic, KERNEL_ARG_SLOT_MAGIC);
+    s.d = (device_run_desc *)(void *)(at + sizeof(*sh));
+    s.h = (SimplerKernelInvocationHeader *)(s.d + 1);
+    s.p = (kernel_graph_packet *)(s.h + 1);
+    s.image = (uint8_t *)(s.p + 1);
+    s.staged = s.image + kernel_packet_pad8(s.p->image_bytes);
+    assert_int_equal(sh->packet_bytes, kernel_packet_args_bytes(s.p->image_bytes, s.p->staged_bytes));
+    return s;
+}
+
+/* A refused execution poisoned the context: the next launch_slot is
+ * refused on the host, nothing enqueued. */
+static void assert_poisoned(kfix *k)
+{
+    assert_int_equal(kernel_phase(k->ctx), KERNEL_PHASE_POISONED);
+    assert_int_equal(simpler_kernel_mode_launch_slot(k->ctx, SLOT, k->stream), PTO_RUNTIME_ERR_INVALID_STATE);
+}
+
+/* One good replay of the captured slot launch (another set of buffers),
+ * then arguments for `d` stored in the slot and synchronized, so the
+ * test can corrupt the stored packet before the next replay reads it. */
+static simdev_graph_t replay_once_then_store(kfix *k, const kbufs *d, uint64_t rounds)
+{
+    static vadd_buffers v;
+    kbufs good;
+    kbufs_alloc(&good);
+    kbufs_upload(&good, &v, 5.0f);
+    simdev_graph_t g = capture_slot(k, SLOT);
+    assert_int_equal(write_step(k, SLOT, &good, rounds), 0);
+    assert_int_equal(simdev_graph_launch(g, k->stream), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(k->stream), SIMDEV_SUCCESS);
+    assert_int_equal(kbufs_check(&good, &v, rounds), 0);
+    kbufs_free(&good);
+    assert_int_equal(write_step(k, SLOT, d, rounds), 0);
+    assert_int_equal(simdev_stream_synchronize(k->stream), SIMDEV_SUCCESS);
+    return g;
+}
+
+/* A flipped byte in the slot's image (the head checksum, over the fixed
+ * parts, still agrees): the replay is refused with the checksum error
+ * (-17) before any task runs, and the context is poisoned. */
+static void slots_corrupted_image_byte_refused_by_the_checksum_nothing_run(void **state)
+{
+    kfix k;
+    kbufs d;
+    (void)state;
+    open_refusal(&k, &d);
+    simdev_graph_t g = replay_once_then_store(&k, &d, 3);
+    stored_packet s = stored_in(&k, SLOT);
+    s.image[s.p->image_bytes / 2] ^= 0x40;
+    assert_int_equal(kernel_packet_head_checksum(s.h, s.p), s.p->head_checksum);
+    assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
+    assert_refused_on_device(&k, &d, KERNEL_PACKET_ERR_CHECKSUM);
+    assert_poisoned(&k);
+    assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
+    close_after_fault(&k, &d);
+}
+
+/* A fixed field of the stored packet changed consistently where it is
+ * repeated (the task count, in the descriptor and the packet: one task
+ * fewer, still a count the regions admit) with the head checksum
+ * recomputed, so every field check passes: only the full checksum,
+ * which covers the header and the packet too, refuses it (-17), before
+ * any task runs. */
+static void slots_consistently_changed_task_count_refused_by_the_checksum_nothing_run(void **state)
+{
+    kfix k;
+    kbufs d;
+    (void)state;
+    open_refusal(&k, &d);
+    simdev_graph_t g = replay_once_then_store(&k, &d, 3);
+    stored_packet s = stored_in(&k, SLOT);
+    assert_true(s.p->task_count > 1);
+    s.p->task_count -= 1;
+    s.d->task_count = s.p->task_count;
+    s.p->head_checksum = kernel_packet_head_checksum(s.h, s.p);
+    assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
+    assert_refused_on_device(&k, &d, KERNEL_PACKET_ERR_CHECKSUM);
+    assert_poisoned(&k);
+    assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
+    close_after_fault(&k, &d);
+}
+
+/* HOST inputs travel as staged bytes after the image: a flipped byte
+ * there (one input value) is refused with the checksum error (-17)
+ * before any task runs; the DEVICE output keeps its fill. */
+static void slots_corrupted_staged_argument_byte_refused_by_the_checksum_nothing_run(void **state)
+{
+    static vadd_buffers v;
+    SimplerGraphRequirements req;
+    SimplerKernelCtxControl c;
+    ChipStorageTaskArgs args;
+    kfix k;
+    kbufs d;
+    (void)state;
+    kbufs_alloc(&d);
+    kbufs_upload(&d, &v, 2.0f); /* the output reads -1 */
+    vadd_args_make(&args, v.a, v.b, d.f, SIMPLER_ADDRESS_SPACE_HOST, 2, 0);
+    args.tensors[2].address_space = SIMPLER_ADDRESS_SPACE_DEVICE;
+    assert_int_equal(simpler_graph_requirements(image.bytes, image.size, &args, &req), 0);
+    assert_int_equal(simpler_kernel_plan_capacity(&req, 1, &c), 0);
+    c.arg_slot_count = SLOT + 1;
+    kfix_open(&k, &image, &c);
+    simdev_graph_t g = capture_slot(&k, SLOT);
+    assert_int_equal(simpler_kernel_mode_write_args(k.ctx, SLOT, KFIX_ID, &args, k.stream), 0);
+    assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
+    stored_packet s = stored_in(&k, SLOT);
+    uint8_t *b = memmem(s.staged, (size_t)s.p->staged_bytes, v.b, sizeof(v.b));
+    assert_non_null(b); /* the second input travels in the staged bytes */
+    b[4 * 7 + 1] ^= 0x01; /* one byte of its eighth element */
+    assert_int_equal(kernel_packet_head_checksum(s.h, s.p), s.p->head_checksum);
+    assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
+    assert_refused_on_device(&k, &d, KERNEL_PACKET_ERR_CHECKSUM);
+    assert_poisoned(&k);
+    assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
+    close_after_fault(&k, &d);
+}
+
 /* Every refusal returns its status and enqueues nothing. */
 static void slots_refusals_return_their_status_and_enqueue_nothing(void **state)
 {
@@ -601,6 +734,9 @@ int main(void)
         cmocka_unit_test(slots_write_prepare_again_replay_refused_stale_nothing_written),
         cmocka_unit_test(slots_empty_slot_refused_on_device_nothing_written),
         cmocka_unit_test(slots_redirected_slot_record_address_refused_not_followed),
+        cmocka_unit_test(slots_corrupted_image_byte_refused_by_the_checksum_nothing_run),
+        cmocka_unit_test(slots_consistently_changed_task_count_refused_by_the_checksum_nothing_run),
+        cmocka_unit_test(slots_corrupted_staged_argument_byte_refused_by_the_checksum_nothing_run),
         cmocka_unit_test(slots_refusals_return_their_status_and_enqueue_nothing),
         cmocka_unit_test(slots_before_freeze_and_after_close_refused),
         cmocka_unit_test(slots_host_inputs_travel_by_value_in_the_packet),
