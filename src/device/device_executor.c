@@ -93,18 +93,34 @@ static void run_task(const device_run_desc *d, const exec_view *v, uint32_t id, 
 /* A core with a backlog publishes its finished count every this many
  * tasks, and always when it runs out of posted work. The scheduler polls
  * the count, so every publication takes the line back from its cache (a
- * cross-CPU round trip, and on x86 the stores behind it wait for it):
- * publishing every 4th task cost measurably more than every 16th. The
- * scheduler refills a ring once a quarter of it is free (16 of 64), so
- * each publication can be answered before the ring runs dry. */
+ * cross-CPU round trip): publishing every 4th task cost measurably more
+ * than every 16th. The scheduler refills a ring once a quarter of it is
+ * free (16 of 64), so each publication can be answered before the ring
+ * runs dry. */
 #define DEVICE_PUBLISH_EVERY 16u
 
-/* Publishes one finished task. The doorbell is only rung when the
- * scheduler may sleep: it sets its flag and then re-scans `finished`
- * (both sequentially consistent), so either it sees this count or we
- * see its flag and change the word it blocks on. */
+/* Publishes the count while the core still holds work: a release store,
+ * which the core does not wait for. A sequentially consistent one (a
+ * locked instruction on x86) held the core until the line came back
+ * from the polling scheduler, ~45% of a W3 core's samples
+ * (docs/performance.md, set AH). Without the fence the scheduler may
+ * read the flag too early and sleep past this count; the core's next
+ * publication when it runs out of work is fenced (publish_idle), so the
+ * scheduler is woken no later than that, and no completion is lost. */
+static void publish_busy(device_core_slot *slot, device_runtime_header *rt, uint32_t done)
+{
+    atomic_store_explicit(&slot->finished, done, memory_order_release);
+    if (atomic_load_explicit(&rt->sched_sleeping, memory_order_relaxed)) {
+        atomic_fetch_add(&rt->doorbell, 1);
+        device_wait_wake(&rt->doorbell);
+    }
+}
 
-static void publish_finished(device_core_slot *slot, device_runtime_header *rt, uint32_t done)
+/* Publishes the count before the core waits for more. The doorbell is
+ * rung whenever the scheduler may sleep: it sets its flag and then
+ * re-scans `finished` (both sequentially consistent), so either it sees
+ * this count or we see its flag and change the word it blocks on. */
+static void publish_idle(device_core_slot *slot, device_runtime_header *rt, uint32_t done)
 {
     atomic_store(&slot->finished, done);
     if (atomic_load(&rt->sched_sleeping)) {
@@ -180,18 +196,25 @@ void device_executor_kernel(uint32_t block, uint32_t block_dim, const void *args
         if (view.tasks == NULL)
             exec_view_resolve(d, &view);
         /* Run what was posted, in order; a QUIT between tasks wins. */
-        while (done != posted) {
-            uint32_t id = slot->ring[done % DEVICE_SLOT_RING];
-            /* device_slot_quitting, inline: it is asked per task. */
-            if (id >= view.task_count ||
-                atomic_load_explicit(&slot->state, memory_order_acquire) != DEVICE_SLOT_IDLE)
-                return;
-            run_task(d, &view, id, &args_kept, &k);
-            /* Every DEVICE_PUBLISH_EVERY-th task, and the last one
-             * posted, keep the scheduler current while the ring holds
-             * work. */
-            if (++done == posted || done % DEVICE_PUBLISH_EVERY == 0)
-                publish_finished(slot, rt, done);
+        for (;;) {
+            while (done != posted) {
+                uint32_t id = slot->ring[done % DEVICE_SLOT_RING];
+                /* device_slot_quitting, inline: it is asked per task. */
+                if (id >= view.task_count ||
+                    atomic_load_explicit(&slot->state, memory_order_acquire) != DEVICE_SLOT_IDLE)
+                    return;
+                run_task(d, &view, id, &args_kept, &k);
+                /* Every DEVICE_PUBLISH_EVERY-th task keeps the scheduler
+                 * current while the ring holds work. */
+                if (++done % DEVICE_PUBLISH_EVERY == 0)
+                    publish_busy(slot, rt, done);
+            }
+            /* Refilled meanwhile: carry on, with no fenced publication
+             * and no wait. */
+            posted = atomic_load_explicit(&slot->posted, memory_order_acquire);
+            if (posted == done || posted - done > DEVICE_SLOT_RING)
+                break;
         }
+        publish_idle(slot, rt, done);
     }
 }

@@ -358,6 +358,21 @@ int device_sched_spin_verdict(device_sched *s, int *late)
     return SPIN_STALL;
 }
 
+/* Wakes every core that holds posted work and is asleep: one that went
+ * to sleep as a post's unfenced store was on its way
+ * (device_slot_post, device_slot_rouse). Called when a wait's pause
+ * polls passed without a completion and before the scheduler blocks,
+ * so such a core costs at most those polls, and the scheduler never
+ * blocks on a doorbell that only that core could ring. */
+static void rouse_holders(device_sched *s)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    for (uint32_t c = 0; c < s->cores; c++) {
+        if (s->posted[c] != s->seen[c])
+            device_slot_rouse(device_core_slot_at(s->d, c));
+    }
+}
+
 /* Returns once at least one completion was consumed, or at a stall (the
  * pause phase of the spin passed, counted from the arrival of the last
  * late core holding tasks; once per completion) that leaves ready tasks
@@ -370,13 +385,17 @@ int device_sched_spin_verdict(device_sched *s, int *late)
 static void await_completions(device_sched *s)
 {
     device_spin spin = DEVICE_SPIN_INIT(DEVICE_SPIN_YIELD_NS);
-    int late = 0;
+    int late = 0, roused = 0;
     for (;;) {
         if (device_sched_collect(s) > 0) {
             s->stalled = 0;
             return;
         }
         if (device_spin_step(&spin)) {
+            if (!roused && spin.polls >= DEVICE_SPIN_POLLS) {
+                rouse_holders(s);
+                roused = 1;
+            }
             if (!s->stalled && spin.polls >= DEVICE_SPIN_POLLS) {
                 int verdict = device_sched_spin_verdict(s, &late);
                 if (verdict == SPIN_RESTART)
@@ -401,9 +420,11 @@ static void await_completions(device_sched *s)
             s->stalled = 0;
             return;
         }
+        rouse_holders(s);
         device_wait_block(&s->rt->doorbell, bell);
         atomic_store(&s->rt->sched_sleeping, 0);
         spin = (device_spin)DEVICE_SPIN_INIT(DEVICE_SPIN_YIELD_NS);
+        roused = 0;
     }
 }
 

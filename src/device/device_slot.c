@@ -11,10 +11,22 @@ static void ring_bell(device_core_slot *slot)
 
 void device_slot_post(device_core_slot *slot, uint32_t posted)
 {
-    /* posted before the flag (both seq_cst): the core sets its flag
-     * before re-reading posted, so one of us sees the other. */
-    atomic_store(&slot->posted, posted);
-    if (atomic_load(&slot->sleeping))
+    /* A release store, and no fence before the flag is read: a
+     * sequentially consistent store (xchg on x86) held the scheduler
+     * until the line came back from the core, which reads it between
+     * tasks, about as long as its whole completion handling (set AH).
+     * The flag may then be read before the core's, which sets it just
+     * as this store is on its way, and the core sleeps holding this
+     * work; the scheduler finds it with device_slot_rouse before it
+     * waits any longer than its pause polls. */
+    atomic_store_explicit(&slot->posted, posted, memory_order_release);
+    if (atomic_load_explicit(&slot->sleeping, memory_order_relaxed))
+        ring_bell(slot);
+}
+
+void device_slot_rouse(device_core_slot *slot)
+{
+    if (atomic_load_explicit(&slot->sleeping, memory_order_relaxed))
         ring_bell(slot);
 }
 

@@ -24,8 +24,18 @@
 #include "platform/platform_ops.h"
 
 /* Scheduler: publishes ring entries up to `posted` (written before) and
- * wakes the core if it may be asleep. */
+ * wakes the core if it reads as asleep. The store is not fenced against
+ * that read, so a core going to sleep at that moment may miss it: see
+ * device_slot_rouse. */
 void device_slot_post(device_core_slot *slot, uint32_t posted);
+
+/* Scheduler, after a sequentially consistent fence, for a core it has
+ * posted work the core has not finished: wakes the core if it is
+ * asleep. After the fence every post is visible to the core, and a
+ * core that slept without seeing one had set its flag before the fence
+ * (it sets the flag, then re-reads posted, both seq_cst), so the flag
+ * reads as set here. */
+void device_slot_rouse(device_core_slot *slot);
 
 /* Tells the core to leave and wakes it if it may be asleep (like a
  * post: no bell, no syscall, for a core awake or not yet started). */

@@ -118,15 +118,54 @@ static int check_tensor_place(const image_parts *v, const graph_image_arg *a)
     return 0;
 }
 
+/* The first eight bytes of an argument (kind, tag, addr_kind,
+ * staged_index, view) as one word, in the image's byte order. */
+static inline uint64_t arg_head(const graph_image_arg *a)
+{
+    uint64_t head;
+    memcpy(&head, a, sizeof(head));
+    return head;
+}
+
+_Static_assert(offsetof(graph_image_arg, view) == 4 && offsetof(graph_image_arg, addr) == 8,
+               "an argument's head is its first eight bytes");
+
+/* The head a caller device tensor of view `view` has, its tag left 0,
+ * and the mask that leaves the tag out of a head. */
+static uint64_t device_head(uint32_t view, uint64_t *tag_mask)
+{
+    graph_image_arg a = {.kind = GRAPH_ARG_TENSOR, .addr_kind = GRAPH_ADDR_DEVICE, .view = view};
+    graph_image_arg t = {.tag = 0xff};
+    *tag_mask = ~arg_head(&t);
+    return arg_head(&a);
+}
+
+/* The tags a caller device tensor may carry: every tag but OUTPUT (the
+ * runtime allocates OUTPUT tensors on the heap). */
+#define DEVICE_TAGS (((1u << (SIMPLER_TAG_NO_DEP + 1)) - 1) & ~(1u << SIMPLER_TAG_OUTPUT))
+_Static_assert(SIMPLER_TAG_NO_DEP < 31, "tags fit the mask");
+
 /* Views are checked first: a tensor's range check uses its view's
  * extent as recorded, and its dtype as known. Consecutive tensors mostly
- * name the same view, so the last one's shift and extent are kept. */
+ * name the same view, so the last one's shift and extent are kept; and
+ * most are caller device tensors, so a tensor whose head is that of a
+ * device tensor of the kept view (one compare for kind, addr_kind,
+ * staged_index and view) needs only its tag, range and end checked,
+ * exactly what check_tensor_place asks of one. */
 static int check_args(const image_parts *v)
 {
     uint32_t view = UINT32_MAX, shift = 0;
-    uint64_t extent = 0;
+    uint64_t extent = 0, tag_mask = 0;
+    uint64_t fast = UINT64_MAX; /* no argument's head: its kind byte is no GRAPH_ARG_* */
     for (uint32_t i = 0; i < v->h->arg_count; i++) {
         const graph_image_arg *a = &v->args[i];
+        if ((arg_head(a) & tag_mask) == fast) {
+            if (((DEVICE_TAGS >> (a->tag & 31u)) & 1u) == 0 || a->tag > 31u ||
+                !graph_view_fits(shift, extent, a->start_offset, a->buffer_bytes) ||
+                a->addr > UINT64_MAX - a->buffer_bytes)
+                return BAD;
+            continue;
+        }
         if (a->kind == GRAPH_ARG_SCALAR) {
             if (a->tag != 0 || a->addr_kind != 0 || a->staged_index != 0 || a->view != 0 || a->buffer_bytes != 0 ||
                 a->start_offset != 0)
@@ -141,6 +180,7 @@ static int check_args(const image_parts *v)
             view = a->view;
             shift = graph_dtype_shift(v->views[view].dtype);
             extent = v->views[view].extent;
+            fast = device_head(view, &tag_mask);
         }
         if (!graph_view_fits(shift, extent, a->start_offset, a->buffer_bytes) || check_tensor_place(v, a) != 0)
             return BAD;
@@ -159,31 +199,36 @@ static int check_args(const image_parts *v)
  * if it lied. */
 static int check_tasks(const image_parts *v, uint32_t *seen)
 {
-    const graph_image_header *h = v->h;
+    /* The header's counts and the tables in locals: the stores to
+     * `seen` below could alias the header's words, so the compiler would
+     * reload them per task (and per edge) otherwise. */
+    const uint32_t task_count = v->h->task_count, arg_count = v->h->arg_count, edge_count = v->h->edge_count;
+    const graph_image_task *tasks = v->tasks;
+    const uint32_t *fanout_table = v->fanout;
     uint32_t args = 0, fanin = 0, fanout = 0;
     uint32_t heads[2] = {0, 0};
-    memset(seen, 0, (size_t)h->task_count * sizeof(*seen));
-    for (uint32_t i = 0; i < h->task_count; i++) {
-        const graph_image_task *t = &v->tasks[i];
+    memset(seen, 0, (size_t)task_count * sizeof(*seen));
+    for (uint32_t i = 0; i < task_count; i++) {
+        const graph_image_task *t = &tasks[i];
         if (t->func_id < 0 || t->func_id >= GRAPH_FUNC_ID_LIMIT || t->core_type > SIMPLER_CORE_TYPE_AIV)
             return BAD;
-        if (t->arg_begin != args || t->arg_count > SIMPLER_MAX_TASK_ARGS || t->arg_count > h->arg_count - args)
+        if (t->arg_begin != args || t->arg_count > SIMPLER_MAX_TASK_ARGS || t->arg_count > arg_count - args)
             return BAD;
         if (t->fanin_begin != fanin || t->fanin_count != seen[i])
             return BAD;
-        if (t->fanout_begin != fanout || t->fanout_count > h->edge_count - fanout)
+        if (t->fanout_begin != fanout || t->fanout_count > edge_count - fanout)
             return BAD;
-        const uint32_t *succ = v->fanout + fanout;
+        const uint32_t *succ = fanout_table + fanout;
         uint32_t prev = i;
         for (uint32_t k = 0; k < t->fanout_count; k++) {
-            if (succ[k] <= prev || succ[k] >= h->task_count)
+            if (succ[k] <= prev || succ[k] >= task_count)
                 return BAD;
             prev = succ[k];
             seen[prev]++;
         }
         /* graph_image_chain_next, from the successor just bounded. */
         uint32_t chain = 0;
-        if (t->fanout_count == 1 && graph_image_chain_link(t, &v->tasks[succ[0]]))
+        if (t->fanout_count == 1 && graph_image_chain_link(t, &tasks[succ[0]]))
             chain = succ[0] + 1;
         seen[i] = chain; /* task i's count is spent: its slot holds its link */
         heads[t->core_type] += chain == 0;
@@ -191,9 +236,9 @@ static int check_tasks(const image_parts *v, uint32_t *seen)
         fanin += t->fanin_count; /* <= fanout so far: no wrap */
         fanout += t->fanout_count;
     }
-    if (heads[0] != h->chain_heads[0] || heads[1] != h->chain_heads[1])
+    if (heads[0] != v->h->chain_heads[0] || heads[1] != v->h->chain_heads[1])
         return BAD;
-    return args == h->arg_count && fanin == h->edge_count && fanout == h->edge_count ? 0 : BAD;
+    return args == arg_count && fanin == edge_count && fanout == edge_count ? 0 : BAD;
 }
 
 int graph_image_check(const void *image, size_t size, uint32_t *scratch, uint32_t scratch_count)

@@ -199,6 +199,35 @@ static void slot_one_post_before_the_wait_wakes(void **state)
     assert_int_equal(t.result, 1);
 }
 
+/* A post whose store the core's re-check missed and whose flag read
+ * missed the core's flag (device_slot_post does not fence the two):
+ * stored here in the window with no bell, so the core blocks holding
+ * it. The scheduler's rouse finds it asleep and wakes it. */
+static void post_unseen(device_core_slot *slot)
+{
+    atomic_store_explicit(&slot->posted, 1, memory_order_relaxed);
+}
+
+static void slot_rouse_wakes_a_core_asleep_on_an_unseen_post(void **state)
+{
+    (void)state;
+    pthread_t th = core_start_and_block(post_unseen);
+    struct timespec nap = {0, 20 * 1000 * 1000};
+    nanosleep(&nap, NULL); /* the core is in its futex wait by now */
+    atomic_thread_fence(memory_order_seq_cst);
+    device_slot_rouse(&t.slot);
+    core_join(th);
+    assert_int_equal(t.result, 1);
+}
+
+/* A core awake is left alone: no bell. */
+static void slot_rouse_leaves_an_awake_core_alone(void **state)
+{
+    (void)state;
+    device_slot_rouse(&t.slot);
+    assert_int_equal(atomic_load(&t.slot.bell), 0);
+}
+
 static void slot_quit_before_the_wait_wakes(void **state)
 {
     (void)state;
@@ -390,6 +419,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(slot_wait_without_polls_wakes_on_a_post, setup, teardown),
         cmocka_unit_test_setup_teardown(slot_two_posts_before_the_wait_still_wake, setup, teardown),
         cmocka_unit_test_setup_teardown(slot_one_post_before_the_wait_wakes, setup, teardown),
+        cmocka_unit_test_setup_teardown(slot_rouse_wakes_a_core_asleep_on_an_unseen_post, setup, teardown),
+        cmocka_unit_test_setup_teardown(slot_rouse_leaves_an_awake_core_alone, setup, teardown),
         cmocka_unit_test_setup_teardown(slot_quit_before_the_wait_wakes, setup, teardown),
         cmocka_unit_test_setup_teardown(slot_quit_wakes_a_core_asleep, setup, teardown),
         cmocka_unit_test_setup_teardown(slots_dismiss_through_the_platform_wakes_a_core_asleep, setup, teardown),

@@ -90,6 +90,12 @@ static const corruption corruptions[] = {
     {"heap tensor with a staged index", ARG, 1, 3, 1, 1},
     {"device buffer wrapping", ARG, 8, 8, 8, UINT64_MAX - 8},
     {"OUTPUT into a caller buffer", ARG, 8, 1, 1, SIMPLER_TAG_OUTPUT},
+    /* Arg 8 takes the device-tensor fast path of the check (its view is
+     * the one kept from arg 0): each of its checks refuses there too. */
+    {"device tensor tag unknown", ARG, 8, 1, 1, 5},
+    {"device tensor tag 32 (INPUT modulo 32)", ARG, 8, 1, 1, 32},
+    {"device buffer a byte short of its view", ARG, 8, 16, 8, 63},
+    {"device view start past its buffer", ARG, 8, 24, 8, 1},
     {"OUTPUT_EXISTING into the heap", ARG, 1, 1, 1, SIMPLER_TAG_OUTPUT_EXISTING},
     {"scalar with a tag", ARG, 9, 1, 1, 1},
     {"scalar with an address kind", ARG, 9, 2, 1, 1},
