@@ -28,10 +28,22 @@ typedef struct graph_access {
 #define GRAPH_ACCESS_WRITE 2u
 
 /* The bytes of a ChipTensor that describe its view (ndims, dtype,
- * address_space, reserved0, shapes, strides): an argument whose bytes
- * here equal the last checked one's has the same, already checked view. */
-#define GRAPH_VIEW_KEY_OFFSET offsetof(ChipTensor, ndims)
-#define GRAPH_VIEW_KEY_BYTES (offsetof(ChipTensor, reserved) - offsetof(ChipTensor, ndims))
+ * address_space, reserved0, shapes, strides) and the first reserved word,
+ * read as the four 16-byte words from start_offset on, with start_offset
+ * masked out: an argument whose words equal the last checked one's has
+ * the same, already checked view (and that reserved word zero). Whole
+ * 16-byte words at 16-byte offsets, so that each load is served by one
+ * store of a tensor written as 16-byte words (tensor_create, a struct
+ * copy): a load across two stores stalls until both reach the cache. */
+#define GRAPH_VIEW_KEY_OFFSET offsetof(ChipTensor, start_offset)
+#define GRAPH_VIEW_KEY_WORDS 4
+_Static_assert(offsetof(ChipTensor, start_offset) == 16 && offsetof(ChipTensor, ndims) == 24 &&
+                   offsetof(ChipTensor, reserved) == 72 && sizeof(ChipTensor) == 128,
+               "the view key is the 16-byte words at 16..80 less start_offset; reserved then runs to 128");
+
+/* Two words loaded, compared or stored at once (gcc and clang vector
+ * extensions); may alias anything and assumes no alignment. */
+typedef uint64_t graph_u64x2 __attribute__((vector_size(16), may_alias, aligned(1)));
 
 /* A tensor view_make checked and named: everything add_view needs to
  * append it at another start without looking at a ChipTensor again. */
@@ -63,7 +75,7 @@ struct graph_scratch {
     uint32_t view_cache[GRAPH_VIEW_CACHE]; /* by view hash: 1 + index of a view in g.views, or 0 */
     /* The last view add_tensor checked: its key bytes, index and extent
      * (valid while last_view_valid; cleared with the views it names). */
-    unsigned char last_key[GRAPH_VIEW_KEY_BYTES];
+    uint64_t last_key[2 * GRAPH_VIEW_KEY_WORDS] __attribute__((aligned(16)));
     int last_view_valid;
     uint32_t last_view;
     uint32_t last_shift;             /* log2 of the dtype's bytes */

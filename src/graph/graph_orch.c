@@ -59,26 +59,41 @@ static int dense_strides(uint32_t ndims, const uint32_t *shapes, uint32_t *strid
     return 0;
 }
 
-/* Two words stored at once (gcc and clang vector extensions); may alias
- * any object and assumes no alignment, as memset does. */
-typedef uint64_t graph_zero_pair __attribute__((vector_size(16), may_alias, aligned(1)));
-
-/* Zeroes a ChipTensor (128 bytes, 64-aligned) with eight 16-byte stores:
- * memset of it became `rep stos`, whose start-up cost was about half of
- * tensor_create's time. */
-static inline void tensor_zero(ChipTensor *t)
+/* The two words of a ChipTensor's 16-byte word `w` (0..7). */
+static inline graph_u64x2 tensor_word(const ChipTensor *t, uint32_t w)
 {
-    _Static_assert(sizeof(ChipTensor) == 8 * sizeof(graph_zero_pair), "ChipTensor is eight 16-byte pairs");
-    graph_zero_pair *w = (graph_zero_pair *)(void *)t, z = {0, 0};
-    /* Written out: a loop would be turned back into memset. */
-    w[0] = z;
-    w[1] = z;
-    w[2] = z;
-    w[3] = z;
-    w[4] = z;
-    w[5] = z;
-    w[6] = z;
-    w[7] = z;
+    return *(const graph_u64x2 *)(const void *)((const char *)t + 16 * w);
+}
+
+/* A dense tensor of the graph heap written as eight 16-byte words, each
+ * built in registers: memset then field stores was a `rep stos` (about
+ * half of tensor_create's time), and field stores left the tensor in
+ * pieces that the 16-byte loads of add_tensor (or of the caller's struct
+ * copy) could not be served from until they reached the cache. */
+static void tensor_write(ChipTensor *out, uint64_t addr, uint64_t bytes, uint32_t ndims, uint8_t dtype,
+                         const uint32_t *shapes, const uint32_t *strides)
+{
+    /* shapes[0..4] then strides[0..4] are the 32-bit lanes of words 2,
+     * 3 and the low half of 4; the dimensions past ndims stay 0. Written
+     * out: a loop over a lane array left it on the stack. */
+    _Static_assert(SIMPLER_MAX_TENSOR_DIMS == 5, "five dimensions: words 2, 3 and the low half of 4");
+#define TENSOR_LANE(a, d) (ndims > (d) ? (uint64_t)(a)[d] : 0)
+    const uint64_t w2lo = TENSOR_LANE(shapes, 0) | TENSOR_LANE(shapes, 1) << 32;
+    const uint64_t w2hi = TENSOR_LANE(shapes, 2) | TENSOR_LANE(shapes, 3) << 32;
+    const uint64_t w3lo = TENSOR_LANE(shapes, 4) | TENSOR_LANE(strides, 0) << 32;
+    const uint64_t w3hi = TENSOR_LANE(strides, 1) | TENSOR_LANE(strides, 2) << 32;
+    const uint64_t w4lo = TENSOR_LANE(strides, 3) | TENSOR_LANE(strides, 4) << 32;
+#undef TENSOR_LANE
+    const graph_u64x2 zero = {0, 0};
+    graph_u64x2 *w = (graph_u64x2 *)(void *)out;
+    w[0] = (graph_u64x2){addr, bytes};
+    w[1] = (graph_u64x2){0, ndims | (uint64_t)dtype << 32 | (uint64_t)SIMPLER_ADDRESS_SPACE_GRAPH_HEAP << 40};
+    w[2] = (graph_u64x2){w2lo, w2hi};
+    w[3] = (graph_u64x2){w3lo, w3hi};
+    w[4] = (graph_u64x2){w4lo, 0};
+    w[5] = zero;
+    w[6] = zero;
+    w[7] = zero;
 }
 
 static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, const uint32_t *shapes,
@@ -117,16 +132,7 @@ static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, 
                                                 (unsigned long long)padded,
                                                 (unsigned long long)(s->limits.heap_bytes_max - s->g.heap_bytes),
                                                 (unsigned long long)s->limits.heap_bytes_max));
-    tensor_zero(out);
-    out->buffer_addr = s->g.heap_bytes;
-    out->buffer_bytes = bytes;
-    out->ndims = ndims;
-    out->dtype = dtype;
-    out->address_space = SIMPLER_ADDRESS_SPACE_GRAPH_HEAP;
-    for (uint32_t d = 0; d < ndims; d++) {
-        out->shapes[d] = shapes[d];
-        out->strides[d] = strides[d];
-    }
+    tensor_write(out, s->g.heap_bytes, bytes, ndims, dtype, shapes, strides);
     s->g.heap_bytes += padded;
     return 0;
 }
@@ -275,33 +281,36 @@ static uint32_t access_mode(uint32_t tag)
     return tag <= SIMPLER_TAG_NO_DEP ? mode[tag] : 0;
 }
 
-/* Two words compared at once (gcc and clang vector extensions). */
-typedef uint64_t graph_u64x2 __attribute__((vector_size(16)));
+/* The view key of t (GRAPH_VIEW_KEY_OFFSET): its four words, start_offset
+ * masked out. */
+static inline void view_key_of(const ChipTensor *t, graph_u64x2 key[GRAPH_VIEW_KEY_WORDS])
+{
+    const graph_u64x2 high = {0, UINT64_MAX};
+    key[0] = tensor_word(t, 1) & high;
+    key[1] = tensor_word(t, 2);
+    key[2] = tensor_word(t, 3);
+    key[3] = tensor_word(t, 4);
+}
 
-/* Whether the view bytes of t equal the last checked view's: six words
- * compared as three pairs at once (memcmp would stop at the first
- * difference, which is rare here). */
+/* Whether the view key of t equals the last checked view's: four pairs
+ * of words compared at once (memcmp would stop at the first difference,
+ * which is rare here). */
 static int view_key_equal(const graph_scratch *s, const ChipTensor *t)
 {
-    graph_u64x2 a[GRAPH_VIEW_KEY_BYTES / 16], b[GRAPH_VIEW_KEY_BYTES / 16];
-    _Static_assert(GRAPH_VIEW_KEY_BYTES == 48, "the view key is six words");
-    memcpy(a, (const char *)t + GRAPH_VIEW_KEY_OFFSET, sizeof(a));
-    memcpy(b, s->last_key, sizeof(b));
-    graph_u64x2 d = (a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]);
+    graph_u64x2 k[GRAPH_VIEW_KEY_WORDS];
+    const graph_u64x2 *last = (const graph_u64x2 *)(const void *)s->last_key;
+    view_key_of(t, k);
+    graph_u64x2 d = (k[0] ^ last[0]) | (k[1] ^ last[1]) | (k[2] ^ last[2]) | (k[3] ^ last[3]);
     return (d[0] | d[1]) == 0;
 }
 
-/* graph_tensor_check's checks for a tensor whose view bytes equal the
- * last checked view's: only the fields outside the view key are left. */
+/* graph_tensor_check's checks for a tensor whose view key equals the
+ * last checked view's: the reserved words past the key (80..128) and the
+ * fields outside it are left. */
 static int tensor_check_known_view(const graph_scratch *s, const ChipTensor *t)
 {
-    graph_u64x2 r[3];
-    uint64_t last;
-    _Static_assert(sizeof(t->reserved) == sizeof(r) + sizeof(last), "ChipTensor.reserved is seven words");
-    memcpy(r, t->reserved, sizeof(r));
-    memcpy(&last, t->reserved + sizeof(r), sizeof(last));
-    graph_u64x2 o = r[0] | r[1] | r[2];
-    if ((o[0] | o[1] | last) != 0 || t->buffer_addr > UINT64_MAX - t->buffer_bytes)
+    graph_u64x2 o = tensor_word(t, 5) | tensor_word(t, 6) | tensor_word(t, 7);
+    if ((o[0] | o[1]) != 0 || t->buffer_addr > UINT64_MAX - t->buffer_bytes)
         return graph_tensor_check(t, "tensor", &(uint64_t){0}); /* names the field */
     if (!graph_view_fits(s->last_shift, s->last_extent, t->start_offset, t->buffer_bytes))
         return graph_view_fail(t, "tensor", s->last_extent);
@@ -324,7 +333,7 @@ static int tensor_check_new_view(graph_scratch *s, const ChipTensor *t)
     s->last_view = graph_view_index(s, &view);
     s->last_extent = view.extent;
     s->last_shift = graph_dtype_shift(t->dtype);
-    memcpy(s->last_key, (const char *)t + GRAPH_VIEW_KEY_OFFSET, GRAPH_VIEW_KEY_BYTES);
+    view_key_of(t, (graph_u64x2 *)(void *)s->last_key);
     s->last_view_valid = 1;
     return 0;
 }
