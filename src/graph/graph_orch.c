@@ -338,9 +338,11 @@ static int tensor_check_new_view(graph_scratch *s, const ChipTensor *t)
     return 0;
 }
 
-static int orch_add_tensor(SimplerOrch *orch, const ChipTensor *tensor, uint32_t tag)
+/* Every add_tensor, with each refusal's reason: the path of an argument
+ * whose view is not the last one's, or whose address is HOST, and of
+ * every refused call. */
+static __attribute__((noinline)) int add_tensor_any(graph_scratch *s, const ChipTensor *tensor, uint32_t tag)
 {
-    graph_scratch *s = scratch_of(orch);
     graph_image_arg *a = NULL;
     int rc = next_arg(s, &a);
     if (rc == 0 && tensor == NULL)
@@ -377,6 +379,61 @@ static int orch_add_tensor(SimplerOrch *orch, const ChipTensor *tensor, uint32_t
     acc->space = space_of(a->addr_kind);
     acc->mode = access_mode(tag);
     s->open_count++;
+    return 0;
+}
+
+/* Tags each address space takes: OUTPUT is the runtime-allocated kind
+ * (graph heap), OUTPUT_EXISTING the caller's (resolve_address). */
+#define GRAPH_HEAP_TAGS                                                                                           \
+    (1u << SIMPLER_TAG_INPUT | 1u << SIMPLER_TAG_OUTPUT | 1u << SIMPLER_TAG_INOUT | 1u << SIMPLER_TAG_NO_DEP)
+#define GRAPH_CALLER_TAGS                                                                                         \
+    (1u << SIMPLER_TAG_INPUT | 1u << SIMPLER_TAG_INOUT | 1u << SIMPLER_TAG_OUTPUT_EXISTING | 1u << SIMPLER_TAG_NO_DEP)
+
+/* The add_tensor op. The argument most calls add, one whose view is the
+ * last checked one's in the graph heap or device memory, is accepted
+ * here with the same checks as add_tensor_any and the same record and
+ * byte range; anything else (a new view, a HOST address, any refusal)
+ * goes to add_tensor_any, which starts over, so a refusal is reported
+ * as it always was and this path changes nothing it did not accept. */
+static int orch_add_tensor(SimplerOrch *orch, const ChipTensor *t, uint32_t tag)
+{
+    graph_scratch *s = scratch_of(orch);
+    const uint32_t n = s->open_count, at = s->g.arg_count + n;
+    if (s->status != 0 || !s->open || n >= SIMPLER_MAX_TASK_ARGS || at >= s->limits.arg_max || t == NULL ||
+        tag > SIMPLER_TAG_NO_DEP || !s->last_view_valid || !view_key_equal(s, t))
+        return add_tensor_any(s, t, tag);
+    const uint64_t addr = t->buffer_addr, bytes = t->buffer_bytes, start = t->start_offset;
+    const graph_u64x2 o = tensor_word(t, 5) | tensor_word(t, 6) | tensor_word(t, 7);
+    if ((o[0] | o[1]) != 0 || addr > UINT64_MAX - bytes ||
+        !graph_view_fits(s->last_shift, s->last_extent, start, bytes))
+        return add_tensor_any(s, t, tag);
+    uint32_t kind;
+    if (t->address_space == SIMPLER_ADDRESS_SPACE_GRAPH_HEAP) {
+        if (((GRAPH_HEAP_TAGS >> tag) & 1u) == 0 || addr % GRAPH_HEAP_ALIGN != 0 || addr + bytes > s->g.heap_bytes)
+            return add_tensor_any(s, t, tag);
+        kind = GRAPH_ADDR_HEAP;
+    } else if (t->address_space == SIMPLER_ADDRESS_SPACE_DEVICE) {
+        if (((GRAPH_CALLER_TAGS >> tag) & 1u) == 0)
+            return add_tensor_any(s, t, tag);
+        kind = GRAPH_ADDR_DEVICE;
+    } else {
+        return add_tensor_any(s, t, tag);
+    }
+    graph_image_arg *a = &s->g.args[at];
+    *a = (graph_image_arg){.kind = GRAPH_ARG_TENSOR,
+                           .tag = (uint8_t)tag,
+                           .addr_kind = (uint8_t)kind,
+                           .staged_index = 0,
+                           .view = s->last_view,
+                           .addr = addr,
+                           .buffer_bytes = bytes,
+                           .start_offset = start};
+    graph_access *acc = &s->open_access[n];
+    acc->lo = addr + (start << s->last_shift);
+    acc->hi = acc->lo + (s->last_extent << s->last_shift);
+    acc->space = t->address_space; /* the TensorMap space of both kinds (space_of) */
+    acc->mode = access_mode(tag);
+    s->open_count = n + 1;
     return 0;
 }
 

@@ -558,6 +558,32 @@ static int orch_misuse(SimplerOrch *orch, const ChipStorageTaskArgs *args)
         simpler_orch_add_input(orch, &bad);
         break;
     }
+    case 17: /* 1, 2, 8, a heap buffer off its 1024 alignment and the
+              * first reserved byte, each on the view the argument
+              * before had */
+    case 18:
+    case 19:
+    case 20:
+    case 21: {
+        const uint64_t k = args->scalars[0];
+        ChipTensor bad = k == 17 || k == 21 ? dev : c;
+        simpler_orch_args_begin(orch);
+        simpler_orch_add_input(orch, k == 17 || k == 21 ? &dev : &c);
+        if (k == 17)
+            simpler_orch_add_output(orch, &bad);
+        else if (k == 18)
+            simpler_orch_add_output_existing(orch, &bad);
+        else {
+            if (k == 19)
+                bad.buffer_addr += 1024;
+            else if (k == 20)
+                bad.buffer_addr += 4;
+            else
+                bad.reserved[0] = 1;
+            simpler_orch_add_input(orch, &bad);
+        }
+        break;
+    }
     }
     return 0;
 }
@@ -571,7 +597,9 @@ static void graph_build_misuse_returns_documented_status(void **state)
         PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
         PTO_RUNTIME_ERR_INVALID_STATE,    -5,                         PTO_RUNTIME_ERR_INVALID_ARGUMENT,
         PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
-        PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+        PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+        PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+        PTO_RUNTIME_ERR_INVALID_ARGUMENT,
     };
     graph_scratch *s = gt_scratch(4);
     ChipStorageTaskArgs *args = fixture_args_new();
