@@ -99,11 +99,6 @@ void graph_orch_discard_open(graph_scratch *scratch);
 
 /* The submit op (graph_submit.c): derives the task's dependencies. */
 int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type);
-/* Its two halves, shared with submit_views: the checks of func_id,
- * core_type and the task window (a refusal fails the build), then the
- * close of the open_count arguments at g.args[g.arg_count] whose byte
- * ranges are in open_access: their dependencies, the task record. */
-int graph_submit_check(graph_scratch *scratch, int32_t func_id, uint32_t core_type);
 /* The submit_views op (graph_submit.c): args_begin, add_view per entry
  * and submit in one call. */
 int graph_orch_submit_views(SimplerOrch *orch, int32_t func_id, uint32_t core_type, const SimplerOrchViewArg *args,
@@ -125,6 +120,5 @@ static inline __attribute__((always_inline)) void graph_handle_view_use(graph_sc
         h->rec.view = index;
     }
 }
-int graph_submit_close(graph_scratch *scratch, int32_t func_id, uint32_t core_type);
 
 #endif
