@@ -61,6 +61,16 @@ typedef struct graph_view_handle {
 /* 128 bytes: submit_views finds a handle by its number with one shift. */
 _Static_assert(sizeof(graph_view_handle) == 128, "graph_view_handle is 128 bytes");
 
+/* The last shape tensor_create checked: a function of dtype, ndims and
+ * shapes alone, so it stays valid across builds. key is dtype << 8 |
+ * ndims (0: none yet; ndims is at least 1). */
+typedef struct graph_create_shape {
+    uint64_t bytes, padded;                   /* buffer_bytes; the heap bytes it takes */
+    uint64_t w[6];                            /* the tensor's bytes 24..72 (ndims to strides) */
+    uint32_t key;
+    uint32_t shapes[SIMPLER_MAX_TENSOR_DIMS]; /* the first ndims; 0 past them */
+} graph_create_shape;
+
 struct graph_scratch {
     SimplerOrch orch;                /* first: the entry's handle is the scratch */
     graph_limits limits;
@@ -80,6 +90,7 @@ struct graph_scratch {
     uint32_t last_view;
     uint32_t last_shift;             /* log2 of the dtype's bytes */
     uint64_t last_extent;
+    graph_create_shape last_create;  /* tensor_create's last checked shape */
     graph_access open_access[SIMPLER_MAX_TASK_ARGS]; /* the open task's, by argument */
     uint32_t handle_count;           /* view handles of the running build */
     graph_view_handle handles[SIMPLER_ORCH_VIEW_MAX];

@@ -65,41 +65,56 @@ static inline graph_u64x2 tensor_word(const ChipTensor *t, uint32_t w)
     return *(const graph_u64x2 *)(const void *)((const char *)t + 16 * w);
 }
 
-/* A dense tensor of the graph heap written as eight 16-byte words, each
- * built in registers: memset then field stores was a `rep stos` (about
- * half of tensor_create's time), and field stores left the tensor in
- * pieces that the 16-byte loads of add_tensor (or of the caller's struct
- * copy) could not be served from until they reached the cache. */
-static void tensor_write(ChipTensor *out, uint64_t addr, uint64_t bytes, uint32_t ndims, uint8_t dtype,
-                         const uint32_t *shapes, const uint32_t *strides)
+/* The shape of a dense graph-heap tensor of dtype, ndims and shapes
+ * (checked) with these strides: its sizes and its bytes 24..72 as six
+ * 64-bit lanes (ndims, dtype and address space; then shapes[0..4] and
+ * strides[0..4] two to a lane, 0 past ndims). Written out: a loop over
+ * a lane array left it on the stack. */
+static void create_shape_fill(graph_create_shape *c, uint64_t bytes, uint64_t padded, uint32_t ndims, uint8_t dtype,
+                              const uint32_t *shapes, const uint32_t *strides)
 {
-    /* shapes[0..4] then strides[0..4] are the 32-bit lanes of words 2,
-     * 3 and the low half of 4; the dimensions past ndims stay 0. Written
-     * out: a loop over a lane array left it on the stack. */
     _Static_assert(SIMPLER_MAX_TENSOR_DIMS == 5, "five dimensions: words 2, 3 and the low half of 4");
 #define TENSOR_LANE(a, d) (ndims > (d) ? (uint64_t)(a)[d] : 0)
-    const uint64_t w2lo = TENSOR_LANE(shapes, 0) | TENSOR_LANE(shapes, 1) << 32;
-    const uint64_t w2hi = TENSOR_LANE(shapes, 2) | TENSOR_LANE(shapes, 3) << 32;
-    const uint64_t w3lo = TENSOR_LANE(shapes, 4) | TENSOR_LANE(strides, 0) << 32;
-    const uint64_t w3hi = TENSOR_LANE(strides, 1) | TENSOR_LANE(strides, 2) << 32;
-    const uint64_t w4lo = TENSOR_LANE(strides, 3) | TENSOR_LANE(strides, 4) << 32;
+    c->w[0] = ndims | (uint64_t)dtype << 32 | (uint64_t)SIMPLER_ADDRESS_SPACE_GRAPH_HEAP << 40;
+    c->w[1] = TENSOR_LANE(shapes, 0) | TENSOR_LANE(shapes, 1) << 32;
+    c->w[2] = TENSOR_LANE(shapes, 2) | TENSOR_LANE(shapes, 3) << 32;
+    c->w[3] = TENSOR_LANE(shapes, 4) | TENSOR_LANE(strides, 0) << 32;
+    c->w[4] = TENSOR_LANE(strides, 1) | TENSOR_LANE(strides, 2) << 32;
+    c->w[5] = TENSOR_LANE(strides, 3) | TENSOR_LANE(strides, 4) << 32;
 #undef TENSOR_LANE
+    c->bytes = bytes;
+    c->padded = padded;
+    c->key = (uint32_t)dtype << 8 | ndims;
+    for (uint32_t d = 0; d < SIMPLER_MAX_TENSOR_DIMS; d++)
+        c->shapes[d] = d < ndims ? shapes[d] : 0;
+}
+
+/* A dense tensor of the graph heap at addr written as eight 16-byte
+ * words, each built in registers: memset then field stores was a `rep
+ * stos` (about half of tensor_create's time), and field stores left the
+ * tensor in pieces that the 16-byte loads of add_tensor (or of the
+ * caller's struct copy) could not be served from until they reached the
+ * cache. */
+static void tensor_write(ChipTensor *out, uint64_t addr, const graph_create_shape *c)
+{
     const graph_u64x2 zero = {0, 0};
     graph_u64x2 *w = (graph_u64x2 *)(void *)out;
-    w[0] = (graph_u64x2){addr, bytes};
-    w[1] = (graph_u64x2){0, ndims | (uint64_t)dtype << 32 | (uint64_t)SIMPLER_ADDRESS_SPACE_GRAPH_HEAP << 40};
-    w[2] = (graph_u64x2){w2lo, w2hi};
-    w[3] = (graph_u64x2){w3lo, w3hi};
-    w[4] = (graph_u64x2){w4lo, 0};
+    w[0] = (graph_u64x2){addr, c->bytes};
+    w[1] = (graph_u64x2){0, c->w[0]};
+    w[2] = (graph_u64x2){c->w[1], c->w[2]};
+    w[3] = (graph_u64x2){c->w[3], c->w[4]};
+    w[4] = (graph_u64x2){c->w[5], 0};
     w[5] = zero;
     w[6] = zero;
     w[7] = zero;
 }
 
-static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, const uint32_t *shapes,
-                              ChipTensor *out)
+/* Every tensor_create, with each refusal's reason; the shape it checks
+ * becomes the last one (a refusal for the heap alone still leaves it:
+ * it depends on dtype, ndims and shapes only). */
+static __attribute__((noinline)) int tensor_create_any(graph_scratch *s, uint8_t dtype, uint32_t ndims,
+                                                       const uint32_t *shapes, ChipTensor *out)
 {
-    graph_scratch *s = scratch_of(orch);
     uint32_t strides[SIMPLER_MAX_TENSOR_DIMS]; /* dense_strides sets the first ndims */
     uint64_t elements = 0;
     uint32_t elem = tensor_dtype_bytes(dtype);
@@ -125,6 +140,7 @@ static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, 
                                                 (unsigned long long)elements, elem));
     uint64_t bytes = elements * elem;
     uint64_t padded = (bytes + GRAPH_HEAP_ALIGN - 1) / GRAPH_HEAP_ALIGN * GRAPH_HEAP_ALIGN;
+    create_shape_fill(&s->last_create, bytes, padded, ndims, dtype, shapes, strides);
     if (padded > s->limits.heap_bytes_max - s->g.heap_bytes)
         return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
                                                 "tensor_create: %llu bytes: the graph heap has %llu of its %llu "
@@ -132,8 +148,34 @@ static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, 
                                                 (unsigned long long)padded,
                                                 (unsigned long long)(s->limits.heap_bytes_max - s->g.heap_bytes),
                                                 (unsigned long long)s->limits.heap_bytes_max));
-    tensor_write(out, s->g.heap_bytes, bytes, ndims, dtype, shapes, strides);
+    tensor_write(out, s->g.heap_bytes, &s->last_create);
     s->g.heap_bytes += padded;
+    return 0;
+}
+
+/* Whether shapes[0..ndims) are the last created shape's. */
+static inline int create_shapes_equal(const graph_create_shape *c, const uint32_t *shapes, uint32_t ndims)
+{
+    for (uint32_t d = 0; d < ndims; d++)
+        if (shapes[d] != c->shapes[d])
+            return 0;
+    return 1;
+}
+
+/* The tensor_create op. A tensor of the last created shape (a task's
+ * next output tile) reuses that shape's checked words and sizes; any
+ * other call, and any refusal, goes to tensor_create_any. */
+static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, const uint32_t *shapes,
+                              ChipTensor *out)
+{
+    graph_scratch *s = scratch_of(orch);
+    const graph_create_shape *c = &s->last_create;
+    if (s->status != 0 || out == NULL || shapes == NULL || ndims - 1u >= SIMPLER_MAX_TENSOR_DIMS ||
+        c->key != ((uint32_t)dtype << 8 | ndims) || !create_shapes_equal(c, shapes, ndims) ||
+        c->padded > s->limits.heap_bytes_max - s->g.heap_bytes)
+        return tensor_create_any(s, dtype, ndims, shapes, out);
+    tensor_write(out, s->g.heap_bytes, c);
+    s->g.heap_bytes += c->padded;
     return 0;
 }
 
