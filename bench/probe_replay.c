@@ -17,6 +17,12 @@
  *                                synchronize; paged_attention image)
  *   probe_replay eager STEP R    R x (the same step: eager launch +
  *                                synchronize)
+ *   probe_replay vadd N R        R x eager launch of the N-task vadd
+ *                                chain (N >= 2; bench_kernel's "N tasks"
+ *                                rows), a synchronize after every 20 as
+ *                                there (callgrind: --toggle-collect=
+ *                                simpler_kernel_mode_launch; per launch =
+ *                                total / R)
  * PROBE_DOT=path writes the captured graph (replay, w3, slot) as
  * Graphviz DOT. The images are read beside this program:
  * ../tests/fixtures/program/vadd.callable (built with the tests),
@@ -130,6 +136,53 @@ static void probe_replay(unsigned repeats)
         check(simdev_free(buf[i]), "simdev_free");
 }
 
+/* R eager launches of the n-task vadd chain, in rounds of 20 and a
+ * synchronize, as bench_kernel times them. */
+static void probe_vadd_eager(unsigned n, unsigned repeats)
+{
+    void *buf[3];
+    uint32_t shape = VADD_ELEMS;
+    size_t size = 0;
+    void *img = image_read("../tests/fixtures/program/vadd.callable", &size);
+    ChipStorageTaskArgs args;
+    SimplerGraphRequirements req;
+    SimplerKernelCtxControl c, f;
+    simdev_stream_t s;
+    check(n < 2, "N >= 2");
+    memset(&args, 0, sizeof(args));
+    for (int i = 0; i < 3; i++) {
+        check(simdev_malloc(&buf[i], VADD_ELEMS * sizeof(float)), "simdev_malloc");
+        simpler_tensor_make(&args.tensors[i], buf[i], SIMPLER_DTYPE_FLOAT32, 1, &shape,
+                            SIMPLER_ADDRESS_SPACE_DEVICE);
+    }
+    args.tensor_count = 3;
+    args.scalars[0] = n - 2; /* extra rounds: n tasks */
+    args.scalar_count = 2;
+    memset(&f, 0, sizeof(f));
+    f.abi_version = SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION;
+    f.struct_size = sizeof(f);
+    f.action = SIMPLER_KERNEL_CTX_FREEZE;
+    DeviceContextHandle ctx = create_device_context();
+    check(ctx == NULL || simdev_stream_create(&s), "context");
+    check(simpler_graph_requirements(img, size, &args, &req), "requirements");
+    check(simpler_kernel_plan_capacity(&req, 1, &c), "plan");
+    check(simpler_kernel_mode_ctx_control(ctx, &c), "configure");
+    check(simpler_kernel_mode_init(ctx, 0, NULL, 1), "init");
+    check(simpler_kernel_mode_prepare_callable(ctx, 0, img, size, s), "prepare");
+    check(simpler_kernel_mode_ctx_control(ctx, &f), "freeze");
+    for (unsigned i = 0; i < repeats; i++) {
+        check(simpler_kernel_mode_launch(ctx, 0, &args, s), "launch");
+        if (i % 20 == 19 || i + 1 == repeats)
+            check(simdev_stream_synchronize(s), "synchronize");
+    }
+    check(finalize_device(ctx), "finalize_device");
+    destroy_device_context(ctx);
+    check(simdev_stream_destroy(s), "stream_destroy");
+    for (int i = 0; i < 3; i++)
+        check(simdev_free(buf[i]), "simdev_free");
+    free(img);
+}
+
 static void probe_w3(unsigned repeats)
 {
     void *buf;
@@ -215,12 +268,15 @@ int main(int argc, char **argv)
         probe_decode(DECODE_CAPTURED, (unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
     else if (argc == 4 && strcmp(argv[1], "eager") == 0)
         probe_decode(DECODE_EAGER, (unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
+    else if (argc == 4 && strcmp(argv[1], "vadd") == 0)
+        probe_vadd_eager((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
     else if (argc == 3 && strcmp(argv[1], "bare") == 0)
         probe_bare((unsigned)atoi(argv[2]));
     else if (argc == 4 && strcmp(argv[1], "launch") == 0)
         probe_launch((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
     else {
-        fprintf(stderr, "usage: probe_replay replay R | w3 R | slot STEP R | eager STEP R | bare R | launch NODES R\n");
+        fprintf(stderr, "usage: probe_replay replay R | w3 R | slot STEP R | eager STEP R | vadd N R | bare R |\n"
+                        "       launch NODES R\n");
         return 2;
     }
     check(simdev_finalize(), "simdev_finalize");

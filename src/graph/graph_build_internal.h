@@ -28,10 +28,22 @@ typedef struct graph_access {
 #define GRAPH_ACCESS_WRITE 2u
 
 /* The bytes of a ChipTensor that describe its view (ndims, dtype,
- * address_space, reserved0, shapes, strides): an argument whose bytes
- * here equal the last checked one's has the same, already checked view. */
-#define GRAPH_VIEW_KEY_OFFSET offsetof(ChipTensor, ndims)
-#define GRAPH_VIEW_KEY_BYTES (offsetof(ChipTensor, reserved) - offsetof(ChipTensor, ndims))
+ * address_space, reserved0, shapes, strides) and the first reserved word,
+ * read as the four 16-byte words from start_offset on, with start_offset
+ * masked out: an argument whose words equal the last checked one's has
+ * the same, already checked view (and that reserved word zero). Whole
+ * 16-byte words at 16-byte offsets, so that each load is served by one
+ * store of a tensor written as 16-byte words (tensor_create, a struct
+ * copy): a load across two stores stalls until both reach the cache. */
+#define GRAPH_VIEW_KEY_OFFSET offsetof(ChipTensor, start_offset)
+#define GRAPH_VIEW_KEY_WORDS 4
+_Static_assert(offsetof(ChipTensor, start_offset) == 16 && offsetof(ChipTensor, ndims) == 24 &&
+                   offsetof(ChipTensor, reserved) == 72 && sizeof(ChipTensor) == 128,
+               "the view key is the 16-byte words at 16..80 less start_offset; reserved then runs to 128");
+
+/* Two words loaded, compared or stored at once (gcc and clang vector
+ * extensions); may alias anything and assumes no alignment. */
+typedef uint64_t graph_u64x2 __attribute__((vector_size(16), may_alias, aligned(1)));
 
 /* A tensor view_make checked and named: everything add_view needs to
  * append it at another start without looking at a ChipTensor again. */
@@ -49,6 +61,16 @@ typedef struct graph_view_handle {
 /* 128 bytes: submit_views finds a handle by its number with one shift. */
 _Static_assert(sizeof(graph_view_handle) == 128, "graph_view_handle is 128 bytes");
 
+/* The last shape tensor_create checked: a function of dtype, ndims and
+ * shapes alone, so it stays valid across builds. key is dtype << 8 |
+ * ndims (0: none yet; ndims is at least 1). */
+typedef struct graph_create_shape {
+    uint64_t bytes, padded;                   /* buffer_bytes; the heap bytes it takes */
+    uint64_t w[6];                            /* the tensor's bytes 24..72 (ndims to strides) */
+    uint32_t key;
+    uint32_t shapes[SIMPLER_MAX_TENSOR_DIMS]; /* the first ndims; 0 past them */
+} graph_create_shape;
+
 struct graph_scratch {
     SimplerOrch orch;                /* first: the entry's handle is the scratch */
     graph_limits limits;
@@ -63,11 +85,12 @@ struct graph_scratch {
     uint32_t view_cache[GRAPH_VIEW_CACHE]; /* by view hash: 1 + index of a view in g.views, or 0 */
     /* The last view add_tensor checked: its key bytes, index and extent
      * (valid while last_view_valid; cleared with the views it names). */
-    unsigned char last_key[GRAPH_VIEW_KEY_BYTES];
+    uint64_t last_key[2 * GRAPH_VIEW_KEY_WORDS] __attribute__((aligned(16)));
     int last_view_valid;
     uint32_t last_view;
     uint32_t last_shift;             /* log2 of the dtype's bytes */
     uint64_t last_extent;
+    graph_create_shape last_create;  /* tensor_create's last checked shape */
     graph_access open_access[SIMPLER_MAX_TASK_ARGS]; /* the open task's, by argument */
     uint32_t handle_count;           /* view handles of the running build */
     graph_view_handle handles[SIMPLER_ORCH_VIEW_MAX];
@@ -87,11 +110,6 @@ void graph_orch_discard_open(graph_scratch *scratch);
 
 /* The submit op (graph_submit.c): derives the task's dependencies. */
 int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type);
-/* Its two halves, shared with submit_views: the checks of func_id,
- * core_type and the task window (a refusal fails the build), then the
- * close of the open_count arguments at g.args[g.arg_count] whose byte
- * ranges are in open_access: their dependencies, the task record. */
-int graph_submit_check(graph_scratch *scratch, int32_t func_id, uint32_t core_type);
 /* The submit_views op (graph_submit.c): args_begin, add_view per entry
  * and submit in one call. */
 int graph_orch_submit_views(SimplerOrch *orch, int32_t func_id, uint32_t core_type, const SimplerOrchViewArg *args,
@@ -113,6 +131,5 @@ static inline __attribute__((always_inline)) void graph_handle_view_use(graph_sc
         h->rec.view = index;
     }
 }
-int graph_submit_close(graph_scratch *scratch, int32_t func_id, uint32_t core_type);
 
 #endif

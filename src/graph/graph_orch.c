@@ -59,32 +59,62 @@ static int dense_strides(uint32_t ndims, const uint32_t *shapes, uint32_t *strid
     return 0;
 }
 
-/* Two words stored at once (gcc and clang vector extensions); may alias
- * any object and assumes no alignment, as memset does. */
-typedef uint64_t graph_zero_pair __attribute__((vector_size(16), may_alias, aligned(1)));
-
-/* Zeroes a ChipTensor (128 bytes, 64-aligned) with eight 16-byte stores:
- * memset of it became `rep stos`, whose start-up cost was about half of
- * tensor_create's time. */
-static inline void tensor_zero(ChipTensor *t)
+/* The two words of a ChipTensor's 16-byte word `w` (0..7). */
+static inline graph_u64x2 tensor_word(const ChipTensor *t, uint32_t w)
 {
-    _Static_assert(sizeof(ChipTensor) == 8 * sizeof(graph_zero_pair), "ChipTensor is eight 16-byte pairs");
-    graph_zero_pair *w = (graph_zero_pair *)(void *)t, z = {0, 0};
-    /* Written out: a loop would be turned back into memset. */
-    w[0] = z;
-    w[1] = z;
-    w[2] = z;
-    w[3] = z;
-    w[4] = z;
-    w[5] = z;
-    w[6] = z;
-    w[7] = z;
+    return *(const graph_u64x2 *)(const void *)((const char *)t + 16 * w);
 }
 
-static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, const uint32_t *shapes,
-                              ChipTensor *out)
+/* The shape of a dense graph-heap tensor of dtype, ndims and shapes
+ * (checked) with these strides: its sizes and its bytes 24..72 as six
+ * 64-bit lanes (ndims, dtype and address space; then shapes[0..4] and
+ * strides[0..4] two to a lane, 0 past ndims). Written out: a loop over
+ * a lane array left it on the stack. */
+static void create_shape_fill(graph_create_shape *c, uint64_t bytes, uint64_t padded, uint32_t ndims, uint8_t dtype,
+                              const uint32_t *shapes, const uint32_t *strides)
 {
-    graph_scratch *s = scratch_of(orch);
+    _Static_assert(SIMPLER_MAX_TENSOR_DIMS == 5, "five dimensions: words 2, 3 and the low half of 4");
+#define TENSOR_LANE(a, d) (ndims > (d) ? (uint64_t)(a)[d] : 0)
+    c->w[0] = ndims | (uint64_t)dtype << 32 | (uint64_t)SIMPLER_ADDRESS_SPACE_GRAPH_HEAP << 40;
+    c->w[1] = TENSOR_LANE(shapes, 0) | TENSOR_LANE(shapes, 1) << 32;
+    c->w[2] = TENSOR_LANE(shapes, 2) | TENSOR_LANE(shapes, 3) << 32;
+    c->w[3] = TENSOR_LANE(shapes, 4) | TENSOR_LANE(strides, 0) << 32;
+    c->w[4] = TENSOR_LANE(strides, 1) | TENSOR_LANE(strides, 2) << 32;
+    c->w[5] = TENSOR_LANE(strides, 3) | TENSOR_LANE(strides, 4) << 32;
+#undef TENSOR_LANE
+    c->bytes = bytes;
+    c->padded = padded;
+    c->key = (uint32_t)dtype << 8 | ndims;
+    for (uint32_t d = 0; d < SIMPLER_MAX_TENSOR_DIMS; d++)
+        c->shapes[d] = d < ndims ? shapes[d] : 0;
+}
+
+/* A dense tensor of the graph heap at addr written as eight 16-byte
+ * words, each built in registers: memset then field stores was a `rep
+ * stos` (about half of tensor_create's time), and field stores left the
+ * tensor in pieces that the 16-byte loads of add_tensor (or of the
+ * caller's struct copy) could not be served from until they reached the
+ * cache. */
+static void tensor_write(ChipTensor *out, uint64_t addr, const graph_create_shape *c)
+{
+    const graph_u64x2 zero = {0, 0};
+    graph_u64x2 *w = (graph_u64x2 *)(void *)out;
+    w[0] = (graph_u64x2){addr, c->bytes};
+    w[1] = (graph_u64x2){0, c->w[0]};
+    w[2] = (graph_u64x2){c->w[1], c->w[2]};
+    w[3] = (graph_u64x2){c->w[3], c->w[4]};
+    w[4] = (graph_u64x2){c->w[5], 0};
+    w[5] = zero;
+    w[6] = zero;
+    w[7] = zero;
+}
+
+/* Every tensor_create, with each refusal's reason; the shape it checks
+ * becomes the last one (a refusal for the heap alone still leaves it:
+ * it depends on dtype, ndims and shapes only). */
+static __attribute__((noinline)) int tensor_create_any(graph_scratch *s, uint8_t dtype, uint32_t ndims,
+                                                       const uint32_t *shapes, ChipTensor *out)
+{
     uint32_t strides[SIMPLER_MAX_TENSOR_DIMS]; /* dense_strides sets the first ndims */
     uint64_t elements = 0;
     uint32_t elem = tensor_dtype_bytes(dtype);
@@ -110,6 +140,7 @@ static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, 
                                                 (unsigned long long)elements, elem));
     uint64_t bytes = elements * elem;
     uint64_t padded = (bytes + GRAPH_HEAP_ALIGN - 1) / GRAPH_HEAP_ALIGN * GRAPH_HEAP_ALIGN;
+    create_shape_fill(&s->last_create, bytes, padded, ndims, dtype, shapes, strides);
     if (padded > s->limits.heap_bytes_max - s->g.heap_bytes)
         return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
                                                 "tensor_create: %llu bytes: the graph heap has %llu of its %llu "
@@ -117,17 +148,34 @@ static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, 
                                                 (unsigned long long)padded,
                                                 (unsigned long long)(s->limits.heap_bytes_max - s->g.heap_bytes),
                                                 (unsigned long long)s->limits.heap_bytes_max));
-    tensor_zero(out);
-    out->buffer_addr = s->g.heap_bytes;
-    out->buffer_bytes = bytes;
-    out->ndims = ndims;
-    out->dtype = dtype;
-    out->address_space = SIMPLER_ADDRESS_SPACE_GRAPH_HEAP;
-    for (uint32_t d = 0; d < ndims; d++) {
-        out->shapes[d] = shapes[d];
-        out->strides[d] = strides[d];
-    }
+    tensor_write(out, s->g.heap_bytes, &s->last_create);
     s->g.heap_bytes += padded;
+    return 0;
+}
+
+/* Whether shapes[0..ndims) are the last created shape's. */
+static inline int create_shapes_equal(const graph_create_shape *c, const uint32_t *shapes, uint32_t ndims)
+{
+    for (uint32_t d = 0; d < ndims; d++)
+        if (shapes[d] != c->shapes[d])
+            return 0;
+    return 1;
+}
+
+/* The tensor_create op. A tensor of the last created shape (a task's
+ * next output tile) reuses that shape's checked words and sizes; any
+ * other call, and any refusal, goes to tensor_create_any. */
+static int orch_tensor_create(SimplerOrch *orch, uint8_t dtype, uint32_t ndims, const uint32_t *shapes,
+                              ChipTensor *out)
+{
+    graph_scratch *s = scratch_of(orch);
+    const graph_create_shape *c = &s->last_create;
+    if (s->status != 0 || out == NULL || shapes == NULL || ndims - 1u >= SIMPLER_MAX_TENSOR_DIMS ||
+        c->key != ((uint32_t)dtype << 8 | ndims) || !create_shapes_equal(c, shapes, ndims) ||
+        c->padded > s->limits.heap_bytes_max - s->g.heap_bytes)
+        return tensor_create_any(s, dtype, ndims, shapes, out);
+    tensor_write(out, s->g.heap_bytes, c);
+    s->g.heap_bytes += c->padded;
     return 0;
 }
 
@@ -275,33 +323,36 @@ static uint32_t access_mode(uint32_t tag)
     return tag <= SIMPLER_TAG_NO_DEP ? mode[tag] : 0;
 }
 
-/* Two words compared at once (gcc and clang vector extensions). */
-typedef uint64_t graph_u64x2 __attribute__((vector_size(16)));
+/* The view key of t (GRAPH_VIEW_KEY_OFFSET): its four words, start_offset
+ * masked out. */
+static inline void view_key_of(const ChipTensor *t, graph_u64x2 key[GRAPH_VIEW_KEY_WORDS])
+{
+    const graph_u64x2 high = {0, UINT64_MAX};
+    key[0] = tensor_word(t, 1) & high;
+    key[1] = tensor_word(t, 2);
+    key[2] = tensor_word(t, 3);
+    key[3] = tensor_word(t, 4);
+}
 
-/* Whether the view bytes of t equal the last checked view's: six words
- * compared as three pairs at once (memcmp would stop at the first
- * difference, which is rare here). */
+/* Whether the view key of t equals the last checked view's: four pairs
+ * of words compared at once (memcmp would stop at the first difference,
+ * which is rare here). */
 static int view_key_equal(const graph_scratch *s, const ChipTensor *t)
 {
-    graph_u64x2 a[GRAPH_VIEW_KEY_BYTES / 16], b[GRAPH_VIEW_KEY_BYTES / 16];
-    _Static_assert(GRAPH_VIEW_KEY_BYTES == 48, "the view key is six words");
-    memcpy(a, (const char *)t + GRAPH_VIEW_KEY_OFFSET, sizeof(a));
-    memcpy(b, s->last_key, sizeof(b));
-    graph_u64x2 d = (a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]);
+    graph_u64x2 k[GRAPH_VIEW_KEY_WORDS];
+    const graph_u64x2 *last = (const graph_u64x2 *)(const void *)s->last_key;
+    view_key_of(t, k);
+    graph_u64x2 d = (k[0] ^ last[0]) | (k[1] ^ last[1]) | (k[2] ^ last[2]) | (k[3] ^ last[3]);
     return (d[0] | d[1]) == 0;
 }
 
-/* graph_tensor_check's checks for a tensor whose view bytes equal the
- * last checked view's: only the fields outside the view key are left. */
+/* graph_tensor_check's checks for a tensor whose view key equals the
+ * last checked view's: the reserved words past the key (80..128) and the
+ * fields outside it are left. */
 static int tensor_check_known_view(const graph_scratch *s, const ChipTensor *t)
 {
-    graph_u64x2 r[3];
-    uint64_t last;
-    _Static_assert(sizeof(t->reserved) == sizeof(r) + sizeof(last), "ChipTensor.reserved is seven words");
-    memcpy(r, t->reserved, sizeof(r));
-    memcpy(&last, t->reserved + sizeof(r), sizeof(last));
-    graph_u64x2 o = r[0] | r[1] | r[2];
-    if ((o[0] | o[1] | last) != 0 || t->buffer_addr > UINT64_MAX - t->buffer_bytes)
+    graph_u64x2 o = tensor_word(t, 5) | tensor_word(t, 6) | tensor_word(t, 7);
+    if ((o[0] | o[1]) != 0 || t->buffer_addr > UINT64_MAX - t->buffer_bytes)
         return graph_tensor_check(t, "tensor", &(uint64_t){0}); /* names the field */
     if (!graph_view_fits(s->last_shift, s->last_extent, t->start_offset, t->buffer_bytes))
         return graph_view_fail(t, "tensor", s->last_extent);
@@ -324,14 +375,16 @@ static int tensor_check_new_view(graph_scratch *s, const ChipTensor *t)
     s->last_view = graph_view_index(s, &view);
     s->last_extent = view.extent;
     s->last_shift = graph_dtype_shift(t->dtype);
-    memcpy(s->last_key, (const char *)t + GRAPH_VIEW_KEY_OFFSET, GRAPH_VIEW_KEY_BYTES);
+    view_key_of(t, (graph_u64x2 *)(void *)s->last_key);
     s->last_view_valid = 1;
     return 0;
 }
 
-static int orch_add_tensor(SimplerOrch *orch, const ChipTensor *tensor, uint32_t tag)
+/* Every add_tensor, with each refusal's reason: the path of an argument
+ * whose view is not the last one's, or whose address is HOST, and of
+ * every refused call. */
+static __attribute__((noinline)) int add_tensor_any(graph_scratch *s, const ChipTensor *tensor, uint32_t tag)
 {
-    graph_scratch *s = scratch_of(orch);
     graph_image_arg *a = NULL;
     int rc = next_arg(s, &a);
     if (rc == 0 && tensor == NULL)
@@ -368,6 +421,61 @@ static int orch_add_tensor(SimplerOrch *orch, const ChipTensor *tensor, uint32_t
     acc->space = space_of(a->addr_kind);
     acc->mode = access_mode(tag);
     s->open_count++;
+    return 0;
+}
+
+/* Tags each address space takes: OUTPUT is the runtime-allocated kind
+ * (graph heap), OUTPUT_EXISTING the caller's (resolve_address). */
+#define GRAPH_HEAP_TAGS                                                                                           \
+    (1u << SIMPLER_TAG_INPUT | 1u << SIMPLER_TAG_OUTPUT | 1u << SIMPLER_TAG_INOUT | 1u << SIMPLER_TAG_NO_DEP)
+#define GRAPH_CALLER_TAGS                                                                                         \
+    (1u << SIMPLER_TAG_INPUT | 1u << SIMPLER_TAG_INOUT | 1u << SIMPLER_TAG_OUTPUT_EXISTING | 1u << SIMPLER_TAG_NO_DEP)
+
+/* The add_tensor op. The argument most calls add, one whose view is the
+ * last checked one's in the graph heap or device memory, is accepted
+ * here with the same checks as add_tensor_any and the same record and
+ * byte range; anything else (a new view, a HOST address, any refusal)
+ * goes to add_tensor_any, which starts over, so a refusal is reported
+ * as it always was and this path changes nothing it did not accept. */
+static int orch_add_tensor(SimplerOrch *orch, const ChipTensor *t, uint32_t tag)
+{
+    graph_scratch *s = scratch_of(orch);
+    const uint32_t n = s->open_count, at = s->g.arg_count + n;
+    if (s->status != 0 || !s->open || n >= SIMPLER_MAX_TASK_ARGS || at >= s->limits.arg_max || t == NULL ||
+        tag > SIMPLER_TAG_NO_DEP || !s->last_view_valid || !view_key_equal(s, t))
+        return add_tensor_any(s, t, tag);
+    const uint64_t addr = t->buffer_addr, bytes = t->buffer_bytes, start = t->start_offset;
+    const graph_u64x2 o = tensor_word(t, 5) | tensor_word(t, 6) | tensor_word(t, 7);
+    if ((o[0] | o[1]) != 0 || addr > UINT64_MAX - bytes ||
+        !graph_view_fits(s->last_shift, s->last_extent, start, bytes))
+        return add_tensor_any(s, t, tag);
+    uint32_t kind;
+    if (t->address_space == SIMPLER_ADDRESS_SPACE_GRAPH_HEAP) {
+        if (((GRAPH_HEAP_TAGS >> tag) & 1u) == 0 || addr % GRAPH_HEAP_ALIGN != 0 || addr + bytes > s->g.heap_bytes)
+            return add_tensor_any(s, t, tag);
+        kind = GRAPH_ADDR_HEAP;
+    } else if (t->address_space == SIMPLER_ADDRESS_SPACE_DEVICE) {
+        if (((GRAPH_CALLER_TAGS >> tag) & 1u) == 0)
+            return add_tensor_any(s, t, tag);
+        kind = GRAPH_ADDR_DEVICE;
+    } else {
+        return add_tensor_any(s, t, tag);
+    }
+    graph_image_arg *a = &s->g.args[at];
+    *a = (graph_image_arg){.kind = GRAPH_ARG_TENSOR,
+                           .tag = (uint8_t)tag,
+                           .addr_kind = (uint8_t)kind,
+                           .staged_index = 0,
+                           .view = s->last_view,
+                           .addr = addr,
+                           .buffer_bytes = bytes,
+                           .start_offset = start};
+    graph_access *acc = &s->open_access[n];
+    acc->lo = addr + (start << s->last_shift);
+    acc->hi = acc->lo + (s->last_extent << s->last_shift);
+    acc->space = t->address_space; /* the TensorMap space of both kinds (space_of) */
+    acc->mode = access_mode(tag);
+    s->open_count = n + 1;
     return 0;
 }
 

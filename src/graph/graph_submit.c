@@ -124,11 +124,6 @@ static inline __attribute__((always_inline)) int submit_check(graph_scratch *s, 
     return 0;
 }
 
-int graph_submit_check(graph_scratch *s, int32_t func_id, uint32_t core_type)
-{
-    return submit_check(s, func_id, core_type);
-}
-
 /* Starts collecting the open task's predecessors. */
 static inline __attribute__((always_inline)) void deps_open(graph_scratch *s)
 {
@@ -193,29 +188,37 @@ static __attribute__((cold, noinline)) int edges_full(graph_scratch *s)
                                             s->deps.count, s->limits.edge_max));
 }
 
-int graph_submit_close(graph_scratch *s, int32_t func_id, uint32_t core_type)
+/* The refusal of a submit: the first of its checks that fails, in the
+ * order submit makes them, with its reason. Out of line, so that the
+ * accepted call's path holds none of the messages' arguments. */
+static __attribute__((cold, noinline)) int submit_refuse(graph_scratch *s, int32_t func_id, uint32_t core_type)
 {
-    deps_open(s);
-    int rc = track_all(s, s->open_count, s->g.task_count);
-    if (rc == 0 && s->deps.count > s->limits.edge_max - s->g.edge_count)
-        rc = simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, "submit: %u more dependencies: the graph's %u edges "
-                                                             "are used up",
-                          s->deps.count, s->limits.edge_max);
-    if (rc != 0)
-        return graph_build_fail(s, rc);
-    return close_task(s, func_id, core_type);
-}
-
-int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
-{
-    graph_scratch *s = (graph_scratch *)(void *)orch;
     if (s->status != 0)
         return s->status;
     if (!s->open)
         return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
                                                 "submit: func_id %d: no args_begin opened its argument list", func_id));
-    int rc = graph_submit_check(s, func_id, core_type);
-    return rc != 0 ? rc : graph_submit_close(s, func_id, core_type);
+    int rc = submit_check(s, func_id, core_type);
+    GRAPH_ASSERT(rc != 0);
+    return rc;
+}
+
+/* The submit op in one function: every check of submit_refuse at once,
+ * then the open task's accesses through the TensorMap, the edge limit
+ * and the task record. */
+int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
+{
+    graph_scratch *s = (graph_scratch *)(void *)orch;
+    if (s->status != 0 || !s->open || (uint32_t)func_id >= GRAPH_FUNC_ID_LIMIT || core_type > SIMPLER_CORE_TYPE_AIV ||
+        s->g.task_count >= s->limits.task_max)
+        return submit_refuse(s, func_id, core_type);
+    deps_open(s);
+    int rc = track_all(s, s->open_count, s->g.task_count);
+    if (rc != 0)
+        return graph_build_fail(s, rc);
+    if (s->deps.count > s->limits.edge_max - s->g.edge_count)
+        return edges_full(s);
+    return close_task(s, func_id, core_type);
 }
 
 static __attribute__((cold, noinline)) int views_fail(graph_scratch *s, uint32_t i, const SimplerOrchViewArg *v,

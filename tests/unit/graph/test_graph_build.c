@@ -62,6 +62,68 @@ static void graph_build_tensor_create_zeroes_what_it_does_not_set(void **state)
     free(args);
 }
 
+/* tensor_create of a shape, then of shapes that differ from it in one
+ * thing each (a later dimension, ndims, dtype), then the first shape
+ * again, each over garbage: every tensor must be exactly its own shape's,
+ * at the next heap offset, whatever the call before it created. */
+struct create_case {
+    uint8_t dtype;
+    uint32_t ndims;
+    uint32_t shapes[3];
+};
+static const struct create_case create_cases[] = {
+    {SIMPLER_DTYPE_FLOAT32, 2, {3, 5, 0}}, {SIMPLER_DTYPE_FLOAT32, 2, {3, 5, 0}},
+    {SIMPLER_DTYPE_FLOAT32, 2, {3, 6, 0}}, {SIMPLER_DTYPE_FLOAT32, 1, {3, 0, 0}},
+    {SIMPLER_DTYPE_FLOAT32, 3, {3, 5, 2}}, {SIMPLER_DTYPE_FLOAT16, 2, {3, 5, 0}},
+    {SIMPLER_DTYPE_FLOAT32, 2, {3, 5, 0}},
+};
+#define CREATE_CASES (sizeof(create_cases) / sizeof(create_cases[0]))
+static ChipTensor created_seq[CREATE_CASES];
+
+static int orch_create_sequence(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    (void)args;
+    for (size_t i = 0; i < CREATE_CASES; i++) {
+        memset(&created_seq[i], 0x5A, sizeof(created_seq[i]));
+        int rc = simpler_orch_tensor_create(orch, create_cases[i].dtype, create_cases[i].ndims, create_cases[i].shapes,
+                                            &created_seq[i]);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static void graph_build_tensor_create_writes_each_shape_its_own(void **state)
+{
+    (void)state;
+    graph_scratch *s = gt_scratch(4);
+    ChipStorageTaskArgs *args = fixture_args_new();
+    const graph *g = NULL;
+    assert_int_equal(graph_build_run(s, orch_create_sequence, args, &g), 0);
+    uint64_t addr = 0;
+    for (size_t i = 0; i < CREATE_CASES; i++) {
+        const struct create_case *c = &create_cases[i];
+        ChipTensor want;
+        memset(&want, 0, sizeof(want));
+        uint64_t elems = 1;
+        for (uint32_t d = c->ndims; d-- > 0;) {
+            want.shapes[d] = c->shapes[d];
+            want.strides[d] = (uint32_t)elems;
+            elems *= c->shapes[d];
+        }
+        want.buffer_addr = addr;
+        want.buffer_bytes = elems * (c->dtype == SIMPLER_DTYPE_FLOAT16 ? 2 : 4);
+        want.ndims = c->ndims;
+        want.dtype = c->dtype;
+        want.address_space = SIMPLER_ADDRESS_SPACE_GRAPH_HEAP;
+        assert_memory_equal(&created_seq[i], &want, sizeof(want));
+        addr += 1024; /* each fits one 1024-byte heap block */
+    }
+    assert_int_equal(g->heap_bytes, addr);
+    graph_scratch_destroy(s);
+    free(args);
+}
+
 static void graph_build_chain_has_one_edge_per_link(void **state)
 {
     (void)state;
@@ -558,6 +620,32 @@ static int orch_misuse(SimplerOrch *orch, const ChipStorageTaskArgs *args)
         simpler_orch_add_input(orch, &bad);
         break;
     }
+    case 17: /* 1, 2, 8, a heap buffer off its 1024 alignment and the
+              * first reserved byte, each on the view the argument
+              * before had */
+    case 18:
+    case 19:
+    case 20:
+    case 21: {
+        const uint64_t k = args->scalars[0];
+        ChipTensor bad = k == 17 || k == 21 ? dev : c;
+        simpler_orch_args_begin(orch);
+        simpler_orch_add_input(orch, k == 17 || k == 21 ? &dev : &c);
+        if (k == 17)
+            simpler_orch_add_output(orch, &bad);
+        else if (k == 18)
+            simpler_orch_add_output_existing(orch, &bad);
+        else {
+            if (k == 19)
+                bad.buffer_addr += 1024;
+            else if (k == 20)
+                bad.buffer_addr += 4;
+            else
+                bad.reserved[0] = 1;
+            simpler_orch_add_input(orch, &bad);
+        }
+        break;
+    }
     }
     return 0;
 }
@@ -571,7 +659,9 @@ static void graph_build_misuse_returns_documented_status(void **state)
         PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
         PTO_RUNTIME_ERR_INVALID_STATE,    -5,                         PTO_RUNTIME_ERR_INVALID_ARGUMENT,
         PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
-        PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+        PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+        PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+        PTO_RUNTIME_ERR_INVALID_ARGUMENT,
     };
     graph_scratch *s = gt_scratch(4);
     ChipStorageTaskArgs *args = fixture_args_new();
@@ -662,6 +752,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(graph_build_chain_has_one_edge_per_link),
         cmocka_unit_test(graph_build_tensor_create_zeroes_what_it_does_not_set),
+        cmocka_unit_test(graph_build_tensor_create_writes_each_shape_its_own),
         cmocka_unit_test(graph_build_diamond_edges_and_heap_offsets),
         cmocka_unit_test(graph_build_stages_host_tensors_at_1024_aligned_offsets),
         cmocka_unit_test(graph_build_host_subview_maps_into_its_staged_copy),
