@@ -167,8 +167,9 @@ void device_executor_kernel(uint32_t block, uint32_t block_dim, const void *args
     };
 
     /* A core the scheduler gave nothing when it started dispatching
-     * sleeps at once: its spin would only take the AICore CPU from the
-     * cores that got work. */
+     * skips the pause phase (pauses would hold the AICore CPU against
+     * the cores that got work; yields give it up) and yields until its
+     * work comes, for DEVICE_CORE_YIELD_NS, before it sleeps. */
     uint32_t polls = device_slot_await_start(slot, &rt->dispatching, DEVICE_CORE_START_YIELD_NS) ? 0 : DEVICE_SPIN_POLLS;
     for (;;) {
         uint32_t posted = device_slot_wait(slot, done, polls);

@@ -48,7 +48,7 @@ uint32_t device_slot_wait(device_core_slot *slot, uint32_t done, uint32_t polls)
  * the CPU between polls from the first (no pause phase: on simdev the
  * cores of a launch arrive on a shared CPU); never blocks. Returns 1 when the
  * scheduler announced dispatch with nothing posted here (this core has
- * no work coming soon: it may sleep without spinning), else 0. */
+ * no work coming at once: it may skip the pause phase), else 0. */
 int device_slot_await_start(device_core_slot *slot, _Atomic uint32_t *dispatching, uint32_t budget_ns);
 
 /* Tells every core of the execution described by `d` to leave. */
