@@ -268,8 +268,13 @@ int sd_graph_prepare(struct simdev_graph *g);  /* starts helper runners */
 /* How long an idle runner polls for a hand-off before it blocks: the
  * stream worker of a replay, its own lanes done or parked (for a lane or
  * the replay's end), and a helper after it ran its lanes (for the next
- * replay's) (docs/performance.md, set Y). */
-#define SD_GRAPH_SPIN_NS 20000u
+ * replay's) (docs/performance.md, set Y). 20 us until set AF: from the
+ * end of a helper's lanes to the next replay's hand-off, back to back,
+ * a kernel-mode replay takes 20-30 us (the tail, the synchronize's
+ * return, the next launch, the prologue), and a helper that slept by
+ * then cost a cross-CPU wake-up (30-80 us) before the scheduler could
+ * start. */
+#define SD_GRAPH_SPIN_NS 50000u
 int sd_graph_run(struct simdev_graph *g);      /* on a stream worker */
 void sd_graph_free(struct simdev_graph *g);    /* no replays pending */
 
