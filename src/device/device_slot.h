@@ -36,10 +36,11 @@ void device_slot_quit(device_core_slot *slot);
 int device_slot_quitting(device_core_slot *slot);
 
 /* Core: returns the posted count once it differs from `done`, or `done`
- * if the core must leave. Polls at most `polls` times (up to
- * DEVICE_SPIN_POLLS) before it first sleeps, DEVICE_SPIN_POLLS after
- * every wake-up. */
-uint32_t device_slot_wait(device_core_slot *slot, uint32_t done, uint32_t polls);
+ * if the core must leave. Polls with a pause at most `polls` times (up
+ * to DEVICE_SPIN_POLLS) before it first sleeps, DEVICE_SPIN_POLLS after
+ * every wake-up; each time, then yields between polls for up to
+ * `yield_ns` (0: none) before it sleeps. */
+uint32_t device_slot_wait(device_core_slot *slot, uint32_t done, uint32_t polls, uint32_t yield_ns);
 
 /* Core, before its first wait of an execution (the executor passes
  * DEVICE_CORE_START_YIELD_NS): returns once a task was posted, the core
