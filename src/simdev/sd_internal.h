@@ -349,6 +349,10 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
 /* How long a stream worker whose ring ran empty polls for the next op
  * before it blocks (docs/performance.md, set Y). */
 #define SD_STREAM_IDLE_POLL_NS 20000u
+/* How long a stream worker polls for an event record it waits on before
+ * it blocks (sd_stream_worker.c, event_wait; docs/performance.md, set
+ * AF). */
+#define SD_EVENT_POLL_NS 50000u
 int sd_stream_wait_idle(struct simdev_stream *s);
 void sd_stream_free(struct simdev_stream *s);  /* drained, no holds */
 void *sd_stream_main(void *arg);              /* the worker thread */
