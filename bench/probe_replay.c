@@ -3,8 +3,10 @@
  * counts a run reports divided by its repetitions are the per-operation
  * figures of docs/performance.md (set L). Not a benchmark: it times
  * nothing. Usage:
- *   probe_replay replay R        R x (replay of a captured 2-task vadd
- *                                kernel-mode launch + synchronize)
+ *   probe_replay replay R [N]    R x (replay of a captured N-task vadd
+ *                                kernel-mode launch + synchronize; N >= 2,
+ *                                default 2: an AIV task, N - 2 AIC tasks,
+ *                                an AIV task, as bench_kernel's rows)
  *   probe_replay bare R          R x (empty 1-block kernel + synchronize)
  *   probe_replay launch NODES R  R x simdev_graph_launch of a captured
  *                                chain of NODES empty kernels, then one
@@ -118,7 +120,7 @@ static void probe_capture(const char *relative, const ChipStorageTaskArgs *in, u
     free(img);
 }
 
-static void probe_replay(unsigned repeats)
+static void probe_replay(unsigned repeats, unsigned tasks)
 {
     void *buf[3];
     uint32_t shape = VADD_ELEMS;
@@ -130,7 +132,9 @@ static void probe_replay(unsigned repeats)
                             SIMPLER_ADDRESS_SPACE_DEVICE);
     }
     args.tensor_count = 3;
-    args.scalar_count = 2; /* scalars[0] = 0 extra rounds: 2 tasks */
+    check(tasks < 2, "N >= 2");
+    args.scalars[0] = tasks - 2; /* extra rounds: AIC tasks between the two AIV ones */
+    args.scalar_count = 2;
     probe_capture("../tests/fixtures/program/vadd.callable", &args, repeats);
     for (int i = 0; i < 3; i++)
         check(simdev_free(buf[i]), "simdev_free");
@@ -260,8 +264,8 @@ static void probe_launch(unsigned nodes, unsigned repeats)
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && strcmp(argv[1], "replay") == 0)
-        probe_replay((unsigned)atoi(argv[2]));
+    if ((argc == 3 || argc == 4) && strcmp(argv[1], "replay") == 0)
+        probe_replay((unsigned)atoi(argv[2]), argc == 4 ? (unsigned)atoi(argv[3]) : 2u);
     else if (argc == 3 && strcmp(argv[1], "w3") == 0)
         probe_w3((unsigned)atoi(argv[2]));
     else if (argc == 4 && strcmp(argv[1], "slot") == 0)
@@ -275,8 +279,8 @@ int main(int argc, char **argv)
     else if (argc == 4 && strcmp(argv[1], "launch") == 0)
         probe_launch((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
     else {
-        fprintf(stderr, "usage: probe_replay replay R | w3 R | slot STEP R | eager STEP R | vadd N R | bare R |\n"
-                        "       launch NODES R\n");
+        fprintf(stderr, "usage: probe_replay replay R [N] | w3 R | slot STEP R | eager STEP R | vadd N R |\n"
+                        "       bare R | launch NODES R\n");
         return 2;
     }
     check(simdev_finalize(), "simdev_finalize");

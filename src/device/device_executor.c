@@ -183,11 +183,20 @@ void device_executor_kernel(uint32_t block, uint32_t block_dim, const void *args
     };
 
     /* A core the scheduler gave nothing when it started dispatching
-     * sleeps at once: its spin would only take the AICore CPU from the
-     * cores that got work. */
+     * skips the pause phase: its pauses would only hold the AICore CPU
+     * against the cores that got work. With other cores started, a
+     * core's next task may be one another core's work releases (a chain
+     * that changes core type), so it yields before it sleeps: the CPU
+     * goes to those cores, and it is there when the task is posted. A
+     * lone core's work comes from the scheduler's answers to its own
+     * completions, within the pause phase unless the scheduler lost its
+     * CPU; its yields would only hand the CPU to other processes, and a
+     * sleeper gets it back sooner when woken (W1, docs/performance.md,
+     * set AF). */
     uint32_t polls = device_slot_await_start(slot, &rt->dispatching, DEVICE_CORE_START_YIELD_NS) ? 0 : DEVICE_SPIN_POLLS;
+    uint32_t yield_ns = device_run_desc_blocks(d) > 1 ? DEVICE_CORE_YIELD_NS : 0;
     for (;;) {
-        uint32_t posted = device_slot_wait(slot, done, polls);
+        uint32_t posted = device_slot_wait(slot, done, polls, yield_ns);
         polls = DEVICE_SPIN_POLLS;
         if (posted == done || posted - done > DEVICE_SLOT_RING)
             return;

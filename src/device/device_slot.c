@@ -65,9 +65,9 @@ int device_slot_quitting(device_core_slot *slot)
     return atomic_load_explicit(&slot->state, memory_order_acquire) != DEVICE_SLOT_IDLE;
 }
 
-uint32_t device_slot_wait(device_core_slot *slot, uint32_t done, uint32_t polls)
+uint32_t device_slot_wait(device_core_slot *slot, uint32_t done, uint32_t polls, uint32_t yield_ns)
 {
-    device_spin spin = DEVICE_SPIN_INIT(DEVICE_CORE_YIELD_NS);
+    device_spin spin = DEVICE_SPIN_INIT(yield_ns);
     spin.polls = polls < DEVICE_SPIN_POLLS ? DEVICE_SPIN_POLLS - polls : 0;
     for (;;) {
         uint32_t posted = atomic_load_explicit(&slot->posted, memory_order_acquire);
@@ -84,7 +84,7 @@ uint32_t device_slot_wait(device_core_slot *slot, uint32_t done, uint32_t polls)
         if (atomic_load(&slot->posted) == done && atomic_load(&slot->state) == DEVICE_SLOT_IDLE)
             device_wait_block(&slot->bell, bell);
         atomic_store(&slot->sleeping, 0);
-        spin = (device_spin)DEVICE_SPIN_INIT(DEVICE_CORE_YIELD_NS);
+        spin = (device_spin)DEVICE_SPIN_INIT(yield_ns);
     }
 }
 

@@ -46,10 +46,11 @@ void device_slot_quit(device_core_slot *slot);
 int device_slot_quitting(device_core_slot *slot);
 
 /* Core: returns the posted count once it differs from `done`, or `done`
- * if the core must leave. Polls at most `polls` times (up to
- * DEVICE_SPIN_POLLS) before it first sleeps, DEVICE_SPIN_POLLS after
- * every wake-up. */
-uint32_t device_slot_wait(device_core_slot *slot, uint32_t done, uint32_t polls);
+ * if the core must leave. Polls with a pause at most `polls` times (up
+ * to DEVICE_SPIN_POLLS) before it first sleeps, DEVICE_SPIN_POLLS after
+ * every wake-up; each time, then yields between polls for up to
+ * `yield_ns` (0: none) before it sleeps. */
+uint32_t device_slot_wait(device_core_slot *slot, uint32_t done, uint32_t polls, uint32_t yield_ns);
 
 /* Core, before its first wait of an execution (the executor passes
  * DEVICE_CORE_START_YIELD_NS): returns once a task was posted, the core
@@ -58,7 +59,7 @@ uint32_t device_slot_wait(device_core_slot *slot, uint32_t done, uint32_t polls)
  * the CPU between polls from the first (no pause phase: on simdev the
  * cores of a launch arrive on a shared CPU); never blocks. Returns 1 when the
  * scheduler announced dispatch with nothing posted here (this core has
- * no work coming soon: it may sleep without spinning), else 0. */
+ * no work coming at once: it may skip the pause phase), else 0. */
 int device_slot_await_start(device_core_slot *slot, _Atomic uint32_t *dispatching, uint32_t budget_ns);
 
 /* Tells every core of the execution described by `d` to leave. */

@@ -12,10 +12,12 @@
  *      microseconds per hand-off);
  *   3. blocking on the futex until the partner wakes it.
  *
- * Only the scheduler, the partner of every hand-off, uses phase 2
+ * The scheduler, the partner of every hand-off, uses phase 2
  * (DEVICE_SPIN_YIELD_NS), so it stays awake while cores work and answers
- * a core that just finished during the core's phase 1. Cores skip it
- * (DEVICE_CORE_YIELD_NS is 0). docs/device.md has the measurements.
+ * a core that just finished during the core's phase 1. A core uses it
+ * (DEVICE_CORE_YIELD_NS) when its execution started other cores too, so
+ * it is there when another core's work releases its task. docs/device.md
+ * has the measurements.
  */
 #ifndef SIMPLER_DEVICE_WAIT_H
 #define SIMPLER_DEVICE_WAIT_H
@@ -32,10 +34,15 @@
  * latency, or two partners that hand work back and forth fall asleep at
  * every hand-off; short enough that an idle waiter soon frees its CPU. */
 #define DEVICE_SPIN_YIELD_NS 200000u
-/* Phase 2 bound of a core: none. Idle cores that yield take turns on
- * the CPUs with the scheduler and the cores that have work, which slows
- * a wide graph down several times. */
-#define DEVICE_CORE_YIELD_NS 0u
+/* Phase 2 bound of a core among others (device_executor.c; a lone core
+ * has none). A core that slept while another core ran the tasks it
+ * waits for (a chain that changes core type) was woken on a vCPU gone
+ * idle: 65 us per post, and every core asleep at the end had to be
+ * woken again to leave (docs/performance.md, set AF). Engine affinity
+ * keeps the yielding cores off the scheduler's CPU; without it, idle
+ * cores that yielded took turns with the scheduler and slowed W3
+ * several times. */
+#define DEVICE_CORE_YIELD_NS 200000u
 
 /* A core waiting for its first task while the scheduler still validates
  * the image yields instead of sleeping, for at most this long: a core

@@ -268,8 +268,13 @@ int sd_graph_prepare(struct simdev_graph *g);  /* starts helper runners */
 /* How long an idle runner polls for a hand-off before it blocks: the
  * stream worker of a replay, its own lanes done or parked (for a lane or
  * the replay's end), and a helper after it ran its lanes (for the next
- * replay's) (docs/performance.md, set Y). */
-#define SD_GRAPH_SPIN_NS 20000u
+ * replay's) (docs/performance.md, set Y). 20 us until set AF: from the
+ * end of a helper's lanes to the next replay's hand-off, back to back,
+ * a kernel-mode replay takes 20-30 us (the tail, the synchronize's
+ * return, the next launch, the prologue), and a helper that slept by
+ * then cost a cross-CPU wake-up (30-80 us) before the scheduler could
+ * start. */
+#define SD_GRAPH_SPIN_NS 50000u
 int sd_graph_run(struct simdev_graph *g);      /* on a stream worker */
 void sd_graph_free(struct simdev_graph *g);    /* no replays pending */
 
@@ -344,6 +349,10 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
 /* How long a stream worker whose ring ran empty polls for the next op
  * before it blocks (docs/performance.md, set Y). */
 #define SD_STREAM_IDLE_POLL_NS 20000u
+/* How long a stream worker polls for an event record it waits on before
+ * it blocks (sd_stream_worker.c, event_wait; docs/performance.md, set
+ * AF). */
+#define SD_EVENT_POLL_NS 50000u
 int sd_stream_wait_idle(struct simdev_stream *s);
 void sd_stream_free(struct simdev_stream *s);  /* drained, no holds */
 void *sd_stream_main(void *arg);              /* the worker thread */

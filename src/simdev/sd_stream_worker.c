@@ -21,9 +21,21 @@ static void event_complete(struct simdev_event *e, uint64_t seq)
     pthread_mutex_unlock(&sd_g.ev_mu);
 }
 
+/* Waits for e's record `target`: polls for it for up to
+ * SD_EVENT_POLL_NS, yielding between polls (each takes ev_mu briefly),
+ * then blocks. A stream waiting on another stream's record is a
+ * hand-off between stream workers on different CPUs, and a blocked
+ * waiter costs its recorder a wake-up across CPUs (docs/performance.md,
+ * set AF). */
 static void event_wait(struct simdev_event *e, uint64_t target)
 {
     pthread_mutex_lock(&sd_g.ev_mu);
+    uint64_t until = e->completed_seq < target ? clock_now_ns() + SD_EVENT_POLL_NS : 0;
+    while (e->completed_seq < target && clock_now_ns() < until) {
+        pthread_mutex_unlock(&sd_g.ev_mu);
+        sched_yield();
+        pthread_mutex_lock(&sd_g.ev_mu);
+    }
     while (e->completed_seq < target)
         pthread_cond_wait(&sd_g.ev_cv, &sd_g.ev_mu);
     sd_event_unref(e);

@@ -445,6 +445,38 @@ static void stream_worker_blocks_after_a_brief_idle_poll(void **state)
     assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
 }
 
+/* A stream waiting on another stream's event record polls for it only
+ * briefly, then blocks: while the recording stream is held 300 ms by a
+ * gate, the process uses far less CPU than that (a waiter that polled
+ * until the record would use about all of it when a CPU is free). */
+static void stream_waiting_on_an_event_blocks_after_a_brief_poll(void **state)
+{
+    (void)state;
+    simdev_stream_t recorder = fix_stream(), waiter = fix_stream();
+    simdev_event_t event = fix_event();
+    struct gate_opener o = {fix_gate_new(), 300};
+    struct fix_log log = {0};
+    pthread_t opener;
+    assert_int_equal(simdev_launch_host_func(recorder, fix_gate_host_fn, o.gate), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_record(event, recorder), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_wait_event(waiter, event), SIMDEV_SUCCESS);
+    fix_launch_log(waiter, &log, 1);
+    struct timespec t0, t1;
+    assert_int_equal(clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0), 0);
+    assert_int_equal(pthread_create(&opener, NULL, open_gate_later, &o), 0);
+    assert_int_equal(pthread_join(opener, NULL), 0);
+    assert_int_equal(clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1), 0);
+    double cpu = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    assert_int_equal(simdev_stream_synchronize(waiter), SIMDEV_SUCCESS);
+    assert_int_equal(log.count, 1);
+    assert_int_equal(atomic_load(&o.gate->passed), 1);
+    if (cpu > 100.0)
+        fail_msg("the process used %.1f ms of CPU in 300 ms with a stream waiting on an event", cpu);
+    assert_int_equal(simdev_event_destroy(event), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(waiter), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(recorder), SIMDEV_SUCCESS);
+}
+
 static void *filler_main(void *p)
 {
     struct filler *f = p;
@@ -565,6 +597,7 @@ int main(void)
         FIX_TEST(kernel_of_one_block_runs_while_every_pool_thread_is_busy),
         FIX_TEST(stream_host_funcs_run_in_order),
         FIX_TEST(stream_worker_blocks_after_a_brief_idle_poll),
+        FIX_TEST(stream_waiting_on_an_event_blocks_after_a_brief_poll),
         FIX_TEST(stream_kernels_run_in_order_past_ring_capacity),
         FIX_TEST(stream_async_copies_and_sets_apply_in_order),
         FIX_TEST(stream_enqueue_on_full_ring_waits_then_succeeds),

@@ -64,7 +64,7 @@ static void hook(_Atomic uint32_t *word, uint32_t expected)
 static void *core_thread(void *arg)
 {
     (void)arg;
-    t.result = device_slot_wait(&t.slot, t.done, t.polls);
+    t.result = device_slot_wait(&t.slot, t.done, t.polls, 0);
     sem_post(&t.returned);
     return NULL;
 }
@@ -150,7 +150,7 @@ static void slot_wait_returns_work_already_posted(void **state)
     (void)state;
     t.slot.posted = 3;
     t.done = 1;
-    assert_int_equal(device_slot_wait(&t.slot, t.done, DEVICE_SPIN_POLLS), 3);
+    assert_int_equal(device_slot_wait(&t.slot, t.done, DEVICE_SPIN_POLLS, 0), 3);
     assert_int_equal(atomic_load(&t.blocks), 0);
 }
 
@@ -292,7 +292,7 @@ static void slot_garbage_state_reads_as_quit(void **state)
     (void)state;
     atomic_store(&t.slot.state, 0xdeadbeefu);
     assert_true(device_slot_quitting(&t.slot));
-    assert_int_equal(device_slot_wait(&t.slot, 0, DEVICE_SPIN_POLLS), 0);
+    assert_int_equal(device_slot_wait(&t.slot, 0, DEVICE_SPIN_POLLS, 0), 0);
     atomic_store(&t.slot.state, DEVICE_SLOT_IDLE);
     assert_false(device_slot_quitting(&t.slot));
 }
@@ -314,7 +314,7 @@ static void slot_quit_of_an_awake_core_leaves_the_bell(void **state)
     device_slot_quit(&t.slot);
     assert_true(device_slot_quitting(&t.slot));
     assert_int_equal(atomic_load(&t.slot.bell), 0);
-    assert_int_equal(device_slot_wait(&t.slot, 0, DEVICE_SPIN_POLLS), 0);
+    assert_int_equal(device_slot_wait(&t.slot, 0, DEVICE_SPIN_POLLS, 0), 0);
 }
 
 /* ---- the wait for a first task (device_slot_await_start) ---- */
