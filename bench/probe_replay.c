@@ -17,6 +17,9 @@
  *                                synchronize; paged_attention image)
  *   probe_replay eager STEP R    R x (the same step: eager launch +
  *                                synchronize)
+ *   probe_replay veager B R      R x (B eager kernel-mode launches of
+ *                                the 2-task vadd + one synchronize;
+ *                                bench_kernel's eager run has B = 20)
  * PROBE_DOT=path writes the captured graph (replay, w3, slot) as
  * Graphviz DOT. The images are read beside this program:
  * ../tests/fixtures/program/vadd.callable (built with the tests),
@@ -74,8 +77,9 @@ static void *image_read(const char *relative, size_t *size)
     return bytes;
 }
 
-/* R replays of one captured kernel-mode launch of `img` on `args`. */
-static void probe_capture(const char *relative, const ChipStorageTaskArgs *in, unsigned repeats)
+/* R replays of one captured kernel-mode launch of `img` on `args`, or
+ * with eager != 0, R x (`eager` eager launches + one synchronize). */
+static void probe_capture(const char *relative, const ChipStorageTaskArgs *in, unsigned eager, unsigned repeats)
 {
     size_t size = 0;
     void *img = image_read(relative, &size);
@@ -96,6 +100,13 @@ static void probe_capture(const char *relative, const ChipStorageTaskArgs *in, u
     check(simpler_kernel_mode_init(ctx, 0, NULL, 1), "init");
     check(simpler_kernel_mode_prepare_callable(ctx, 0, img, size, s), "prepare");
     check(simpler_kernel_mode_ctx_control(ctx, &f), "freeze");
+    for (unsigned i = 0; eager != 0 && i < repeats; i++) {
+        for (unsigned j = 0; j < eager; j++)
+            check(simpler_kernel_mode_launch(ctx, 0, &args, s), "launch");
+        check(simdev_stream_synchronize(s), "synchronize");
+    }
+    if (eager != 0)
+        repeats = 0;
     check(simdev_capture_begin(s, SIMDEV_CAPTURE_MODE_GLOBAL), "capture_begin");
     check(simpler_kernel_mode_launch(ctx, 0, &args, s), "launch");
     check(simdev_capture_end(s, &g), "capture_end");
@@ -112,7 +123,7 @@ static void probe_capture(const char *relative, const ChipStorageTaskArgs *in, u
     free(img);
 }
 
-static void probe_replay(unsigned repeats)
+static void probe_replay(unsigned eager, unsigned repeats)
 {
     void *buf[3];
     uint32_t shape = VADD_ELEMS;
@@ -125,7 +136,7 @@ static void probe_replay(unsigned repeats)
     }
     args.tensor_count = 3;
     args.scalar_count = 2; /* scalars[0] = 0 extra rounds: 2 tasks */
-    probe_capture("../tests/fixtures/program/vadd.callable", &args, repeats);
+    probe_capture("../tests/fixtures/program/vadd.callable", &args, eager, repeats);
     for (int i = 0; i < 3; i++)
         check(simdev_free(buf[i]), "simdev_free");
 }
@@ -142,7 +153,7 @@ static void probe_w3(unsigned repeats)
     args.scalars[0] = DAG_LAYERS;
     args.scalars[1] = DAG_ORCH_FUNC_EMPTY;
     args.scalar_count = 2;
-    probe_capture("callables/bench_dag.callable", &args, repeats);
+    probe_capture("callables/bench_dag.callable", &args, 0, repeats);
     check(simdev_free(buf), "simdev_free");
 }
 
@@ -208,7 +219,9 @@ static void probe_launch(unsigned nodes, unsigned repeats)
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "replay") == 0)
-        probe_replay((unsigned)atoi(argv[2]));
+        probe_replay(0, (unsigned)atoi(argv[2]));
+    else if (argc == 4 && strcmp(argv[1], "veager") == 0 && atoi(argv[2]) > 0)
+        probe_replay((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
     else if (argc == 3 && strcmp(argv[1], "w3") == 0)
         probe_w3((unsigned)atoi(argv[2]));
     else if (argc == 4 && strcmp(argv[1], "slot") == 0)
@@ -220,7 +233,7 @@ int main(int argc, char **argv)
     else if (argc == 4 && strcmp(argv[1], "launch") == 0)
         probe_launch((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
     else {
-        fprintf(stderr, "usage: probe_replay replay R | w3 R | slot STEP R | eager STEP R | bare R | launch NODES R\n");
+        fprintf(stderr, "usage: probe_replay replay R | w3 R | slot STEP R | eager STEP R | veager B R | bare R | launch NODES R\n");
         return 2;
     }
     check(simdev_finalize(), "simdev_finalize");
