@@ -21,9 +21,20 @@ static void event_complete(struct simdev_event *e, uint64_t seq)
     pthread_mutex_unlock(&sd_g.ev_mu);
 }
 
+/* Polls for the record for up to SD_EVENT_WAIT_POLL_NS, yielding between
+ * polls (each poll takes ev_mu briefly), then blocks. The record is
+ * usually another stream's next op, a hand-off within microseconds: a
+ * worker that blocks at once pays a wake-up of its thread for each one
+ * (docs/performance.md, set AI). */
 static void event_wait(struct simdev_event *e, uint64_t target)
 {
     pthread_mutex_lock(&sd_g.ev_mu);
+    uint64_t until = clock_now_ns() + SD_EVENT_WAIT_POLL_NS;
+    while (e->completed_seq < target && clock_now_ns() < until) {
+        pthread_mutex_unlock(&sd_g.ev_mu);
+        sched_yield();
+        pthread_mutex_lock(&sd_g.ev_mu);
+    }
     while (e->completed_seq < target)
         pthread_cond_wait(&sd_g.ev_cv, &sd_g.ev_mu);
     sd_event_unref(e);
@@ -92,6 +103,17 @@ static void idle_poll(struct simdev_stream *s)
     }
 }
 
+/* Under s->mu, after an op retired: wakes the space_cv waiters if one of
+ * them can go on. Every woken idle waiter whose target is still ahead
+ * registers it again before it blocks. */
+static void space_notify(struct simdev_stream *s)
+{
+    if (s->room_waiters == 0 && (s->idle_wake_at == 0 || s->tail < s->idle_wake_at))
+        return;
+    s->idle_wake_at = 0;
+    pthread_cond_broadcast(&s->space_cv);
+}
+
 void *sd_stream_main(void *arg)
 {
     struct simdev_stream *s = arg;
@@ -111,7 +133,7 @@ void *sd_stream_main(void *arg)
             s->fault = fault;
         atomic_store_explicit(&s->tail, s->tail + 1, memory_order_release);
         s->arg_tail += op.arg_consumed;
-        pthread_cond_broadcast(&s->space_cv);
+        space_notify(s);
     }
     pthread_mutex_unlock(&s->mu);
     return NULL;
