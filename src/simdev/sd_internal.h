@@ -177,7 +177,13 @@ struct simdev_stream {
     pthread_t worker;
     pthread_mutex_t mu;
     pthread_cond_t work_cv;   /* an op was queued, or stop */
-    pthread_cond_t space_cv;  /* an op retired */
+    pthread_cond_t space_cv;  /* an op retired that a waiter waits for */
+    /* Waiters on space_cv, under mu: the worker broadcasts only when one
+     * of them can go on, so a synchronizing thread is not woken by each
+     * op of a long queue (docs/performance.md, set AI). */
+    uint32_t room_waiters;     /* in sd_stream_reserve */
+    uint64_t idle_wake_at;     /* lowest tail a blocked sd_stream_wait_idle
+                                * waits for; 0: none */
     struct sd_op *ring;
     uint64_t head;             /* ops queued, monotonic (under mu) */
     _Atomic uint64_t tail;     /* ops retired, monotonic: changed under mu,
@@ -350,8 +356,8 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
  * before it blocks (docs/performance.md, set Y). */
 #define SD_STREAM_IDLE_POLL_NS 20000u
 /* How long a stream worker polls for an event record it waits on before
- * it blocks (sd_stream_worker.c, event_wait; docs/performance.md, set
- * AF). */
+ * it blocks (sd_stream_worker.c, event_wait; docs/performance.md, sets
+ * AF and AI). */
 #define SD_EVENT_POLL_NS 50000u
 int sd_stream_wait_idle(struct simdev_stream *s);
 void sd_stream_free(struct simdev_stream *s);  /* drained, no holds */

@@ -55,8 +55,10 @@ int sd_stream_reserve(struct simdev_stream *s, size_t arg_bytes)
     /* Wait for room without sd_g.lock; the hold keeps s allocated. */
     s->holds++;
     pthread_mutex_unlock(&sd_g.lock);
+    s->room_waiters++;
     while (!has_room(s, arg_bytes) && !s->stop)
         pthread_cond_wait(&s->space_cv, &s->mu);
+    s->room_waiters--;
     pthread_mutex_unlock(&s->mu);
     pthread_mutex_lock(&sd_g.lock);
     s->holds--;
@@ -119,8 +121,11 @@ int sd_stream_wait_idle(struct simdev_stream *s)
             sched_yield();
         pthread_mutex_lock(&s->mu);
     }
-    while (s->tail < target)
+    while (s->tail < target) {
+        if (s->idle_wake_at == 0 || target < s->idle_wake_at)
+            s->idle_wake_at = target;
         pthread_cond_wait(&s->space_cv, &s->mu);
+    }
     int fault = s->fault;
     pthread_mutex_unlock(&s->mu);
     return fault;

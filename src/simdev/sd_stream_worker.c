@@ -26,7 +26,7 @@ static void event_complete(struct simdev_event *e, uint64_t seq)
  * then blocks. A stream waiting on another stream's record is a
  * hand-off between stream workers on different CPUs, and a blocked
  * waiter costs its recorder a wake-up across CPUs (docs/performance.md,
- * set AF). */
+ * sets AF and AI). */
 static void event_wait(struct simdev_event *e, uint64_t target)
 {
     pthread_mutex_lock(&sd_g.ev_mu);
@@ -104,6 +104,17 @@ static void idle_poll(struct simdev_stream *s)
     }
 }
 
+/* Under s->mu, after an op retired: wakes the space_cv waiters if one of
+ * them can go on. Every woken idle waiter whose target is still ahead
+ * registers it again before it blocks. */
+static void space_notify(struct simdev_stream *s)
+{
+    if (s->room_waiters == 0 && (s->idle_wake_at == 0 || s->tail < s->idle_wake_at))
+        return;
+    s->idle_wake_at = 0;
+    pthread_cond_broadcast(&s->space_cv);
+}
+
 void *sd_stream_main(void *arg)
 {
     struct simdev_stream *s = arg;
@@ -123,7 +134,7 @@ void *sd_stream_main(void *arg)
             s->fault = fault;
         atomic_store_explicit(&s->tail, s->tail + 1, memory_order_release);
         s->arg_tail += op.arg_consumed;
-        pthread_cond_broadcast(&s->space_cv);
+        space_notify(s);
     }
     pthread_mutex_unlock(&s->mu);
     return NULL;

@@ -477,6 +477,72 @@ static void stream_waiting_on_an_event_blocks_after_a_brief_poll(void **state)
     assert_int_equal(simdev_stream_destroy(recorder), SIMDEV_SUCCESS);
 }
 
+/* A thread that synchronizes a stream, then raises its flag. */
+struct syncer {
+    simdev_stream_t stream;
+    struct fix_flag done;
+    int rc;
+};
+
+static void *syncer_main(void *p)
+{
+    struct syncer *y = p;
+    y->rc = simdev_stream_synchronize(y->stream);
+    fix_flag_raise(&y->done);
+    return NULL;
+}
+
+static void pause_ms(long ms)
+{
+    struct timespec t = {0, ms * 1000000L};
+    while (nanosleep(&t, &t) != 0)
+        ;
+}
+
+/* Two threads block in synchronize on one stream, the first for the ops
+ * queued before a second gate, the second for all of them: the first
+ * returns once its own ops retired, while the second gate still holds
+ * the stream (the worker wakes synchronizers only when the lowest
+ * target of the blocked ones is reached). The pauses only order the
+ * calls; the outcome holds whatever they turn out to be. */
+static void stream_synchronizers_at_different_points_each_return_after_their_ops(void **state)
+{
+    (void)state;
+    simdev_stream_t stream = fix_stream();
+    struct fix_gate *first = fix_gate_new(), *second = fix_gate_new();
+    struct fix_log log = {0};
+    struct syncer a, b;
+    pthread_t ta, tb;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    a.stream = b.stream = stream;
+    a.rc = b.rc = -1;
+    fix_flag_init(&a.done);
+    fix_flag_init(&b.done);
+    assert_int_equal(simdev_launch_host_func(stream, fix_gate_host_fn, first), SIMDEV_SUCCESS);
+    fix_launch_log(stream, &log, 1);
+    assert_int_equal(pthread_create(&ta, NULL, syncer_main, &a), 0);
+    pause_ms(20);
+    assert_int_equal(simdev_launch_host_func(stream, fix_gate_host_fn, second), SIMDEV_SUCCESS);
+    fix_launch_log(stream, &log, 2);
+    assert_int_equal(pthread_create(&tb, NULL, syncer_main, &b), 0);
+    pause_ms(20);
+    fix_gate_open(first);
+    assert_true(fix_flag_wait(&a.done));
+    assert_int_equal(a.rc, SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&log.count), 1);
+    assert_false(fix_flag_is_set(&b.done));
+    fix_gate_open(second);
+    assert_true(fix_flag_wait(&b.done));
+    assert_int_equal(b.rc, SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&log.count), 2);
+    assert_int_equal(pthread_join(ta, NULL), 0);
+    assert_int_equal(pthread_join(tb, NULL), 0);
+    fix_flag_deinit(&a.done);
+    fix_flag_deinit(&b.done);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+}
+
 static void *filler_main(void *p)
 {
     struct filler *f = p;
@@ -607,6 +673,7 @@ int main(void)
         FIX_TEST(kernel_of_many_blocks_runs_on_its_caller_while_every_pool_thread_is_busy),
         FIX_TEST(stream_destroy_and_device_synchronize_wait_for_queued_work),
         FIX_TEST(stream_synchronize_blocks_after_a_brief_poll),
+        FIX_TEST(stream_synchronizers_at_different_points_each_return_after_their_ops),
         FIX_TEST(device_current_is_per_thread_and_defaults_to_zero),
         FIX_TEST(device_streams_and_memory_work_on_second_device),
         FIX_TEST(device_reset_frees_memory_and_invalidates_handles),
