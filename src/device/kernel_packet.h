@@ -255,14 +255,25 @@ uint64_t kernel_packet_checksum_copy(const SimplerKernelInvocationHeader *h, con
 int kernel_packet_check_parts(const device_run_desc *d, const SimplerKernelInvocationHeader *h,
                               const kernel_graph_packet *p);
 
+/* The full check and the restore in one read, once the fixed parts `h`
+ * and `p` passed kernel_packet_check_parts (so the lengths fit the
+ * regions): copies p->image_bytes at `image` to `definition` and
+ * p->staged_bytes at `staged` to `temp` (not touched when there are
+ * none) while kernel_packet_checksum_copy mixes the very words it
+ * stores, so the checksum verifies what was restored even if the source
+ * changes meanwhile. Returns 0, or KERNEL_PACKET_ERR_CHECKSUM with both
+ * spans left zero, never the refused bytes. Writes nothing past them. */
+int kernel_packet_restore(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p, const void *image,
+                          const void *staged, void *definition, void *temp);
+
 /* Checks the argument block at `args` (layout above) and restores it in
  * the same read: once the fixed parts passed (kernel_packet_check_parts,
  * so the lengths fit the regions the descriptor names), the image and
  * the staged bytes are copied into the definition region and the temp
  * buffer while the full checksum reads them. Returns 0 (the two spans
  * hold the packet's bytes) or a device error as
- * kernel_packet_check_parts, or KERNEL_PACKET_ERR_CHECKSUM. On a
- * full-checksum refusal the image's and the staged bytes' spans of
+ * kernel_packet_check_parts, or KERNEL_PACKET_ERR_CHECKSUM
+ * (kernel_packet_restore). On a full-checksum refusal the image's and the staged bytes' spans of
  * those two working regions (this execution's: it holds the gate) are
  * left zero, never the refused bytes, and the caller runs no task; any
  * other refusal writes nothing. Nothing past the two spans is written. */
@@ -297,11 +308,14 @@ void kernel_register_kernel(uint32_t block_idx, uint32_t block_dim, const void *
  * packet into its argument slot (the header last). */
 void kernel_arg_store_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
 /* AICPU body, block_dim 1, of an argument-slot launch: reads the slot
- * when the execution runs, checks it as kernel_packet_check_restore does
- * (an empty slot or a stale generation with their own errors), restores the
- * image and staged bytes, checks the checksum over what it restored,
- * publishes the task count and kernel table for the deferred executor
- * and runs the scheduler. Any refusal comes before a task runs. */
+ * when the execution runs, copies its fixed parts out and checks them as
+ * kernel_packet_check_restore does (an empty slot or a stale generation
+ * with their own errors), then restores the image and staged bytes in
+ * the read that checksums them (kernel_packet_restore: the checksum is
+ * over what was restored, so a store racing the read is caught, and a
+ * refused image leaves its spans zero), publishes the task count and
+ * kernel table for the deferred executor and runs the scheduler. Any
+ * refusal comes before a task runs. */
 void kernel_slot_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
 
 #endif

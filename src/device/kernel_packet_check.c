@@ -222,6 +222,20 @@ int kernel_packet_check_parts(const device_run_desc *d, const SimplerKernelInvoc
     return rc ? rc : slot_check(d, h, p);
 }
 
+int kernel_packet_restore(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p, const void *image,
+                          const void *staged, void *definition, void *temp)
+{
+    if (kernel_packet_checksum_copy(h, p, image, staged, definition, p->staged_bytes != 0 ? temp : NULL) ==
+        p->checksum)
+        return 0;
+    /* The refused bytes are not left for a later reader (the trace
+     * export reads the definition region) to take for an image. */
+    memset(definition, 0, (size_t)p->image_bytes);
+    if (p->staged_bytes != 0)
+        memset(temp, 0, (size_t)p->staged_bytes);
+    return KERNEL_PACKET_ERR_CHECKSUM;
+}
+
 int kernel_packet_check_restore(const void *args)
 {
     const device_run_desc *d = args;
@@ -231,17 +245,8 @@ int kernel_packet_check_restore(const void *args)
     int rc = kernel_packet_check_parts(d, h, p);
     if (rc != 0)
         return rc;
-    const uint8_t *staged = image + kernel_packet_pad8(p->image_bytes);
     /* region_check bounded image_bytes by the definition region and
      * staged_bytes by the temp buffer the descriptor names. */
-    void *definition = (void *)(uintptr_t)d->definition_base;
-    void *temp = (void *)(uintptr_t)d->temp_base;
-    if (kernel_packet_checksum_copy(h, p, image, staged, definition, temp) == p->checksum)
-        return 0;
-    /* The refused bytes are not left for a later reader (the trace
-     * export reads the definition region) to take for an image. */
-    memset(definition, 0, (size_t)p->image_bytes);
-    if (p->staged_bytes != 0)
-        memset(temp, 0, (size_t)p->staged_bytes);
-    return KERNEL_PACKET_ERR_CHECKSUM;
+    return kernel_packet_restore(h, p, image, image + kernel_packet_pad8(p->image_bytes),
+                                 (void *)(uintptr_t)d->definition_base, (void *)(uintptr_t)d->temp_base);
 }

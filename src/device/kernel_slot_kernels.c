@@ -77,21 +77,16 @@ static int slot_read(const kernel_slot_launch_args *a, slot_fixed *f)
 }
 
 /* Restores the image and the staged bytes from the slot into the working
- * regions, then checks the checksum over what was restored. */
+ * regions in the read that checksums them (kernel_packet_restore): the
+ * checksum is over the words stored, so a store racing the read is
+ * caught, and a refused packet leaves its spans zero. */
 static int slot_restore(const kernel_slot_launch_args *a, const slot_fixed *f)
 {
     const uint8_t *image = (const uint8_t *)(uintptr_t)a->slot_addr + sizeof(kernel_arg_slot_header) + sizeof(*f);
-    void *definition = (void *)(uintptr_t)f->d.definition_base;
-    void *temp = (void *)(uintptr_t)f->d.temp_base;
-    memcpy(definition, image, (size_t)f->p.image_bytes);
-    if (f->p.staged_bytes != 0)
-        memcpy(temp, image + kernel_packet_pad8(f->p.image_bytes), (size_t)f->p.staged_bytes);
-    /* No staged bytes: a context without a temp buffer has base 0, and
-     * the checksum mixes zero bytes from any valid pointer. */
-    const void *staged = f->p.staged_bytes != 0 ? temp : definition;
-    if (kernel_packet_checksum(&f->h, &f->p, definition, staged) != f->p.checksum)
-        return KERNEL_PACKET_ERR_CHECKSUM;
-    return 0;
+    /* slot_read bounded the lengths by the slot and the regions. A
+     * context without a temp buffer has base 0 and stages nothing. */
+    return kernel_packet_restore(&f->h, &f->p, image, image + kernel_packet_pad8(f->p.image_bytes),
+                                 (void *)(uintptr_t)f->d.definition_base, (void *)(uintptr_t)f->d.temp_base);
 }
 
 void kernel_slot_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)

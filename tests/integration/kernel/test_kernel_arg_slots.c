@@ -439,6 +439,23 @@ static stored_packet stored_in(kfix *k, uint32_t slot)
     return s;
 }
 
+/* The refused packet's image and staged spans of the definition region
+ * and the temp buffer read zero (the slot scheduler restored them in the
+ * read that checksummed them): no refused byte is left where the trace
+ * export or a later execution's executor could read it. */
+static void assert_restored_spans_zero(kfix *k, uint64_t image_bytes, uint64_t staged_bytes)
+{
+    const kernel_state *ks = kernel_state_of(k->ctx);
+    const uint8_t *definition = (const uint8_t *)(uintptr_t)ks->frozen.definition_base;
+    const uint8_t *temp = (const uint8_t *)(uintptr_t)ks->frozen.temp_base;
+    for (uint64_t i = 0; i < image_bytes; i++)
+        if (definition[i] != 0)
+            fail_msg("byte %llu of the refused image was left in the definition region", (unsigned long long)i);
+    for (uint64_t i = 0; i < staged_bytes; i++)
+        if (temp[i] != 0)
+            fail_msg("staged byte %llu of the refused packet was left in the temp buffer", (unsigned long long)i);
+}
+
 /* A refused execution poisoned the context: the next launch_slot is
  * refused on the host, nothing enqueued. */
 static void assert_poisoned(kfix *k)
@@ -469,7 +486,9 @@ static simdev_graph_t replay_once_then_store(kfix *k, const kbufs *d, uint64_t r
 
 /* A flipped byte in the slot's image (the head checksum, over the fixed
  * parts, still agrees): the replay is refused with the checksum error
- * (-17) before any task runs, and the context is poisoned. */
+ * (-17) before any task runs, the image's span of the definition region
+ * (which held the good replay's image) is left zero, and the context is
+ * poisoned. */
 static void slots_corrupted_image_byte_refused_by_the_checksum_nothing_run(void **state)
 {
     kfix k;
@@ -482,6 +501,7 @@ static void slots_corrupted_image_byte_refused_by_the_checksum_nothing_run(void 
     assert_int_equal(kernel_packet_head_checksum(s.h, s.p), s.p->head_checksum);
     assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
     assert_refused_on_device(&k, &d, KERNEL_PACKET_ERR_CHECKSUM);
+    assert_restored_spans_zero(&k, s.p->image_bytes, s.p->staged_bytes);
     assert_poisoned(&k);
     assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
     close_after_fault(&k, &d);
@@ -507,6 +527,7 @@ static void slots_consistently_changed_task_count_refused_by_the_checksum_nothin
     s.p->head_checksum = kernel_packet_head_checksum(s.h, s.p);
     assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
     assert_refused_on_device(&k, &d, KERNEL_PACKET_ERR_CHECKSUM);
+    assert_restored_spans_zero(&k, s.p->image_bytes, s.p->staged_bytes);
     assert_poisoned(&k);
     assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
     close_after_fault(&k, &d);
@@ -542,6 +563,7 @@ static void slots_corrupted_staged_argument_byte_refused_by_the_checksum_nothing
     assert_int_equal(kernel_packet_head_checksum(s.h, s.p), s.p->head_checksum);
     assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
     assert_refused_on_device(&k, &d, KERNEL_PACKET_ERR_CHECKSUM);
+    assert_restored_spans_zero(&k, s.p->image_bytes, s.p->staged_bytes);
     assert_poisoned(&k);
     assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
     close_after_fault(&k, &d);
