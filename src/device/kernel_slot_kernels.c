@@ -77,7 +77,10 @@ static int slot_read(const kernel_slot_launch_args *a, slot_fixed *f)
 }
 
 /* Restores the image and the staged bytes from the slot into the working
- * regions, then checks the checksum over what was restored. */
+ * regions, then checks the checksum over what was restored. A refusal
+ * leaves both spans zero, as kernel_packet_check_restore does: the
+ * refused bytes are not left for a later reader (the trace export reads
+ * the definition region) to take for an image. */
 static int slot_restore(const kernel_slot_launch_args *a, const slot_fixed *f)
 {
     const uint8_t *image = (const uint8_t *)(uintptr_t)a->slot_addr + sizeof(kernel_arg_slot_header) + sizeof(*f);
@@ -89,9 +92,12 @@ static int slot_restore(const kernel_slot_launch_args *a, const slot_fixed *f)
     /* No staged bytes: a context without a temp buffer has base 0, and
      * the checksum mixes zero bytes from any valid pointer. */
     const void *staged = f->p.staged_bytes != 0 ? temp : definition;
-    if (kernel_packet_checksum(&f->h, &f->p, definition, staged) != f->p.checksum)
-        return KERNEL_PACKET_ERR_CHECKSUM;
-    return 0;
+    if (kernel_packet_checksum(&f->h, &f->p, definition, staged) == f->p.checksum)
+        return 0;
+    memset(definition, 0, (size_t)f->p.image_bytes);
+    if (f->p.staged_bytes != 0)
+        memset(temp, 0, (size_t)f->p.staged_bytes);
+    return KERNEL_PACKET_ERR_CHECKSUM;
 }
 
 void kernel_slot_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)

@@ -439,6 +439,21 @@ static stored_packet stored_in(kfix *k, uint32_t slot)
     return s;
 }
 
+/* The working regions a refused packet was restored into hold zeros
+ * over its image's and staged bytes' spans, never the refused bytes
+ * (the trace export reads the definition region). simdev device memory
+ * is host memory. */
+static void assert_spans_zero(const stored_packet *s)
+{
+    const uint8_t *img = (const uint8_t *)(uintptr_t)s->d->definition_base;
+    const uint8_t *staged = (const uint8_t *)(uintptr_t)s->d->temp_base;
+    assert_true(s->p->image_bytes > 0);
+    for (uint64_t i = 0; i < s->p->image_bytes; i++)
+        assert_int_equal(img[i], 0);
+    for (uint64_t i = 0; i < s->p->staged_bytes; i++)
+        assert_int_equal(staged[i], 0);
+}
+
 /* A refused execution poisoned the context: the next launch_slot is
  * refused on the host, nothing enqueued. */
 static void assert_poisoned(kfix *k)
@@ -482,6 +497,7 @@ static void slots_corrupted_image_byte_refused_by_the_checksum_nothing_run(void 
     assert_int_equal(kernel_packet_head_checksum(s.h, s.p), s.p->head_checksum);
     assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
     assert_refused_on_device(&k, &d, KERNEL_PACKET_ERR_CHECKSUM);
+    assert_spans_zero(&s);
     assert_poisoned(&k);
     assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
     close_after_fault(&k, &d);
@@ -507,6 +523,7 @@ static void slots_consistently_changed_task_count_refused_by_the_checksum_nothin
     s.p->head_checksum = kernel_packet_head_checksum(s.h, s.p);
     assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
     assert_refused_on_device(&k, &d, KERNEL_PACKET_ERR_CHECKSUM);
+    assert_spans_zero(&s);
     assert_poisoned(&k);
     assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
     close_after_fault(&k, &d);
@@ -542,6 +559,7 @@ static void slots_corrupted_staged_argument_byte_refused_by_the_checksum_nothing
     assert_int_equal(kernel_packet_head_checksum(s.h, s.p), s.p->head_checksum);
     assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
     assert_refused_on_device(&k, &d, KERNEL_PACKET_ERR_CHECKSUM);
+    assert_spans_zero(&s);
     assert_poisoned(&k);
     assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
     close_after_fault(&k, &d);
