@@ -29,7 +29,9 @@
  * Stores that publish (posted, finished, QUIT) are release or stronger
  * and the loads that consume them acquire, so the ring entries, the
  * restored image and everything a kernel wrote travel with the counters. Sleeping flags
- * and wake-ups are sequentially consistent (docs/device.md).
+ * are set and re-checked sequentially consistently; a post and a core's
+ * count published while it holds work read the partner's flag relaxed,
+ * and the rouse and idle publication make up for it (docs/device.md).
  */
 #ifndef SIMPLER_DEVICE_HANDSHAKE_H
 #define SIMPLER_DEVICE_HANDSHAKE_H

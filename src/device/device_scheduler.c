@@ -183,8 +183,8 @@ int device_sched_core_asleep(device_sched *s, uint32_t core)
 }
 
 /* Hands ready tasks out, in core order. A core is refilled (up to depth)
- * once a quarter of its depth is free: posting costs a fenced store, so
- * rings are refilled in batches, not after every completion, but early
+ * once a quarter of its depth is free: a post moves a line the core
+ * reads (a fenced store before set AH), so rings are refilled in batches, not after every completion, but early
  * enough that a core publishing every DEVICE_PUBLISH_EVERY (a quarter
  * of a full ring) is refilled before it runs dry. A core holding more
  * is busy enough, and later cores of its type get tasks only if more
@@ -362,8 +362,12 @@ int device_sched_spin_verdict(device_sched *s, int *late)
  * to sleep as a post's unfenced store was on its way
  * (device_slot_post, device_slot_rouse). Called when a wait's pause
  * polls passed without a completion and before the scheduler blocks,
- * so such a core costs at most those polls, and the scheduler never
- * blocks on a doorbell that only that core could ring. */
+ * so the scheduler never blocks on a doorbell that only that core could
+ * ring. Such a core sleeps until the scheduler's next wait that passes
+ * its pause polls (or until its next post reads its flag): while other
+ * cores' completions keep the scheduler from waiting that long, it is
+ * not roused (a delay, never a hang: the scheduler waits once the work
+ * not behind that core's is done). */
 static void rouse_holders(device_sched *s)
 {
     atomic_thread_fence(memory_order_seq_cst);

@@ -17,8 +17,9 @@ void device_slot_post(device_core_slot *slot, uint32_t posted)
      * tasks, about as long as its whole completion handling (set AH).
      * The flag may then be read before the core's, which sets it just
      * as this store is on its way, and the core sleeps holding this
-     * work; the scheduler finds it with device_slot_rouse before it
-     * waits any longer than its pause polls. */
+     * work; the scheduler finds it with device_slot_rouse once a wait
+     * of its passes the pause polls without a completion, and before
+     * it blocks. */
     atomic_store_explicit(&slot->posted, posted, memory_order_release);
     if (atomic_load_explicit(&slot->sleeping, memory_order_relaxed))
         ring_bell(slot);
