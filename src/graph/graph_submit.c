@@ -130,14 +130,15 @@ static inline __attribute__((always_inline)) void deps_open(graph_scratch *s)
     tensor_map_deps_begin(&s->deps, s->g.task_count);
 }
 
-/* The task record of the open_count arguments at g.args[g.arg_count],
- * whose predecessors are in s->deps (their count checked against the
- * edge limit). */
+/* The task record of the count arguments at g.args[g.arg_count], whose
+ * predecessors are in s->deps (their count checked against the edge
+ * limit). count is the caller's: submit's open_count, or submit_views'
+ * own count, which it never stores in the scratch. */
 static inline __attribute__((always_inline)) int close_task(graph_scratch *s, int32_t func_id,
-                                                           uint32_t core_type)
+                                                           uint32_t core_type, uint32_t count)
 {
     graph *g = &s->g;
-    const uint32_t task = g->task_count, count = s->open_count, arg_begin = g->arg_count;
+    const uint32_t task = g->task_count, arg_begin = g->arg_count;
     const uint32_t edge_begin = g->edge_count, n = s->deps.count;
     uint32_t *list = s->deps.list, *fanin = g->fanin + edge_begin;
     /* Most tasks have one or two predecessors: those in order without
@@ -218,7 +219,7 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
         return graph_build_fail(s, rc);
     if (s->deps.count > s->limits.edge_max - s->g.edge_count)
         return edges_full(s);
-    return close_task(s, func_id, core_type);
+    return close_task(s, func_id, core_type, s->open_count);
 }
 
 static __attribute__((cold, noinline)) int views_fail(graph_scratch *s, uint32_t i, const SimplerOrchViewArg *v,
@@ -321,6 +322,5 @@ int graph_orch_submit_views(SimplerOrch *orch, int32_t func_id, uint32_t core_ty
     }
     if (deps->count > s->limits.edge_max - g->edge_count)
         return edges_full(s);
-    s->open_count = count;
-    return close_task(s, func_id, core_type);
+    return close_task(s, func_id, core_type, count);
 }
