@@ -82,8 +82,10 @@ static void *image_read(const char *relative, size_t *size)
     return bytes;
 }
 
-/* R replays of one captured kernel-mode launch of `img` on `args`. */
-static void probe_capture(const char *relative, const ChipStorageTaskArgs *in, unsigned repeats)
+/* R replays of one captured kernel-mode launch of `img` on `args`, or
+ * with `eager` R eager launches, in rounds of 20 and a synchronize, as
+ * bench_kernel times them. */
+static void probe_kernel(const char *relative, const ChipStorageTaskArgs *in, unsigned repeats, int eager)
 {
     size_t size = 0;
     void *img = image_read(relative, &size);
@@ -104,23 +106,33 @@ static void probe_capture(const char *relative, const ChipStorageTaskArgs *in, u
     check(simpler_kernel_mode_init(ctx, 0, NULL, 1), "init");
     check(simpler_kernel_mode_prepare_callable(ctx, 0, img, size, s), "prepare");
     check(simpler_kernel_mode_ctx_control(ctx, &f), "freeze");
-    check(simdev_capture_begin(s, SIMDEV_CAPTURE_MODE_GLOBAL), "capture_begin");
-    check(simpler_kernel_mode_launch(ctx, 0, &args, s), "launch");
-    check(simdev_capture_end(s, &g), "capture_end");
-    if (getenv("PROBE_DOT") != NULL)
-        check(simdev_graph_debug_dot(g, getenv("PROBE_DOT")), "graph_debug_dot");
-    for (unsigned i = 0; i < repeats; i++) {
-        check(simdev_graph_launch(g, s), "graph_launch");
-        check(simdev_stream_synchronize(s), "synchronize");
+    if (eager) {
+        for (unsigned i = 0; i < repeats; i++) {
+            check(simpler_kernel_mode_launch(ctx, 0, &args, s), "launch");
+            if (i % 20 == 19 || i + 1 == repeats)
+                check(simdev_stream_synchronize(s), "synchronize");
+        }
+    } else {
+        check(simdev_capture_begin(s, SIMDEV_CAPTURE_MODE_GLOBAL), "capture_begin");
+        check(simpler_kernel_mode_launch(ctx, 0, &args, s), "launch");
+        check(simdev_capture_end(s, &g), "capture_end");
+        if (getenv("PROBE_DOT") != NULL)
+            check(simdev_graph_debug_dot(g, getenv("PROBE_DOT")), "graph_debug_dot");
+        for (unsigned i = 0; i < repeats; i++) {
+            check(simdev_graph_launch(g, s), "graph_launch");
+            check(simdev_stream_synchronize(s), "synchronize");
+        }
+        check(simdev_graph_destroy(g), "graph_destroy");
     }
-    check(simdev_graph_destroy(g), "graph_destroy");
     check(finalize_device(ctx), "finalize_device");
     destroy_device_context(ctx);
     check(simdev_stream_destroy(s), "stream_destroy");
     free(img);
 }
 
-static void probe_replay(unsigned repeats, unsigned tasks)
+/* The n-task vadd chain (AIV, n - 2 AIC tasks, AIV), R times: replays
+ * of its capture, or eager launches. */
+static void probe_vadd(unsigned tasks, unsigned repeats, int eager)
 {
     void *buf[3];
     uint32_t shape = VADD_ELEMS;
@@ -135,56 +147,9 @@ static void probe_replay(unsigned repeats, unsigned tasks)
     check(tasks < 2, "N >= 2");
     args.scalars[0] = tasks - 2; /* extra rounds: AIC tasks between the two AIV ones */
     args.scalar_count = 2;
-    probe_capture("../tests/fixtures/program/vadd.callable", &args, repeats);
+    probe_kernel("../tests/fixtures/program/vadd.callable", &args, repeats, eager);
     for (int i = 0; i < 3; i++)
         check(simdev_free(buf[i]), "simdev_free");
-}
-
-/* R eager launches of the n-task vadd chain, in rounds of 20 and a
- * synchronize, as bench_kernel times them. */
-static void probe_vadd_eager(unsigned n, unsigned repeats)
-{
-    void *buf[3];
-    uint32_t shape = VADD_ELEMS;
-    size_t size = 0;
-    void *img = image_read("../tests/fixtures/program/vadd.callable", &size);
-    ChipStorageTaskArgs args;
-    SimplerGraphRequirements req;
-    SimplerKernelCtxControl c, f;
-    simdev_stream_t s;
-    check(n < 2, "N >= 2");
-    memset(&args, 0, sizeof(args));
-    for (int i = 0; i < 3; i++) {
-        check(simdev_malloc(&buf[i], VADD_ELEMS * sizeof(float)), "simdev_malloc");
-        simpler_tensor_make(&args.tensors[i], buf[i], SIMPLER_DTYPE_FLOAT32, 1, &shape,
-                            SIMPLER_ADDRESS_SPACE_DEVICE);
-    }
-    args.tensor_count = 3;
-    args.scalars[0] = n - 2; /* extra rounds: n tasks */
-    args.scalar_count = 2;
-    memset(&f, 0, sizeof(f));
-    f.abi_version = SIMPLER_KERNEL_CTX_CONTROL_ABI_VERSION;
-    f.struct_size = sizeof(f);
-    f.action = SIMPLER_KERNEL_CTX_FREEZE;
-    DeviceContextHandle ctx = create_device_context();
-    check(ctx == NULL || simdev_stream_create(&s), "context");
-    check(simpler_graph_requirements(img, size, &args, &req), "requirements");
-    check(simpler_kernel_plan_capacity(&req, 1, &c), "plan");
-    check(simpler_kernel_mode_ctx_control(ctx, &c), "configure");
-    check(simpler_kernel_mode_init(ctx, 0, NULL, 1), "init");
-    check(simpler_kernel_mode_prepare_callable(ctx, 0, img, size, s), "prepare");
-    check(simpler_kernel_mode_ctx_control(ctx, &f), "freeze");
-    for (unsigned i = 0; i < repeats; i++) {
-        check(simpler_kernel_mode_launch(ctx, 0, &args, s), "launch");
-        if (i % 20 == 19 || i + 1 == repeats)
-            check(simdev_stream_synchronize(s), "synchronize");
-    }
-    check(finalize_device(ctx), "finalize_device");
-    destroy_device_context(ctx);
-    check(simdev_stream_destroy(s), "stream_destroy");
-    for (int i = 0; i < 3; i++)
-        check(simdev_free(buf[i]), "simdev_free");
-    free(img);
 }
 
 static void probe_w3(unsigned repeats)
@@ -199,7 +164,7 @@ static void probe_w3(unsigned repeats)
     args.scalars[0] = DAG_LAYERS;
     args.scalars[1] = DAG_ORCH_FUNC_EMPTY;
     args.scalar_count = 2;
-    probe_capture("callables/bench_dag.callable", &args, repeats);
+    probe_kernel("callables/bench_dag.callable", &args, repeats, 0);
     check(simdev_free(buf), "simdev_free");
 }
 
@@ -265,7 +230,7 @@ static void probe_launch(unsigned nodes, unsigned repeats)
 int main(int argc, char **argv)
 {
     if ((argc == 3 || argc == 4) && strcmp(argv[1], "replay") == 0)
-        probe_replay((unsigned)atoi(argv[2]), argc == 4 ? (unsigned)atoi(argv[3]) : 2u);
+        probe_vadd(argc == 4 ? (unsigned)atoi(argv[3]) : 2u, (unsigned)atoi(argv[2]), 0);
     else if (argc == 3 && strcmp(argv[1], "w3") == 0)
         probe_w3((unsigned)atoi(argv[2]));
     else if (argc == 4 && strcmp(argv[1], "slot") == 0)
@@ -273,7 +238,7 @@ int main(int argc, char **argv)
     else if (argc == 4 && strcmp(argv[1], "eager") == 0)
         probe_decode(DECODE_EAGER, (unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
     else if (argc == 4 && strcmp(argv[1], "vadd") == 0)
-        probe_vadd_eager((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
+        probe_vadd((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]), 1);
     else if (argc == 3 && strcmp(argv[1], "bare") == 0)
         probe_bare((unsigned)atoi(argv[2]));
     else if (argc == 4 && strcmp(argv[1], "launch") == 0)

@@ -484,6 +484,19 @@ static simdev_graph_t replay_once_then_store(kfix *k, const kbufs *d, uint64_t r
     return g;
 }
 
+/* Replays `g` over the corrupted packet `s`: the device refuses it with
+ * the checksum error (-17) before any task runs, the restored spans read
+ * zero, the context is poisoned; then closes the fixture. */
+static void replay_refused_by_the_checksum(kfix *k, kbufs *d, simdev_graph_t g, const stored_packet *s)
+{
+    assert_int_equal(simdev_graph_launch(g, k->stream), SIMDEV_SUCCESS);
+    assert_refused_on_device(k, d, KERNEL_PACKET_ERR_CHECKSUM);
+    assert_restored_spans_zero(k, s->p->image_bytes, s->p->staged_bytes);
+    assert_poisoned(k);
+    assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
+    close_after_fault(k, d);
+}
+
 /* A flipped byte in the slot's image (the head checksum, over the fixed
  * parts, still agrees): the replay is refused with the checksum error
  * (-17) before any task runs, the image's span of the definition region
@@ -499,12 +512,7 @@ static void slots_corrupted_image_byte_refused_by_the_checksum_nothing_run(void 
     stored_packet s = stored_in(&k, SLOT);
     s.image[s.p->image_bytes / 2] ^= 0x40;
     assert_int_equal(kernel_packet_head_checksum(s.h, s.p), s.p->head_checksum);
-    assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
-    assert_refused_on_device(&k, &d, KERNEL_PACKET_ERR_CHECKSUM);
-    assert_restored_spans_zero(&k, s.p->image_bytes, s.p->staged_bytes);
-    assert_poisoned(&k);
-    assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
-    close_after_fault(&k, &d);
+    replay_refused_by_the_checksum(&k, &d, g, &s);
 }
 
 /* A fixed field of the stored packet changed consistently where it is
@@ -525,12 +533,7 @@ static void slots_consistently_changed_task_count_refused_by_the_checksum_nothin
     s.p->task_count -= 1;
     s.d->task_count = s.p->task_count;
     s.p->head_checksum = kernel_packet_head_checksum(s.h, s.p);
-    assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
-    assert_refused_on_device(&k, &d, KERNEL_PACKET_ERR_CHECKSUM);
-    assert_restored_spans_zero(&k, s.p->image_bytes, s.p->staged_bytes);
-    assert_poisoned(&k);
-    assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
-    close_after_fault(&k, &d);
+    replay_refused_by_the_checksum(&k, &d, g, &s);
 }
 
 /* HOST inputs travel as staged bytes after the image: a flipped byte
@@ -561,12 +564,7 @@ static void slots_corrupted_staged_argument_byte_refused_by_the_checksum_nothing
     assert_non_null(b); /* the second input travels in the staged bytes */
     b[4 * 7 + 1] ^= 0x01; /* one byte of its eighth element */
     assert_int_equal(kernel_packet_head_checksum(s.h, s.p), s.p->head_checksum);
-    assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
-    assert_refused_on_device(&k, &d, KERNEL_PACKET_ERR_CHECKSUM);
-    assert_restored_spans_zero(&k, s.p->image_bytes, s.p->staged_bytes);
-    assert_poisoned(&k);
-    assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
-    close_after_fault(&k, &d);
+    replay_refused_by_the_checksum(&k, &d, g, &s);
 }
 
 /* Every refusal returns its status and enqueues nothing. */
