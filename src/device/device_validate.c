@@ -61,6 +61,12 @@ static int check_tasks(const device_run_desc *d, const graph_image_header *h)
 {
     const graph_image_task *task = (const graph_image_task *)((const uint8_t *)h + h->task_offset);
     uint64_t last = UINT64_MAX;
+    /* The cores of each type this execution starts: a type with tasks
+     * but no started core would leave them unrun and the scheduler
+     * waiting for ever (a descriptor whose plan lost a type). */
+    int planned = d->aic_started + d->aiv_started != 0;
+    uint32_t aic = planned ? d->aic_started : d->aic_count;
+    uint32_t aiv = planned ? d->aiv_started : d->aiv_count;
 
     for (uint32_t i = 0; i < h->task_count; i++, task++) {
         uint64_t key;
@@ -73,7 +79,7 @@ static int check_tasks(const device_run_desc *d, const graph_image_header *h)
             return DEVICE_ERR_MISSING_KERNEL;
         if (e->core_type != task->core_type)
             return DEVICE_ERR_CORE_TYPE;
-        if ((task->core_type == SIMPLER_CORE_TYPE_AIC ? d->aic_count : d->aiv_count) == 0)
+        if ((task->core_type == SIMPLER_CORE_TYPE_AIC ? aic : aiv) == 0)
             return DEVICE_ERR_NO_CORE;
     }
     return DEVICE_STATUS_OK;

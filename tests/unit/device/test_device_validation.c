@@ -145,6 +145,20 @@ static void scheduler_refuses_task_without_a_core_of_its_type(void **state)
     expect_refusal(f, &r, DEVICE_ERR_NO_CORE);
 }
 
+/* The AIC tasks' type has cores but none among those the descriptor
+ * starts (its plan lost the type): refused, not left unrun. */
+static void scheduler_refuses_task_without_a_started_core_of_its_type(void **state)
+{
+    dt_fixture *f = *state;
+    refusal r;
+    refusal_init(&r);
+    dt_build(f, dt_orch_square, r.args);
+    assert_true(f->desc.aic_count > 0 && f->desc.aiv_count > 0);
+    f->desc.aic_started = 0;
+    f->desc.aiv_started = 1;
+    expect_refusal(f, &r, DEVICE_ERR_NO_CORE);
+}
+
 static void scheduler_refuses_heap_capacity_too_small(void **state)
 {
     dt_fixture *f = *state;
@@ -259,6 +273,7 @@ int main(void)
         DT_TEST(scheduler_refuses_task_core_type_unlike_its_kernel),
         DT_TEST(scheduler_refuses_a_wrong_core_type_after_a_right_one_of_the_same_kernel),
         DT_TEST(scheduler_refuses_task_without_a_core_of_its_type),
+        DT_TEST(scheduler_refuses_task_without_a_started_core_of_its_type),
         DT_TEST(scheduler_refuses_heap_capacity_too_small),
         DT_TEST(scheduler_refuses_scheduler_state_too_small),
         DT_TEST(scheduler_refuses_image_larger_than_definition_region),
