@@ -45,7 +45,7 @@ extern "C" {
     X(PTO_DEVICE_ERR_MISSING_KERNEL, -4, "a task's func_id names no kernel of the callable")       \
     X(PTO_DEVICE_ERR_CAPACITY, -5, "a region the graph needs exceeds its device capacity")         \
     X(PTO_DEVICE_ERR_CORE_TYPE, -6, "a task's core type differs from its kernel's")                \
-    X(PTO_DEVICE_ERR_NO_CORE, -7, "no core of a task's core type was launched (too few cores)")   \
+    X(PTO_DEVICE_ERR_NO_CORE, -7, "no core of a task's core type was launched (too few cores, or a start plan without that type)") \
     X(PTO_DEVICE_ERR_PACKET_HEADER, -16, "the launch packet's header, format or lengths are wrong") \
     X(PTO_DEVICE_ERR_PACKET_CHECKSUM, -17, "the launch packet's checksum disagrees with its bytes") \
     X(PTO_DEVICE_ERR_PACKET_SLOT, -18, "the launch packet disagrees with its callable slot")       \
