@@ -34,12 +34,13 @@
 /* The execution modes a context can latch, once. */
 enum { CONTEXT_MODE_PROGRAM = 1, CONTEXT_MODE_KERNEL = 2 };
 
-/* The context's streams. CALLER is program mode's own stand-in for the
- * caller stream of kernel mode (kernel mode leaves it NULL and uses the
- * caller's); AICPU and AICORE carry the device chain. */
-enum { CONTEXT_STREAM_CALLER = 0, CONTEXT_STREAM_AICPU = 1, CONTEXT_STREAM_AICORE = 2, CONTEXT_STREAM_COUNT = 3 };
+/* The context's own streams, which carry the device chain. Kernel mode's
+ * chain also runs on the caller's stream, which it borrows per launch;
+ * program mode needs no third stream (it synchronizes its two). */
+enum { CONTEXT_STREAM_AICPU = 0, CONTEXT_STREAM_AICORE = 1, CONTEXT_STREAM_COUNT = 2 };
 
-/* The five events of the chain, in the order it records them. */
+/* The five events of kernel mode's chain, in the order it records them
+ * (program mode creates none). */
 enum {
     CONTEXT_EVENT_START = 0,
     CONTEXT_EVENT_AICORE_START = 1,

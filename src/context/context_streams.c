@@ -20,14 +20,11 @@ static int event_create(simpler_context *ctx, int which)
     return rc;
 }
 
-int context_streams_create(simpler_context *ctx, int with_caller)
+int context_streams_create(simpler_context *ctx, int with_events)
 {
-    int rc = 0;
-    for (int s = 0; s < CONTEXT_STREAM_COUNT && rc == 0; s++) {
-        if (s != CONTEXT_STREAM_CALLER || with_caller)
-            rc = stream_create(ctx, s);
-    }
-    for (int e = 0; e < CONTEXT_EVENT_COUNT && rc == 0; e++)
+    int rc = stream_create(ctx, CONTEXT_STREAM_AICPU);
+    rc = rc ? rc : stream_create(ctx, CONTEXT_STREAM_AICORE);
+    for (int e = 0; e < CONTEXT_EVENT_COUNT && rc == 0 && with_events; e++)
         rc = event_create(ctx, e);
     if (rc != 0)
         (void)context_streams_release(ctx);

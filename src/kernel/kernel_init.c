@@ -255,7 +255,7 @@ static int init_locked(simpler_context *ctx, int device_id, const CallConfig *co
     ks->layout = layout;
     ks->context_generation = generation;
     cores_pick(ctx, ks, config);
-    rc = context_streams_create(ctx, 0);
+    rc = context_streams_create(ctx, 1);
     rc = rc ? rc : context_device_status(ctx, "event_create", ctx->ops->event_create(ctx->ops->user, &ks->registered));
     rc = rc ? rc : capacity_commit(ctx, ks);
     if (rc != 0)

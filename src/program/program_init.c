@@ -82,7 +82,7 @@ static int init_locked(simpler_context *ctx, int device_id, const CallConfig *pr
     if (rc != 0)
         goto err_drop_state;
     arena_bank_init(&ctx->bank, ctx->ops);
-    rc = context_streams_create(ctx, 1);
+    rc = context_streams_create(ctx, 0);
     if (rc != 0)
         goto err_release_host;
     if (prewarm != NULL) {

@@ -252,6 +252,33 @@ static void program_destroy_finalizes_an_initialized_context(void **state)
     assert_int_equal(live_allocations(0), base_live);
 }
 
+/* Program mode synchronizes its two engine streams in turn: it needs no
+ * third stream (each simdev stream has a worker thread) and no event. */
+static void program_init_and_run_use_two_streams_and_no_event(void **state)
+{
+    DeviceContextHandle ctx = create_device_context();
+    static vadd_buffers v;
+    ChipStorageTaskArgs args;
+    simdev_counters before, after;
+    (void)state;
+    assert_int_equal(simdev_get_counters(&before), SIMDEV_SUCCESS);
+    assert_int_equal(simpler_init(ctx, 0, NULL), 0);
+    assert_int_equal(simpler_register_callable(ctx, 0, image.bytes, image.size), 0);
+    vadd_buffers_fill(&v, 2.0f);
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 4, 0);
+    assert_int_equal(simpler_run(ctx, 0, &args, NULL), 0);
+    assert_int_equal(vadd_check(&v, 4), 0);
+    assert_int_equal(simdev_get_counters(&after), SIMDEV_SUCCESS);
+    assert_int_equal(after.stream_create_calls - before.stream_create_calls, 2);
+    assert_int_equal(after.event_create_calls - before.event_create_calls, 0);
+    assert_int_equal(after.event_record_calls - before.event_record_calls, 0);
+    assert_int_equal(finalize_device(ctx), 0);
+    assert_int_equal(simdev_get_counters(&after), SIMDEV_SUCCESS);
+    assert_int_equal(after.stream_destroy_calls - before.stream_destroy_calls, 2);
+    assert_int_equal(after.event_destroy_calls - before.event_destroy_calls, 0);
+    destroy_device_context(ctx);
+}
+
 static void program_prewarm_commits_capacity_before_any_run(void **state)
 {
     DeviceContextHandle ctx = create_device_context();
@@ -287,6 +314,7 @@ int main(void)
         cmocka_unit_test(program_reregister_bumps_generation_and_counts_dlopens),
         cmocka_unit_test(program_finalize_resets_device_and_init_again_works),
         cmocka_unit_test(program_destroy_finalizes_an_initialized_context),
+        cmocka_unit_test(program_init_and_run_use_two_streams_and_no_event),
         cmocka_unit_test(program_prewarm_commits_capacity_before_any_run),
     };
     return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
