@@ -239,7 +239,10 @@ uint64_t kernel_packet_checksum(const SimplerKernelInvocationHeader *h, const ke
 
 /* kernel_packet_checksum of the same bytes, storing the image at
  * image_dst and the staged bytes at staged_dst as it reads them (NULL:
- * not stored): one read of the packet checks and restores it. */
+ * not stored): one read of the packet checks and restores it. A whole
+ * 64-byte block the destination already holds is compared and left
+ * unwritten; either way the destination ends up holding the words
+ * mixed. */
 uint64_t kernel_packet_checksum_copy(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p,
                                      const void *image, const void *staged, void *image_dst, void *staged_dst);
 

@@ -50,11 +50,23 @@ static inline __attribute__((always_inline)) uint64_t mix_blocks_into(uint64_t h
         memcpy(&w3, b + 48, sizeof(w3));
         if (dst != NULL) {
             /* The words mixed are the words stored: one read of the
-             * source serves both. */
-            memcpy(dst, &w0, sizeof(w0));
-            memcpy(dst + 16, &w1, sizeof(w1));
-            memcpy(dst + 32, &w2, sizeof(w2));
-            memcpy(dst + 48, &w3, sizeof(w3));
+             * source serves both. A block the destination already holds
+             * is not stored: a replay restores the bytes the last one
+             * left, and the cores that read them last execution still
+             * hold those lines; a store would take every line back from
+             * their caches (docs/performance.md, set AM). */
+            lane_pair o0, o1, o2, o3;
+            memcpy(&o0, dst, sizeof(o0));
+            memcpy(&o1, dst + 16, sizeof(o1));
+            memcpy(&o2, dst + 32, sizeof(o2));
+            memcpy(&o3, dst + 48, sizeof(o3));
+            lane_pair diff = (o0 ^ w0) | (o1 ^ w1) | (o2 ^ w2) | (o3 ^ w3);
+            if ((diff[0] | diff[1]) != 0) {
+                memcpy(dst, &w0, sizeof(w0));
+                memcpy(dst + 16, &w1, sizeof(w1));
+                memcpy(dst + 32, &w2, sizeof(w2));
+                memcpy(dst + 48, &w3, sizeof(w3));
+            }
             dst += BLOCK_BYTES;
         }
         s0 += w0;
