@@ -234,11 +234,13 @@ int kernel_packet_check_parts(const device_run_desc *d, const SimplerKernelInvoc
     return rc ? rc : slot_check(d, h, p);
 }
 
-int kernel_packet_restore(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p, const void *image,
-                          const void *staged, void *definition, void *temp)
+/* kernel_packet_restore; on 0, *sum is the checksum of the bytes the
+ * two spans now hold (read once, as compared). */
+static int restore_sum(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p, const void *image,
+                       const void *staged, void *definition, void *temp, uint64_t *sum)
 {
-    if (kernel_packet_checksum_copy(h, p, image, staged, definition, p->staged_bytes != 0 ? temp : NULL) ==
-        p->checksum)
+    *sum = kernel_packet_checksum_copy(h, p, image, staged, definition, p->staged_bytes != 0 ? temp : NULL);
+    if (*sum == p->checksum)
         return 0;
     /* The refused bytes are not left for a later reader (the trace
      * export reads the definition region) to take for an image. */
@@ -248,7 +250,20 @@ int kernel_packet_restore(const SimplerKernelInvocationHeader *h, const kernel_g
     return KERNEL_PACKET_ERR_CHECKSUM;
 }
 
+int kernel_packet_restore(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p, const void *image,
+                          const void *staged, void *definition, void *temp)
+{
+    uint64_t sum;
+    return restore_sum(h, p, image, staged, definition, temp, &sum);
+}
+
 int kernel_packet_check_restore(const void *args)
+{
+    uint64_t sum;
+    return kernel_packet_check_restore_sum(args, &sum);
+}
+
+int kernel_packet_check_restore_sum(const void *args, uint64_t *sum)
 {
     const device_run_desc *d = args;
     const SimplerKernelInvocationHeader *h = kernel_packet_header_of(args);
@@ -259,6 +274,6 @@ int kernel_packet_check_restore(const void *args)
         return rc;
     /* region_check bounded image_bytes by the definition region and
      * staged_bytes by the temp buffer the descriptor names. */
-    return kernel_packet_restore(h, p, image, image + kernel_packet_pad8(p->image_bytes),
-                                 (void *)(uintptr_t)d->definition_base, (void *)(uintptr_t)d->temp_base);
+    return restore_sum(h, p, image, image + kernel_packet_pad8(p->image_bytes), (void *)(uintptr_t)d->definition_base,
+                       (void *)(uintptr_t)d->temp_base, sum);
 }
