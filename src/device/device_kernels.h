@@ -22,7 +22,19 @@
 
 #include <stdint.h>
 
+#include "device/device_run_desc.h"
+
 void device_executor_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
 void device_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
+
+/* device_scheduler_kernel's block 0 for an image whose bytes carry the
+ * nonzero `checksum` (kernel mode: the packet checksum its restore
+ * verified; 0 for none). `*passed` records the checksum of the last
+ * image that passed the image check here: when it equals `checksum`,
+ * those very bytes passed graph_image_check before, which is a function
+ * of them alone, so it is not run again (device_validate_image_known);
+ * the other checks are. Once the image is accepted, *passed = checksum.
+ * The caller owns *passed for the execution (kernel mode: the gate). */
+void device_scheduler_run(const device_run_desc *d, uint64_t checksum, uint64_t *passed);
 
 #endif

@@ -127,7 +127,9 @@ void device_sched_seed(device_sched *s)
         device_task_state *ts = device_task_state_at(s->d, i);
         ts->fanin_remaining = t->fanin_count;
         ts->status = t->fanin_count == 0 ? DEVICE_TASK_READY : DEVICE_TASK_PENDING;
-        ts->chain = s->chains[i]; /* before the push below may overwrite it */
+        /* Before the push below may overwrite it; computed here when the
+         * image check was not run (device_validate_image_known). */
+        ts->chain = s->chains != NULL ? s->chains[i] : graph_image_chain_next(s->tasks, s->fanout, i);
         s->heads[t->core_type] += ts->chain == 0;
         if (t->fanin_count == 0)
             device_ready_queue_push(s->queue[t->core_type], i);
@@ -441,7 +443,7 @@ void device_sched_announce_dispatch(device_sched *s)
     atomic_store_explicit(&s->rt->dispatching, 1, memory_order_release);
 }
 
-static void run_graph(const device_run_desc *d)
+static void run_graph(const device_run_desc *d, int image_passed)
 {
     const uint8_t *image = (const uint8_t *)(uintptr_t)d->definition_base;
     const graph_image_header *h = (const graph_image_header *)image;
@@ -449,7 +451,7 @@ static void run_graph(const device_run_desc *d)
         .d = d,
         .tasks = (const graph_image_task *)(image + h->task_offset),
         .fanout = (const uint32_t *)(image + h->fanout_offset),
-        .chains = device_validate_chains(d),
+        .chains = image_passed ? NULL : device_validate_chains(d),
         .rt = device_runtime_header_at(d),
         .cores = d->aic_count + d->aiv_count,
         .depth = 1,
@@ -514,14 +516,11 @@ static void refuse(const device_run_desc *d, int status, int slots_usable)
         device_slots_quit(d);
 }
 
-void device_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+/* The scheduler's whole execution: `passed` as device_scheduler_run
+ * (NULL: the image is always checked). */
+static void execute(const device_run_desc *d, uint64_t checksum, uint64_t *passed)
 {
-    const device_run_desc *d = args;
     int rc;
-
-    (void)block_dim;
-    if (block_idx != 0)
-        return;
     uint64_t t0 = device_now_ns();
     rc = device_validate_desc(d);
     if (rc != DEVICE_STATUS_OK) {
@@ -532,15 +531,18 @@ void device_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void 
      * before every execution, eager or replay. */
     if (d->inline_bytes != 0)
         memcpy((void *)(uintptr_t)d->definition_base, d + 1, d->inline_bytes);
-    rc = device_validate_image(d);
+    int known = passed != NULL && checksum != 0 && *passed == checksum;
+    rc = device_validate_image_known(d, known);
     if (rc != DEVICE_STATUS_OK) {
         refuse(d, rc, 1);
         return;
     }
+    if (passed != NULL)
+        *passed = checksum;
     if (d->trace_base != 0)
         reset_trace(d);
     uint64_t t1 = device_now_ns();
-    run_graph(d);
+    run_graph(d, known);
     device_runtime_header *rt = device_runtime_header_at(d);
     rt->prepare_ns = t1 - t0;
     uint64_t t2 = device_now_ns();
@@ -549,4 +551,16 @@ void device_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void 
         trace_sched(d, t0, t1, t2);
     write_status(d, DEVICE_STATUS_OK); /* release: the timings travel with it */
     device_slots_quit(d);
+}
+
+void device_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_dim;
+    if (block_idx == 0)
+        execute(args, 0, NULL);
+}
+
+void device_scheduler_run(const device_run_desc *d, uint64_t checksum, uint64_t *passed)
+{
+    execute(d, checksum, passed);
 }

@@ -92,7 +92,7 @@ const uint32_t *device_validate_chains(const device_run_desc *d)
     return (const uint32_t *)(uintptr_t)(d->scheduler_base + GRAPH_READY_QUEUE_HEADER_BYTES);
 }
 
-int device_validate_image(const device_run_desc *d)
+int device_validate_image_known(const device_run_desc *d, int image_passed)
 {
     const graph_image_header *h = (const graph_image_header *)(uintptr_t)d->definition_base;
     int rc;
@@ -104,7 +104,7 @@ int device_validate_image(const device_run_desc *d)
     uint32_t *scratch = (uint32_t *)(uintptr_t)device_validate_chains(d);
     /* graph_image_check bounds func_id below GRAPH_FUNC_ID_LIMIT and the
      * core type to AIC/AIV, which check_tasks relies on. */
-    if (graph_image_check(h, d->image_bytes, scratch, d->task_count) != 0)
+    if (!image_passed && graph_image_check(h, d->image_bytes, scratch, d->task_count) != 0)
         return DEVICE_ERR_IMAGE_INVALID;
     rc = check_capacity(d, h);
     if (rc != DEVICE_STATUS_OK)
@@ -112,4 +112,9 @@ int device_validate_image(const device_run_desc *d)
     if (d->kernels->generation != d->generation)
         return DEVICE_ERR_GENERATION;
     return check_tasks(d, h);
+}
+
+int device_validate_image(const device_run_desc *d)
+{
+    return device_validate_image_known(d, 0);
 }

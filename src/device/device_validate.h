@@ -29,6 +29,14 @@ int device_validate_desc(const device_run_desc *d);
  * Writes only the scheduler state region's first ready-queue ring, which
  * on success holds every task's chain link (device_validate_chains). */
 int device_validate_image(const device_run_desc *d);
+/* device_validate_image, but with `image_passed` nonzero the image is
+ * one whose very bytes passed graph_image_check before (a kernel replay
+ * whose packet checksum is the one recorded when its image last passed,
+ * kernel_status_words.image_passed): that check, a function of the
+ * image bytes alone, is not run again, and the scratch ring is not
+ * written (seeding computes the chain links itself). Every other check
+ * runs. */
+int device_validate_image_known(const device_run_desc *d, int image_passed);
 
 /* Where device_validate_image leaves each task's chain successor + 1
  * (graph_image_chain_next, 0 for none), task_count entries in the first

@@ -119,7 +119,11 @@ typedef struct kernel_status_words {
     _Atomic int32_t sticky; /* first nonzero execution status, 0 = none */
     _Atomic int32_t run;    /* the last execution's status */
     _Atomic uint64_t owner; /* the gate: serial of the execution holding the working regions, 0 = none */
-    uint32_t reserved[12];
+    /* The packet checksum of the last image the scheduler accepted (0
+     * none): written and read only by the scheduler holding the gate
+     * (device_scheduler_run). */
+    uint64_t image_passed;
+    uint32_t reserved[10];
     kernel_frozen_regions frozen; /* written once at init */
 } kernel_status_words;
 
@@ -239,7 +243,10 @@ uint64_t kernel_packet_checksum(const SimplerKernelInvocationHeader *h, const ke
 
 /* kernel_packet_checksum of the same bytes, storing the image at
  * image_dst and the staged bytes at staged_dst as it reads them (NULL:
- * not stored): one read of the packet checks and restores it. */
+ * not stored): one read of the packet checks and restores it. A whole
+ * 64-byte block the destination already holds is compared and left
+ * unwritten; either way the destination ends up holding the words
+ * mixed. */
 uint64_t kernel_packet_checksum_copy(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p,
                                      const void *image, const void *staged, void *image_dst, void *staged_dst);
 
@@ -278,6 +285,10 @@ int kernel_packet_restore(const SimplerKernelInvocationHeader *h, const kernel_g
  * left zero, never the refused bytes, and the caller runs no task; any
  * other refusal writes nothing. Nothing past the two spans is written. */
 int kernel_packet_check_restore(const void *args);
+/* kernel_packet_check_restore; on 0, *sum is the full checksum of the
+ * bytes the spans now hold, as computed while restoring them (not read
+ * back from the packet). */
+int kernel_packet_check_restore_sum(const void *args, uint64_t *sum);
 
 /* The bodies, in kernel_mode_kernels.c. AICPU body, block_dim 1: check,
  * restore, schedule (see above). */

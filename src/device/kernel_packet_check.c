@@ -50,11 +50,23 @@ static inline __attribute__((always_inline)) uint64_t mix_blocks_into(uint64_t h
         memcpy(&w3, b + 48, sizeof(w3));
         if (dst != NULL) {
             /* The words mixed are the words stored: one read of the
-             * source serves both. */
-            memcpy(dst, &w0, sizeof(w0));
-            memcpy(dst + 16, &w1, sizeof(w1));
-            memcpy(dst + 32, &w2, sizeof(w2));
-            memcpy(dst + 48, &w3, sizeof(w3));
+             * source serves both. A block the destination already holds
+             * is not stored: a replay restores the bytes the last one
+             * left, and the cores that read them last execution still
+             * hold those lines; a store would take every line back from
+             * their caches (docs/performance.md, set AM). */
+            lane_pair o0, o1, o2, o3;
+            memcpy(&o0, dst, sizeof(o0));
+            memcpy(&o1, dst + 16, sizeof(o1));
+            memcpy(&o2, dst + 32, sizeof(o2));
+            memcpy(&o3, dst + 48, sizeof(o3));
+            lane_pair diff = (o0 ^ w0) | (o1 ^ w1) | (o2 ^ w2) | (o3 ^ w3);
+            if ((diff[0] | diff[1]) != 0) {
+                memcpy(dst, &w0, sizeof(w0));
+                memcpy(dst + 16, &w1, sizeof(w1));
+                memcpy(dst + 32, &w2, sizeof(w2));
+                memcpy(dst + 48, &w3, sizeof(w3));
+            }
             dst += BLOCK_BYTES;
         }
         s0 += w0;
@@ -222,11 +234,13 @@ int kernel_packet_check_parts(const device_run_desc *d, const SimplerKernelInvoc
     return rc ? rc : slot_check(d, h, p);
 }
 
-int kernel_packet_restore(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p, const void *image,
-                          const void *staged, void *definition, void *temp)
+/* kernel_packet_restore; on 0, *sum is the checksum of the bytes the
+ * two spans now hold (read once, as compared). */
+static int restore_sum(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p, const void *image,
+                       const void *staged, void *definition, void *temp, uint64_t *sum)
 {
-    if (kernel_packet_checksum_copy(h, p, image, staged, definition, p->staged_bytes != 0 ? temp : NULL) ==
-        p->checksum)
+    *sum = kernel_packet_checksum_copy(h, p, image, staged, definition, p->staged_bytes != 0 ? temp : NULL);
+    if (*sum == p->checksum)
         return 0;
     /* The refused bytes are not left for a later reader (the trace
      * export reads the definition region) to take for an image. */
@@ -236,7 +250,20 @@ int kernel_packet_restore(const SimplerKernelInvocationHeader *h, const kernel_g
     return KERNEL_PACKET_ERR_CHECKSUM;
 }
 
+int kernel_packet_restore(const SimplerKernelInvocationHeader *h, const kernel_graph_packet *p, const void *image,
+                          const void *staged, void *definition, void *temp)
+{
+    uint64_t sum;
+    return restore_sum(h, p, image, staged, definition, temp, &sum);
+}
+
 int kernel_packet_check_restore(const void *args)
+{
+    uint64_t sum;
+    return kernel_packet_check_restore_sum(args, &sum);
+}
+
+int kernel_packet_check_restore_sum(const void *args, uint64_t *sum)
 {
     const device_run_desc *d = args;
     const SimplerKernelInvocationHeader *h = kernel_packet_header_of(args);
@@ -247,6 +274,6 @@ int kernel_packet_check_restore(const void *args)
         return rc;
     /* region_check bounded image_bytes by the definition region and
      * staged_bytes by the temp buffer the descriptor names. */
-    return kernel_packet_restore(h, p, image, image + kernel_packet_pad8(p->image_bytes),
-                                 (void *)(uintptr_t)d->definition_base, (void *)(uintptr_t)d->temp_base);
+    return restore_sum(h, p, image, image + kernel_packet_pad8(p->image_bytes), (void *)(uintptr_t)d->definition_base,
+                       (void *)(uintptr_t)d->temp_base, sum);
 }

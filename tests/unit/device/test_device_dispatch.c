@@ -542,6 +542,29 @@ static void seeding_reads_each_link_before_the_ring_overwrites_it(void **state)
     assert_int_equal(device_ready_queue_pop(f->s.queue[SIMPLER_CORE_TYPE_AIC]), 2);
 }
 
+/* A replay that skipped the image check (device_validate_image_known)
+ * seeds with no links left for it (chains NULL): seeding computes each
+ * task's link from the image, the same as the check would have left. */
+static void seeding_without_links_computes_them(void **state)
+{
+    fixture *f = *state;
+    for (uint32_t t = 0; t < 4; t++) {
+        f->tasks[t].core_type = SIMPLER_CORE_TYPE_AIC;
+        f->tasks[t].fanin_count = t % 2;
+        f->tasks[t].fanout_begin = t / 2;
+        f->tasks[t].fanout_count = 1 - t % 2;
+    }
+    f->s.fanout = two_chains_fanout;
+    f->s.chains = NULL;
+    device_sched_seed(&f->s);
+    for (uint32_t t = 0; t < 4; t++)
+        assert_int_equal(device_task_state_at(&f->d, t)->chain, graph_image_chain_next(f->tasks, f->s.fanout, t));
+    assert_int_equal(device_task_state_at(&f->d, 0)->chain, 2);
+    assert_int_equal(device_task_state_at(&f->d, 2)->chain, 4);
+    assert_int_equal(f->s.heads[SIMPLER_CORE_TYPE_AIC], 2);
+    assert_int_equal(device_ready_queue_count(f->s.queue[SIMPLER_CORE_TYPE_AIC]), 2);
+}
+
 /* Four independent AIV tasks could use both AIV cores, but the launch
  * started only the first (aiv_started 1): the other is retired without a
  * word (nothing would read its slot) and never served. */
@@ -622,6 +645,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_task_with_two_successors_posts_neither_ahead, setup, teardown),
         cmocka_unit_test_setup_teardown(cores_the_graph_cannot_keep_busy_are_told_to_leave, setup, teardown),
         cmocka_unit_test_setup_teardown(seeding_reads_each_link_before_the_ring_overwrites_it, setup, teardown),
+        cmocka_unit_test_setup_teardown(seeding_without_links_computes_them, setup, teardown),
         cmocka_unit_test_setup_teardown(independent_tasks_keep_a_core_each, setup, teardown),
         cmocka_unit_test_setup_teardown(dispatch_never_serves_a_retired_core, setup, teardown),
         cmocka_unit_test_setup_teardown(cores_the_launch_did_not_start_are_never_served, setup, teardown),

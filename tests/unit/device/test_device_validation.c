@@ -263,6 +263,68 @@ static void scheduler_replay_restores_image_over_a_clobbered_definition(void **s
     free(r.args);
 }
 
+/* device_scheduler_run's record of the last accepted image: the
+ * checksum a kernel replay's restore computed (here the test's, as the
+ * body below passes it) and the record it keeps. */
+static uint64_t memo_sum, memo_passed;
+
+static void memo_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_dim;
+    if (block_idx == 0)
+        device_scheduler_run(args, memo_sum, &memo_passed);
+}
+
+/* dt_enqueue with memo_scheduler_kernel as the scheduler body. */
+static int memo_enqueue(dt_fixture *f)
+{
+    size_t bytes = dt_chain_scratch_bytes(f->desc.inline_bytes);
+    assert_true(bytes <= f->args_scratch_bytes);
+    memcpy(f->args_scratch, &f->desc, sizeof(f->desc));
+    memcpy((uint8_t *)f->args_scratch + sizeof(f->desc), f->image, f->desc.inline_bytes);
+    int rc = device_chain_enqueue_launch(&f->launch, &f->streams, &f->events, memo_scheduler_kernel,
+                                         f->args_scratch, bytes, NULL);
+    return rc != 0 ? rc : device_chain_enqueue_tail(&f->launch, &f->streams, &f->events);
+}
+
+/* An image is accepted under checksum 7, which is recorded; the same
+ * image under 7 again runs without the image check (seeding computes
+ * the chain links itself) and still computes the right output; an image
+ * corrupted into a cycle arrives under another checksum, as a changed
+ * image does, and is refused before anything runs, the record kept. */
+static void scheduler_checks_every_image_whose_checksum_did_not_pass(void **state)
+{
+    dt_fixture *f = *state;
+    refusal r;
+    float out[N];
+    refusal_init(&r);
+    dt_build(f, dt_orch_square, r.args);
+    memo_sum = 7, memo_passed = 0;
+    for (int round = 0; round < 2; round++) {
+        assert_int_equal(simdev_memset(r.out, 0, N * 4), SIMDEV_SUCCESS);
+        assert_int_equal(memo_enqueue(f), 0);
+        assert_int_equal(dt_sync(f), 0);
+        assert_int_equal(dt_status(f), DEVICE_STATUS_OK);
+        assert_int_equal(memo_passed, 7);
+        dt_download_floats(out, r.out, N);
+        for (uint32_t i = 0; i < N; i++)
+            assert_true(out[i] == 4.0f);
+    }
+    assert_int_equal(simdev_memset(r.out, DT_CANARY, N * 4), SIMDEV_SUCCESS);
+    graph_image_header *h = f->image;
+    uint32_t *fanout = (uint32_t *)((uint8_t *)f->image + h->fanout_offset);
+    fanout[0] = 0;
+    memo_sum = 8;
+    dt_observations_reset();
+    assert_int_equal(memo_enqueue(f), 0);
+    assert_int_equal(dt_sync(f), PLATFORM_KERNEL_FAULT_CODE);
+    assert_int_equal(dt_status(f), DEVICE_ERR_IMAGE_INVALID);
+    assert_int_equal(atomic_load(&dt_runs), 0);
+    dt_assert_device_bytes(r.out, N * 4, DT_CANARY);
+    assert_int_equal(memo_passed, 7);
+    free(r.args);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,6 +344,7 @@ int main(void)
         DT_TEST(scheduler_refuses_task_count_unlike_the_image),
         DT_TEST(scheduler_refusal_without_fault_function_reports_status_only),
         DT_TEST(scheduler_replay_restores_image_over_a_clobbered_definition),
+        DT_TEST(scheduler_checks_every_image_whose_checksum_did_not_pass),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

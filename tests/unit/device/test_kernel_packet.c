@@ -2,7 +2,8 @@
  * through kernel_packet_check_restore, the check the scheduler body
  * runs: a well-formed packet passes and is restored byte for byte (the
  * image into the definition region, the staged bytes into the temp
- * buffer, nothing past them); every malformed header or packet field, a
+ * buffer, nothing past them, also over a region holding most of the
+ * image already); every malformed header or packet field, a
  * stale generation and a region other than the frozen ones are refused
  * with their status before anything is written, and a corrupted byte
  * (found by the full checksum while the packet is restored) leaves the
@@ -222,6 +223,25 @@ static void packet_check_restore_copies_exactly_the_image(void **state)
     for (uint32_t i = 0; i < IMAGE_BYTES; i++)
         if (w.definition[i] != 0)
             fail_msg("byte %u of a refused image was left", i);
+}
+
+/* A replay restores over the image the last execution left: the
+ * restore skips the blocks the definition region already holds, so a
+ * region differing from the image in any 16-byte quarter of a 64-byte
+ * block, or in the tail past the last whole block, still ends up
+ * holding the image byte for byte. */
+static void packet_restore_over_a_near_copy_stores_every_difference(void **state)
+{
+    static const uint32_t stale[] = {0, 64 + 17, 128 + 39, 192 + 63, IMAGE_BYTES - 1};
+    (void)state;
+    assert_int_equal(kernel_packet_check_restore(w.args), 0);
+    for (size_t i = 0; i < sizeof(stale) / sizeof(stale[0]); i++)
+        w.definition[stale[i]] ^= 0x5a;
+    assert_int_equal(kernel_packet_check_restore(w.args), 0);
+    assert_memory_equal(w.definition, image_of(), IMAGE_BYTES);
+    for (uint32_t i = IMAGE_BYTES; i < REGION_BYTES; i++)
+        if (w.definition[i] != SENTINEL)
+            fail_msg("byte %u past the image was written", i);
 }
 
 static void packet_well_formed_passes_the_check(void **state)
@@ -496,6 +516,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(packet_well_formed_passes_the_check),
         T(packet_check_restore_copies_exactly_the_image),
+        T(packet_restore_over_a_near_copy_stores_every_difference),
         cmocka_unit_test_setup_teardown(packet_staged_bytes_restored_into_the_temp_buffer,
                                         world_make_with_staged_bytes, world_free),
         cmocka_unit_test_setup_teardown(packet_corrupted_staged_byte_refused_both_spans_zero,
