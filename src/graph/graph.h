@@ -15,7 +15,7 @@
 #include "simpler/task_args.h"
 
 typedef struct graph {
-    graph_image_task *tasks;   /* fanout_begin/fanout_count: 0, or set by graph_image_write_parts */
+    graph_image_task *tasks;   /* fanout_count: successors so far; fanout_begin: 0, or set by graph_image_write_parts */
     uint32_t task_count;
     uint32_t arg_count;
     graph_image_arg *args;

@@ -44,18 +44,16 @@ size_t graph_image_size(const graph *g)
     return (size_t)h.image_bytes;
 }
 
-/* Fan-out lists are the fan-in lists transposed: count per predecessor,
- * prefix-sum into ends, then fill backwards from the last successor, so
- * each list ends up increasing and fanout_begin, the fill cursor, ends
- * at the list's start. Every count is final during the fill, so the
- * chain links are counted there: a type's chain heads are its tasks less
- * its links (graph_image_chain_link). */
+/* Fan-out lists are the fan-in lists transposed: the build counted
+ * each task's successors (close_task), so prefix-sum the counts into
+ * ends, then fill backwards from the last successor, so each list ends
+ * up increasing and fanout_begin, the fill cursor, ends at the list's
+ * start (the counts are left as they were, so a second write of the
+ * same graph writes the same). Every count is final during the fill, so
+ * the chain links are counted there: a type's chain heads are its tasks
+ * less its links (graph_image_chain_link). */
 static void write_fanout(const graph *g, graph_image_task *tasks, uint32_t *fanout, uint32_t heads[2])
 {
-    for (uint32_t i = 0; i < g->task_count; i++)
-        tasks[i].fanout_count = 0;
-    for (uint32_t e = 0; e < g->edge_count; e++)
-        tasks[g->fanin[e]].fanout_count++;
     uint32_t end = 0;
     for (uint32_t i = 0; i < g->task_count; i++) {
         end += tasks[i].fanout_count;

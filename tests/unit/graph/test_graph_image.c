@@ -462,7 +462,7 @@ static void graph_image_write_parts_refuses_bad_buffers_and_writes_nothing(void 
     for (size_t i = 0; i < 16; i++)
         assert_int_equal(fanout[i], 0xa5a5a5a5u);
     for (uint32_t i = 0; i < g->task_count; i++)
-        assert_int_equal(g->tasks[i].fanout_count, 0);
+        assert_int_equal(g->tasks[i].fanout_begin, 0); /* the fill's cursor: untouched */
     free(buf);
     graph_scratch_destroy(s);
     free(args);
