@@ -25,6 +25,12 @@
  *                                there (callgrind: --toggle-collect=
  *                                simpler_kernel_mode_launch; per launch =
  *                                total / R)
+ *   probe_replay run SHAPE R     R x simpler_run (program mode, end to
+ *                                end) of bench_graph's shape SHAPE (0 W1
+ *                                chain, 1 W2 fan, 2 W3 layers) with the
+ *                                empty kernel, after one checked run
+ *                                (callgrind: --toggle-collect=simpler_run
+ *                                for the host thread's part)
  * PROBE_DOT=path writes the captured graph (replay, w3, slot) as
  * Graphviz DOT. The images are read beside this program:
  * ../tests/fixtures/program/vadd.callable (built with the tests),
@@ -62,14 +68,21 @@ static void empty_kernel(uint32_t block_idx, uint32_t block_dim, const void *arg
     (void)args;
 }
 
-static void *image_read(const char *relative, size_t *size)
+/* `relative` to the directory of this program, into path. */
+static void beside_exe(const char *relative, char *path, size_t bytes)
 {
-    char exe[PATH_BYTES], path[PATH_BYTES + 64];
+    char exe[PATH_BYTES];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     check(n <= 0, "readlink");
     exe[n] = '\0';
     *strrchr(exe, '/') = '\0';
-    snprintf(path, sizeof(path), "%s/%s", exe, relative);
+    snprintf(path, bytes, "%s/%s", exe, relative);
+}
+
+static void *image_read(const char *relative, size_t *size)
+{
+    char path[PATH_BYTES + 64];
+    beside_exe(relative, path, sizeof(path));
     FILE *f = fopen(path, "rb");
     check(f == NULL, path);
     check(fseek(f, 0, SEEK_END), "fseek");
@@ -227,6 +240,23 @@ static void probe_launch(unsigned nodes, unsigned repeats)
     check(simdev_stream_destroy(s), "stream_destroy");
 }
 
+/* R x simpler_run of `shape` after one run that checks the result. */
+static void probe_run(unsigned shape, unsigned repeats)
+{
+    struct simpler_program *p = NULL;
+    struct simpler_run_sample sample;
+    const char *stage = "";
+    char path[PATH_BYTES + 64];
+    uint32_t bad = 0;
+    check(shape >= DAG_SHAPE_COUNT, "shape 0..2");
+    beside_exe("callables/bench_dag.callable", path, sizeof(path));
+    check(simpler_program_create(path, &p, &stage), stage);
+    check(simpler_program_verify(p, (enum dag_shape)shape, &bad), "check-value run");
+    for (unsigned i = 0; i < repeats; i++)
+        check(simpler_program_run(p, (enum dag_shape)shape, &sample), "simpler_run");
+    simpler_program_destroy(p);
+}
+
 int main(int argc, char **argv)
 {
     if ((argc == 3 || argc == 4) && strcmp(argv[1], "replay") == 0)
@@ -243,9 +273,11 @@ int main(int argc, char **argv)
         probe_bare((unsigned)atoi(argv[2]));
     else if (argc == 4 && strcmp(argv[1], "launch") == 0)
         probe_launch((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
+    else if (argc == 4 && strcmp(argv[1], "run") == 0)
+        probe_run((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
     else {
         fprintf(stderr, "usage: probe_replay replay R [N] | w3 R | slot STEP R | eager STEP R | vadd N R |\n"
-                        "       bare R | launch NODES R\n");
+                        "       bare R | launch NODES R | run SHAPE R\n");
         return 2;
     }
     check(simdev_finalize(), "simdev_finalize");

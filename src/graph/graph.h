@@ -15,7 +15,7 @@
 #include "simpler/task_args.h"
 
 typedef struct graph {
-    graph_image_task *tasks;   /* fanout_begin/fanout_count are unset here */
+    graph_image_task *tasks;   /* fanout_count: successors so far; fanout_begin: 0, or set by graph_image_write_parts */
     uint32_t task_count;
     uint32_t arg_count;
     graph_image_arg *args;
@@ -41,5 +41,19 @@ size_t graph_image_size(const graph *g);
  * Returns 0, or PTO_RUNTIME_ERR_INVALID_ARGUMENT when size differs from
  * graph_image_size(g) (nothing written). Allocates nothing. */
 int graph_image_write(const graph *g, void *buf, size_t size);
+
+/* The image of `g` in four runs, for an upload that copies each to its
+ * offset instead of copying the task and argument records twice:
+ * writes the header, staged and view sections (the header's task_offset
+ * bytes, which head_bytes must equal) at `head` (8-byte aligned) and the
+ * fan-out section (edge_count u32) at `fanout`, and fills the fan-out
+ * fields of g's own task records, so that g->tasks and g->args are the
+ * task and argument sections as they stand. The image is then head at 0,
+ * g->tasks at task_offset, g->args at arg_offset and fanout at
+ * fanout_offset (the header's offsets), byte for byte what
+ * graph_image_write writes. Returns 0, or PTO_RUNTIME_ERR_INVALID_ARGUMENT
+ * (nothing written) for NULL or misaligned buffers, a head_bytes that
+ * differs, or a graph the format cannot hold. Allocates nothing. */
+int graph_image_write_parts(const graph *g, void *head, size_t head_bytes, uint32_t *fanout);
 
 #endif

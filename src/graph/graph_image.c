@@ -44,18 +44,16 @@ size_t graph_image_size(const graph *g)
     return (size_t)h.image_bytes;
 }
 
-/* Fan-out lists are the fan-in lists transposed: count per predecessor,
- * prefix-sum into ends, then fill backwards from the last successor, so
- * each list ends up increasing and fanout_begin, the fill cursor, ends
- * at the list's start. Every count is final during the fill, so the
- * chain links are counted there: a type's chain heads are its tasks less
- * its links (graph_image_chain_link). */
+/* Fan-out lists are the fan-in lists transposed: the build counted
+ * each task's successors (close_task), so prefix-sum the counts into
+ * ends, then fill backwards from the last successor, so each list ends
+ * up increasing and fanout_begin, the fill cursor, ends at the list's
+ * start (the counts are left as they were, so a second write of the
+ * same graph writes the same). Every count is final during the fill, so
+ * the chain links are counted there: a type's chain heads are its tasks
+ * less its links (graph_image_chain_link). */
 static void write_fanout(const graph *g, graph_image_task *tasks, uint32_t *fanout, uint32_t heads[2])
 {
-    for (uint32_t i = 0; i < g->task_count; i++)
-        tasks[i].fanout_count = 0;
-    for (uint32_t e = 0; e < g->edge_count; e++)
-        tasks[g->fanin[e]].fanout_count++;
     uint32_t end = 0;
     for (uint32_t i = 0; i < g->task_count; i++) {
         end += tasks[i].fanout_count;
@@ -98,6 +96,25 @@ static void image_copy(uint8_t *dst, const uint8_t *src, size_t bytes)
     memcpy(dst + i, src + i, bytes - i);
 }
 
+/* The header (with the graph's heap and temp bytes), staged and view
+ * sections at b; the caller checked the layout h. */
+static void write_head(const graph *g, graph_image_header *h, uint8_t *b)
+{
+    h->heap_bytes = g->heap_bytes;
+    h->temp_bytes = g->temp_bytes;
+    memcpy(b + h->staged_offset, g->staged, (size_t)g->staged_count * sizeof(graph_image_staged));
+    memcpy(b + h->view_offset, g->views, (size_t)g->view_count * sizeof(graph_image_view));
+}
+
+/* The fan-out section and the tasks' fan-out fields, then the header
+ * with the chain heads the fill counted. */
+static void write_tail(const graph *g, graph_image_header *h, uint8_t *head, graph_image_task *tasks,
+                       uint32_t *fanout)
+{
+    write_fanout(g, tasks, fanout, h->chain_heads);
+    memcpy(head, h, sizeof(*h));
+}
+
 int graph_image_write(const graph *g, void *buf, size_t size)
 {
     graph_image_header h;
@@ -110,17 +127,31 @@ int graph_image_write(const graph *g, void *buf, size_t size)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
                             "graph image write: size = %zu: the graph of %u tasks needs a %llu-byte image", size,
                             g->task_count, (unsigned long long)h.image_bytes);
-    h.heap_bytes = g->heap_bytes;
-    h.temp_bytes = g->temp_bytes;
     uint8_t *b = buf;
-    memcpy(b, &h, sizeof(h));
-    memcpy(b + h.staged_offset, g->staged, (size_t)g->staged_count * sizeof(graph_image_staged));
-    memcpy(b + h.view_offset, g->views, (size_t)g->view_count * sizeof(graph_image_view));
+    write_head(g, &h, b);
     graph_image_task *tasks = (graph_image_task *)(void *)(b + h.task_offset);
     image_copy((uint8_t *)tasks, (const uint8_t *)g->tasks, (size_t)g->task_count * sizeof(graph_image_task));
     image_copy(b + h.arg_offset, (const uint8_t *)g->args, (size_t)g->arg_count * sizeof(graph_image_arg));
-    uint32_t heads[2];
-    write_fanout(g, tasks, (uint32_t *)(void *)(b + h.fanout_offset), heads);
-    memcpy(b + offsetof(graph_image_header, chain_heads), heads, sizeof(heads));
+    write_tail(g, &h, b, tasks, (uint32_t *)(void *)(b + h.fanout_offset));
+    return 0;
+}
+
+int graph_image_write_parts(const graph *g, void *head, size_t head_bytes, uint32_t *fanout)
+{
+    graph_image_header h;
+    if (g == NULL || head == NULL || ((uintptr_t)head & 7u) != 0 || (fanout == NULL && g->edge_count != 0))
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "graph image write (parts): %s",
+                            g == NULL ? "graph NULL" : fanout == NULL && head != NULL && ((uintptr_t)head & 7u) == 0
+                                                           ? "fan-out buffer NULL"
+                                                           : "head buffer NULL or not 8-byte aligned");
+    if (graph_image_layout(g->task_count, g->arg_count, g->edge_count, g->staged_count, g->view_count, &h) !=
+            0 ||
+        h.task_offset != head_bytes)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                            "graph image write (parts): head_bytes = %zu: the graph of %u tasks needs a "
+                            "%u-byte head",
+                            head_bytes, g->task_count, h.task_offset);
+    write_head(g, &h, head);
+    write_tail(g, &h, head, g->tasks, fanout);
     return 0;
 }

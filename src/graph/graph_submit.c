@@ -143,16 +143,24 @@ static inline __attribute__((always_inline)) int close_task(graph_scratch *s, in
     uint32_t *list = s->deps.list, *fanin = g->fanin + edge_begin;
     /* Most tasks have one or two predecessors: those in order without
      * the sort's call and the copy loop. */
+    graph_image_task *tasks = g->tasks;
+    /* Each predecessor's fan-out count grows here, while its record is
+     * likely still cached, so the image writer need not count them. */
     if (n == 1) {
         fanin[0] = list[0];
+        tasks[list[0]].fanout_count++;
     } else if (n == 2) {
         const uint32_t x = list[0], y = list[1];
         fanin[0] = x < y ? x : y;
         fanin[1] = x < y ? y : x;
+        tasks[x].fanout_count++;
+        tasks[y].fanout_count++;
     } else {
         sort_ids(list, n);
-        for (uint32_t i = 0; i < n; i++)
+        for (uint32_t i = 0; i < n; i++) {
             fanin[i] = list[i];
+            tasks[list[i]].fanout_count++;
+        }
     }
     /* Kinds follow the sorted edges: the one- and two-predecessor paths
      * leave list unsorted. */
@@ -160,7 +168,7 @@ static inline __attribute__((always_inline)) int close_task(graph_scratch *s, in
         for (uint32_t i = 0; i < n; i++)
             g->fanin_kind[edge_begin + i] = s->deps.kinds[fanin[i]];
     }
-    graph_image_task *t = &g->tasks[task];
+    graph_image_task *t = &tasks[task];
     t->func_id = func_id;
     t->core_type = core_type;
     t->arg_begin = arg_begin;

@@ -5,6 +5,8 @@
 #include "program/program_limits.h"
 #include "program/program.h"
 #include "program/program_run.h"
+#include "context/context.h"
+#include "graph/graph.h"
 #include "graph/graph_build.h"
 
 static uint32_t window_doubled(uint32_t window)
@@ -37,11 +39,14 @@ int program_build(simpler_context *ctx, SimplerOrchEntryFn entry, const ChipStor
 int program_image_write(simpler_context *ctx, const graph *g, size_t *bytes)
 {
     program_state *ps = program_state_of(ctx);
-    size_t size = graph_image_size(g);
-    if (size == 0) {
+    graph_image_header h;
+    if (graph_image_layout(g->task_count, g->arg_count, g->edge_count, g->staged_count, g->view_count, &h) != 0)
         return simpler_fail(PTO_RUNTIME_ERR_INTERNAL, "a built graph of %u tasks does not fit the image format",
                             g->task_count);
-    }
+    /* The host buffer holds the head and the fan-out lists only: the
+     * task and argument sections are the build's own records, uploaded
+     * from where the build wrote them (program_image_upload). */
+    size_t head = h.task_offset, size = head + (size_t)g->edge_count * sizeof(uint32_t);
     if (size > ps->image_capacity) {
         /* malloc'd storage is aligned enough for the writer (8 bytes);
          * the old image is dropped, not copied. */
@@ -53,8 +58,34 @@ int program_image_write(simpler_context *ctx, const graph *g, size_t *bytes)
         ps->image = fresh;
         ps->image_capacity = size;
     }
-    if (graph_image_write(g, ps->image, size) != 0)
-        return simpler_fail(PTO_RUNTIME_ERR_INTERNAL, "graph_image_write refused a graph it sized (%zu bytes)", size);
-    *bytes = size;
+    if (graph_image_write_parts(g, ps->image, head, (uint32_t *)(void *)((uint8_t *)ps->image + head)) != 0)
+        return simpler_fail(PTO_RUNTIME_ERR_INTERNAL, "graph_image_write_parts refused a graph it sized (%zu bytes)",
+                            head);
+    *bytes = (size_t)h.image_bytes;
     return 0;
+}
+
+/* One host run to its offset in the definition region; nothing for none. */
+static int upload_part(simpler_context *ctx, uint64_t definition_base, uint32_t offset, const void *src, size_t bytes)
+{
+    if (bytes == 0)
+        return 0;
+    return context_device_status(ctx, "memcpy_sync",
+                                 ctx->ops->memcpy_sync(ctx->ops->user, (void *)(uintptr_t)(definition_base + offset),
+                                                       src, bytes));
+}
+
+int program_image_upload(simpler_context *ctx, const graph *g, uint64_t definition_base)
+{
+    const graph_image_header *h = program_state_of(ctx)->image;
+    const uint8_t *head = (const uint8_t *)h;
+    int rc = upload_part(ctx, definition_base, 0, head, h->task_offset);
+    rc = rc ? rc
+            : upload_part(ctx, definition_base, h->task_offset, g->tasks,
+                          (size_t)g->task_count * sizeof(graph_image_task));
+    rc = rc ? rc
+            : upload_part(ctx, definition_base, h->arg_offset, g->args, (size_t)g->arg_count * sizeof(graph_image_arg));
+    return rc ? rc
+              : upload_part(ctx, definition_base, h->fanout_offset, head + h->task_offset,
+                            (size_t)g->edge_count * sizeof(uint32_t));
 }

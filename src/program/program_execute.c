@@ -178,7 +178,7 @@ static int device_error_range(int32_t word)
     return word >= SIMPLER_DEVICE_ERROR_MIN && word <= SIMPLER_DEVICE_ERROR_MAX;
 }
 
-int program_execute(simpler_context *ctx, const device_run_desc *desc)
+int program_execute(simpler_context *ctx, const graph *g, const device_run_desc *desc)
 {
     const platform_ops *ops = ctx->ops;
     program_state *ps = program_state_of(ctx);
@@ -186,10 +186,7 @@ int program_execute(simpler_context *ctx, const device_run_desc *desc)
     int32_t word = 0;
     uint64_t start = clock_now_ns();
     int rc = streams_ready(ctx);
-    rc = rc ? rc
-            : context_device_status(ctx, "memcpy_sync",
-                                    ops->memcpy_sync(ops->user, (void *)(uintptr_t)desc->definition_base, ps->image,
-                                                     (size_t)desc->image_bytes));
+    rc = rc ? rc : program_image_upload(ctx, g, desc->definition_base);
     rc = rc ? rc
             : context_device_status(ctx, "memset_sync",
                                     ops->memset_sync(ops->user, (void *)(uintptr_t)desc->status_addr,

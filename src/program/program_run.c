@@ -86,7 +86,7 @@ static int run_locked(simpler_context *ctx, int32_t id, const ChipStorageTaskArg
     uint64_t built = clock_now_ns();
     rc = rc ? rc : program_stage_in(ctx, g, args);
     uint64_t staged = clock_now_ns();
-    rc = rc ? rc : program_execute(ctx, &desc);
+    rc = rc ? rc : program_execute(ctx, g, &desc);
     uint64_t executed = clock_now_ns();
     rc = rc ? rc : program_stage_out(ctx, g, args);
     if (rc == 0 && rq.config.trace) {

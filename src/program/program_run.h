@@ -22,10 +22,18 @@
 int program_build(simpler_context *ctx, SimplerOrchEntryFn entry, const ChipStorageTaskArgs *args,
                   uint32_t task_window, const graph **out);
 
-/* Writes the image of `g` into the context's host image buffer (grown as
- * needed) and sets *bytes. Returns 0, -1007, or -1000 (logged) when the
- * graph does not fit the image format. */
+/* Writes the image of `g` (graph_image_write_parts): its head and
+ * fan-out lists into the context's host image buffer (grown as needed),
+ * the fan-out fields into g's task records; sets *bytes to the whole
+ * image's size. Returns 0, -1007, or -1000 (logged) when the graph does
+ * not fit the image format. */
 int program_image_write(simpler_context *ctx, const graph *g, size_t *bytes);
+
+/* Copies the image program_image_write wrote for `g` to the definition
+ * region at `definition_base`: the host buffer's head, g's task and
+ * argument records and the host buffer's fan-out lists, each to its
+ * offset. Returns 0 or the copy's status (-1007/-1008). */
+int program_image_upload(simpler_context *ctx, const graph *g, uint64_t definition_base);
 
 /* Makes the trace buffer hold `task_count` records (re-based when
  * smaller). Returns 0 or the allocation's status. */
@@ -46,11 +54,11 @@ int program_desc_fill(simpler_context *ctx, const SimplerGraphRequirements *req,
 int program_stage_in(simpler_context *ctx, const graph *g, const ChipStorageTaskArgs *args);
 int program_stage_out(simpler_context *ctx, const graph *g, const ChipStorageTaskArgs *args);
 
-/* Uploads the image, runs the chain on the context's streams, waits and
+/* Uploads g's image (program_image_upload), runs the chain on the context's streams, waits and
  * reads the status word. Returns 0, the device status (-1..-999), or
  * -1007/-1008 when a device call failed (the context's streams are left
  * idle and usable either way). */
-int program_execute(simpler_context *ctx, const device_run_desc *desc);
+int program_execute(simpler_context *ctx, const graph *g, const device_run_desc *desc);
 
 /* Logs the host spans of the run that just finished (trace_host.h):
  * build [start, built], upload, launch and wait from the execute's marks,

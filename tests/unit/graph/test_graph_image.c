@@ -399,6 +399,75 @@ static void graph_image_write_refuses_wrong_size_and_writes_nothing(void **state
     free(args);
 }
 
+/* The head, g's task and argument records and the fan-out lists, each
+ * at its header offset, are the image graph_image_write writes, byte for
+ * byte (a staged tensor, a view table, fan-out of two, chains). */
+static void graph_image_write_parts_assembles_the_written_image(void **state)
+{
+    (void)state;
+    graph_scratch *s = gt_scratch(8);
+    ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_HOST, SIMPLER_ADDRESS_SPACE_DEVICE);
+    const graph *g = NULL;
+    size_t size;
+    assert_int_equal(graph_build_run(s, orch_diamond, args, &g), 0);
+    assert_true(g->staged_count > 0 && g->edge_count > 0);
+    unsigned char *whole = gt_image(g, &size);
+    graph_image_header h;
+    memcpy(&h, whole, sizeof(h));
+    uint64_t *head = calloc(h.task_offset / 8, 8);
+    uint32_t *fanout = calloc(g->edge_count, sizeof(uint32_t));
+    unsigned char *joined = calloc(1, size);
+    assert_true(head != NULL && fanout != NULL && joined != NULL);
+    assert_int_equal(graph_image_write_parts(g, head, h.task_offset, fanout), 0);
+    memcpy(joined, head, h.task_offset);
+    memcpy(joined + h.task_offset, g->tasks, (size_t)g->task_count * sizeof(graph_image_task));
+    memcpy(joined + h.arg_offset, g->args, (size_t)g->arg_count * sizeof(graph_image_arg));
+    memcpy(joined + h.fanout_offset, fanout, (size_t)g->edge_count * sizeof(uint32_t));
+    assert_memory_equal(joined, whole, size);
+    /* Written again over its own filled records: the same image. */
+    free(whole);
+    whole = gt_image(g, &size);
+    assert_memory_equal(joined, whole, size);
+    free(joined);
+    free(fanout);
+    free(head);
+    free(whole);
+    graph_scratch_destroy(s);
+    free(args);
+}
+
+static void graph_image_write_parts_refuses_bad_buffers_and_writes_nothing(void **state)
+{
+    (void)state;
+    graph_scratch *s = gt_scratch(8);
+    ChipStorageTaskArgs *args = diamond_args(SIMPLER_ADDRESS_SPACE_DEVICE, SIMPLER_ADDRESS_SPACE_DEVICE);
+    const graph *g = NULL;
+    assert_int_equal(graph_build_run(s, orch_diamond, args, &g), 0);
+    size_t head_bytes = graph_image_size(g) - (size_t)g->task_count * sizeof(graph_image_task) -
+                        (size_t)g->arg_count * sizeof(graph_image_arg) - (size_t)g->edge_count * sizeof(uint32_t);
+    unsigned char *buf = aligned_alloc(64, (head_bytes + 64 + 63) / 64 * 64);
+    uint32_t fanout[16];
+    assert_non_null(buf);
+    assert_true(g->edge_count <= 16);
+    memset(buf, 0xa5, head_bytes + 64);
+    memset(fanout, 0xa5, sizeof(fanout));
+    assert_int_equal(graph_image_write_parts(g, buf, head_bytes + 8, fanout), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_image_write_parts(g, buf, head_bytes - 8, fanout), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_image_write_parts(g, buf + 4, head_bytes, fanout), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_image_write_parts(g, NULL, head_bytes, fanout), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_image_write_parts(g, buf, head_bytes, NULL), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(graph_image_write_parts(NULL, buf, head_bytes, fanout), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    for (size_t i = 0; i < head_bytes + 64; i++)
+        assert_int_equal(buf[i], 0xa5);
+    for (size_t i = 0; i < 16; i++)
+        assert_int_equal(fanout[i], 0xa5a5a5a5u);
+    for (uint32_t i = 0; i < g->task_count; i++)
+        assert_int_equal(g->tasks[i].fanout_begin, 0); /* the fill's cursor: untouched */
+    free(buf);
+    graph_scratch_destroy(s);
+    free(args);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -410,6 +479,8 @@ int main(void)
         cmocka_unit_test(graph_image_check_rejects_truncation_and_bad_buffers),
         cmocka_unit_test(graph_image_of_empty_graph_is_header_only_and_valid),
         cmocka_unit_test(graph_image_write_refuses_wrong_size_and_writes_nothing),
+        cmocka_unit_test(graph_image_write_parts_assembles_the_written_image),
+        cmocka_unit_test(graph_image_write_parts_refuses_bad_buffers_and_writes_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
