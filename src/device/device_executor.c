@@ -192,16 +192,12 @@ void device_executor_kernel(uint32_t block, uint32_t block_dim, const void *args
      * completions, within the pause phase unless the scheduler lost its
      * CPU; its yields would only hand the CPU to other processes, and a
      * sleeper gets it back sooner when woken (W1, docs/performance.md,
-     * set AF). A core among others also pauses only briefly
-     * (DEVICE_CORE_SHARED_POLLS): its pauses hold the CPU the other
-     * cores share (set AO). */
-    int shared = device_run_desc_blocks(d) > 1;
-    uint32_t pause_polls = shared ? DEVICE_CORE_SHARED_POLLS : DEVICE_SPIN_POLLS;
-    uint32_t yield_ns = shared ? DEVICE_CORE_YIELD_NS : 0;
-    uint32_t polls = device_slot_await_start(slot, &rt->dispatching, DEVICE_CORE_START_YIELD_NS) ? 0 : pause_polls;
+     * set AF). */
+    uint32_t polls = device_slot_await_start(slot, &rt->dispatching, DEVICE_CORE_START_YIELD_NS) ? 0 : DEVICE_SPIN_POLLS;
+    uint32_t yield_ns = device_run_desc_blocks(d) > 1 ? DEVICE_CORE_YIELD_NS : 0;
     for (;;) {
         uint32_t posted = device_slot_wait(slot, done, polls, yield_ns);
-        polls = pause_polls;
+        polls = DEVICE_SPIN_POLLS;
         if (posted == done || posted - done > DEVICE_SLOT_RING)
             return;
         if (d->deferred && deferred_resolve(&local, rt) != 0)

@@ -44,17 +44,6 @@
  * several times. */
 #define DEVICE_CORE_YIELD_NS 200000u
 
-/* Phase 1 of a core among others (a launch that started more than one
- * block). Simdev runs every AICore thread on the same CPUs, so a core
- * that pauses after its task holds the CPU that the core given the next
- * task (in a chain that changes core type, the other type's) needs:
- * 512 pauses are ~13 us on this machine, which every hand-off of a
- * decode step paid (docs/performance.md, set AO). 32 pauses (~1 us)
- * still catch the scheduler's answer to the core's own completion when
- * its CPU is free; past them the core yields, which hands its CPU to a
- * core that has work, or returns at once when none does. */
-#define DEVICE_CORE_SHARED_POLLS 32u
-
 /* A core waiting for its first task while the scheduler still validates
  * the image yields instead of sleeping, for at most this long: a core
  * asleep when the first task is posted costs a wake-up of a vCPU that
