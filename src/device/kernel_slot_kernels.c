@@ -9,7 +9,6 @@
 #include "device/device_kernels.h"
 #include "device/device_slot.h"
 #include "device/device_status.h"
-#include "device/device_wait.h"
 
 void kernel_arg_store_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
@@ -90,34 +89,6 @@ static int slot_restore(const kernel_slot_launch_args *a, const slot_fixed *f)
                                  (void *)(uintptr_t)f->d.definition_base, (void *)(uintptr_t)f->d.temp_base);
 }
 
-/* How long a slot launch's scheduler waits for the first executor block
- * to arrive before it posts anyway. */
-#define SLOT_ARRIVAL_YIELD_NS 50000u
-
-/* A slot launch starts every core's block, and simdev starts a
- * multi-block launch's pool threads before the block its caller runs
- * itself (block 0, the first core): on the AICore CPU the woken threads
- * run first, and the caller's block arrived 50-60 us after the
- * scheduler had posted the first task to it, while the other cores'
- * blocks were there (docs/performance.md, set AO). Dispatch serves a
- * core that has not arrived only when no core of its type has, so
- * waiting here until one block has arrived (yielding, bounded) lets the
- * first task go to a core that is running. */
-static void first_arrival_wait(const device_run_desc *d)
-{
-    uint32_t cores = d->aic_count + d->aiv_count;
-    device_spin spin = DEVICE_SPIN_INIT(SLOT_ARRIVAL_YIELD_NS);
-    spin.polls = DEVICE_SPIN_POLLS; /* the cores need the AICore CPU, not ours: yield at once */
-    for (;;) {
-        for (uint32_t c = 0; c < cores && c < DEVICE_CORE_MAX; c++) {
-            if (atomic_load_explicit(&device_core_slot_at(d, c)->arrived, memory_order_relaxed) != 0)
-                return;
-        }
-        if (!device_spin_step(&spin))
-            return;
-    }
-}
-
 void kernel_slot_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
     const kernel_slot_launch_args *a = args;
@@ -144,7 +115,6 @@ void kernel_slot_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const 
      * before the graph was known: every one of them. */
     f.d.aic_started = a->desc.aic_started;
     f.d.aiv_started = a->desc.aiv_started;
-    first_arrival_wait(&f.d);
     device_scheduler_kernel(0, 1, &f.d);
     kernel_status_publish(&w->run, &w->sticky, atomic_load_explicit(&w->run, memory_order_acquire));
 }
