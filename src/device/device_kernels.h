@@ -3,9 +3,9 @@
  * device_chain_enqueue (device_chain.h) with a device_run_desc by value.
  *
  * device_executor_kernel runs on the AICORE engine with one block per
- * started core (device_run_desc_blocks: every core, block b < aic_count
- * an AIC core, else AIV; or the started ones, each block mapped to its
- * core by device_run_desc_block_core); every block must run at once, so
+ * started core (device_run_desc_blocks: every core, or the started
+ * ones; device_run_desc_block_core maps each block to its core, AIC
+ * cores numbered 0..aic_count-1, then AIV); every block must run at once, so
  * the caller launches no more blocks
  * than the AICore pool has threads. Each block serves its handshake slot
  * until told to quit.

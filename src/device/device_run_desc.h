@@ -28,8 +28,8 @@
 typedef struct device_run_desc {
     uint32_t version;          /* DEVICE_RUN_DESC_VERSION */
     uint32_t desc_bytes;       /* sizeof(device_run_desc) */
-    uint32_t aic_count;        /* executor blocks 0..aic_count-1 are AIC cores */
-    uint32_t aiv_count;        /* the next aiv_count blocks are AIV cores */
+    uint32_t aic_count;        /* cores 0..aic_count-1 are AIC (device_run_desc_block_core) */
+    uint32_t aiv_count;        /* the next aiv_count cores are AIV */
     uint32_t task_count;       /* tasks of the image: places the handshake slots */
     uint32_t inline_bytes;     /* image bytes after the descriptor, or 0 */
     uint64_t image_bytes;      /* the image's size (inline or in the definition region) */
@@ -74,10 +74,21 @@ static inline uint32_t device_run_desc_blocks(const device_run_desc *d)
 }
 
 /* The core executor block `block` serves: AIC blocks first, then AIV
- * ones, numbered as among all the configured cores. */
+ * ones, numbered as among all the configured cores. An argument-slot
+ * launch (deferred, every core started) shifts them by one: block 0
+ * serves the last core, block b core b - 1. Simdev runs block 0 of a
+ * multi-block launch on the launching thread after it woke the pool
+ * threads for the others, and on the AICore CPU they share, the woken
+ * threads ran first: block 0 started last, 50-60 us after the scheduler
+ * had posted the first task to core 0, which dispatch serves first
+ * (docs/performance.md, set AO). The last core is the one dispatch
+ * serves last. */
 static inline uint32_t device_run_desc_block_core(const device_run_desc *d, uint32_t block)
 {
-    if (d->aic_started + d->aiv_started == 0 || block < d->aic_started)
+    uint32_t cores = (uint32_t)d->aic_count + d->aiv_count;
+    if (d->aic_started + d->aiv_started == 0)
+        return d->deferred && cores != 0 ? (block + cores - 1) % cores : block;
+    if (block < d->aic_started)
         return block;
     return d->aic_count + (block - d->aic_started);
 }

@@ -314,6 +314,36 @@ static void device_core_plan_counts_chain_heads_per_type(void **state)
     free(args);
 }
 
+/* An argument-slot launch starts every core's block, shifted by one:
+ * block 0 (simdev runs it on the launching thread, after the pool
+ * threads) serves the last core, which dispatch serves last; every core
+ * is served by exactly one block. A launch with its graph keeps block b
+ * on core b. */
+static void a_deferred_launch_shifts_its_blocks_by_one_core(void **state)
+{
+    dt_fixture *f = *state;
+    device_run_desc d = f->desc;
+    uint32_t served[DEVICE_CORE_MAX] = {0};
+    d.aic_count = DT_AIC;
+    d.aiv_count = DT_AIV;
+    d.aic_started = d.aiv_started = 0;
+    uint32_t cores = d.aic_count + d.aiv_count;
+    assert_true(cores > 1);
+    d.deferred = 1;
+    assert_int_equal(device_run_desc_blocks(&d), cores);
+    for (uint32_t b = 0; b < cores; b++) {
+        uint32_t core = device_run_desc_block_core(&d, b);
+        assert_true(core < cores);
+        served[core]++;
+        assert_int_equal(core, b == 0 ? cores - 1 : b - 1);
+    }
+    for (uint32_t c = 0; c < cores; c++)
+        assert_int_equal(served[c], 1);
+    d.deferred = 0;
+    for (uint32_t b = 0; b < cores; b++)
+        assert_int_equal(device_run_desc_block_core(&d, b), b);
+}
+
 /* A planned launch starts only the executor blocks of the cores the
  * graph can use (a core that starts marks its slot arrived), every task
  * still runs on a core of its type, numbered among all the configured
@@ -664,6 +694,7 @@ int main(void)
         DT_TEST(device_diamond_computes_42_everywhere),
         DT_TEST(device_core_plan_counts_chain_heads_per_type),
         DT_TEST(device_starts_only_the_planned_cores),
+        DT_TEST(a_deferred_launch_shifts_its_blocks_by_one_core),
         DT_TEST(device_starts_every_core_without_a_plan),
         DT_TEST(device_seeding_takes_the_chain_links_the_image_check_left),
         DT_TEST(device_task_state_left_from_before_is_never_read),
