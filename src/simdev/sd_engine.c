@@ -167,20 +167,12 @@ static _Thread_local struct sd_cpus inline_cpus;
 static _Thread_local int inline_placed;
 static _Thread_local cpu_set_t own_cpus;
 static _Thread_local int own_cpus_known;
-/* Set while a graph runner runs a lane alone (sd_graph.c, dispatch):
- * blocks run inline where the runner is, not moved. */
-static _Thread_local int stays;
-
-void sd_engine_stay(int on)
-{
-    stays = on;
-}
 
 /* Runs block `block` of `l` on the calling thread, placed on the pool's
  * CPUs (a syscall only when that differs from the last inline block). */
 static void run_inline(struct sd_pool *p, struct sd_launch *l, uint32_t block)
 {
-    if (p->cpus.count != 0 && !stays && (!inline_placed || memcmp(&inline_cpus, &p->cpus, sizeof(p->cpus)) != 0)) {
+    if (p->cpus.count != 0 && (!inline_placed || memcmp(&inline_cpus, &p->cpus, sizeof(p->cpus)) != 0)) {
         if (!own_cpus_known)
             own_cpus_known = pthread_getaffinity_np(pthread_self(), sizeof(own_cpus), &own_cpus) == 0;
         cpus_apply(&p->cpus);

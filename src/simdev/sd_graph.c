@@ -170,19 +170,6 @@ static int moves(const struct simdev_graph *g, uint32_t r, uint32_t l)
     return n->kind == SD_NODE_HOST_FUNC && placed >= 0;
 }
 
-/* Under g->mu, with lane l the only ready lane and no lane of the replay
- * running: whether runner `me`, placed on one engine's CPUs, runs l's
- * next node, another engine's kernel, where it is. Nothing of the replay
- * runs beside it, so there is no concurrency to keep apart, and a hand-off
- * to a runner placed for it is a wake-up across CPUs (a kernel-mode
- * replay's tail after its executor: docs/performance.md, set AL). An
- * unplaced runner is placed as usual instead. */
-static int runs_alone_here(const struct simdev_graph *g, uint32_t me, uint32_t l)
-{
-    const struct sd_node *n = &g->nodes[g->lane_nodes[l][g->lane[l].pos]];
-    return n->kind == SD_NODE_KERNEL && g->lane[me].placed >= 0;
-}
-
 /* Under g->mu: gives lane l to idle runner r. */
 static void hand_to(struct simdev_graph *g, uint32_t r, uint32_t l)
 {
@@ -240,10 +227,8 @@ static void hand(struct simdev_graph *g, uint32_t l)
  * replay (set Y). Returns the lane kept, or LANE_NONE. */
 static uint32_t dispatch(struct simdev_graph *g, uint32_t me, uint32_t prefer, uint64_t epoch)
 {
-    uint32_t keep = LANE_NONE, last = LANE_NONE, ready = 0, owned = 0;
-    g->lane[me].stays = 0;
+    uint32_t keep = LANE_NONE, last = LANE_NONE, ready = 0;
     for (uint32_t l = 0; l < g->lane_count; l++) {
-        owned += g->lane[l].state == SD_LANE_OWNED;
         if (!lane_ready(g, l, epoch))
             continue;
         g->lane[l].state = SD_LANE_READY;
@@ -253,16 +238,6 @@ static uint32_t dispatch(struct simdev_graph *g, uint32_t me, uint32_t prefer, u
     }
     if (ready == 0)
         return LANE_NONE;
-    if (ready == 1 && owned == 0 && keep == LANE_NONE) {
-        uint32_t only = 0;
-        while (g->lane[only].state != SD_LANE_READY)
-            only++;
-        if (runs_alone_here(g, me, only)) {
-            g->lane[only].state = SD_LANE_OWNED;
-            g->lane[me].stays = 1;
-            return only;
-        }
-    }
     if (prefer != LANE_NONE && g->lane[prefer].state == SD_LANE_READY && !moves(g, me, prefer))
         keep = prefer;
     if (keep == LANE_NONE) {
@@ -287,11 +262,8 @@ static void run_lanes(struct simdev_graph *g, uint32_t me, uint32_t l, uint64_t 
     while (l != LANE_NONE) {
         struct sd_lane *ln = &g->lane[l];
         uint32_t id = g->lane_nodes[l][ln->pos++];
-        int stays = g->lane[me].stays;
         pthread_mutex_unlock(&g->mu);
-        sd_engine_stay(stays);
         node_run(g, &g->nodes[id]);
-        sd_engine_stay(0);
         int8_t placed = runner_placement(g);
         pthread_mutex_lock(&g->mu);
         g->lane[me].placed = placed;
@@ -300,9 +272,7 @@ static void run_lanes(struct simdev_graph *g, uint32_t me, uint32_t l, uint64_t 
             ln->state = SD_LANE_PARKED;
         } else {
             ln->state = SD_LANE_FINISHED;
-            if (--g->lanes_left == 0 && me != 0)
-                (void)sd_stream_retire_early(g->run_stream, g->run_op, atomic_load(&g->run_fault));
-            if (g->lanes_left == 0 && g->lane[0].idle) {
+            if (--g->lanes_left == 0 && g->lane[0].idle) {
                 g->lane[0].idle = 0;
                 atomic_fetch_add_explicit(&g->lane[0].pings, 1, memory_order_release);
                 pthread_cond_signal(&g->lane[0].cv);
@@ -426,7 +396,7 @@ static void idle_poll(struct simdev_graph *g, struct sd_lane *me)
  * worker is runner 0: it takes the lanes ready at the start, hands out the
  * others, runs what it keeps and whatever is handed to it, and returns
  * when every lane finished. */
-int sd_graph_run(struct simdev_graph *g, struct simdev_stream *s, uint64_t op)
+int sd_graph_run(struct simdev_graph *g)
 {
     int8_t placed = runner_placement(g); /* the worker ran other ops since */
     pthread_mutex_lock(&g->mu);
@@ -435,8 +405,6 @@ int sd_graph_run(struct simdev_graph *g, struct simdev_stream *s, uint64_t op)
     g->busy = 1;
     atomic_store(&g->run_fault, 0);
     uint64_t epoch = ++g->epoch;
-    g->run_stream = s;
-    g->run_op = op;
     g->lanes_left = 0;
     for (uint32_t l = 0; l < g->lane_count; l++) {
         g->lane[l].pos = 0;

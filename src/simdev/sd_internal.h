@@ -139,9 +139,6 @@ void sd_engine_unplace(void);
 /* 1 when the calling stream worker or graph runner is placed on p's CPUs
  * (it last ran a block of p, or of a pool with the same CPUs, inline). */
 int sd_engine_placed_on(const struct sd_pool *p);
-/* 1: the calling graph runner runs blocks inline where it is, neither
- * moved nor counted as placed (sd_graph.c: a lane that runs alone). */
-void sd_engine_stay(int on);
 /* Runs all blocks of one launch, returns its fault code (0 if none).
  * The calling thread runs blocks of it too (sd_engine.c). */
 int sd_pool_run(struct sd_pool *p, simdev_kernel_fn fn, uint32_t block_dim, const void *args);
@@ -241,7 +238,6 @@ struct sd_lane {
     uint8_t state;     /* SD_LANE_* */
     uint8_t idle;      /* the runner waits for a hand-off */
     int8_t placed;     /* engine whose CPUs the runner is on, or -1 */
-    uint8_t stays;     /* the runner runs its lane where it is (alone) */
     atomic_uint pings; /* raised (under mu) with each signal of cv, so the
                         * runner may poll it briefly before it blocks */
 };
@@ -267,8 +263,6 @@ struct simdev_graph {
     uint64_t epoch;
     uint64_t *done_epoch;    /* per node: epoch of its last completion */
     uint32_t lanes_left;       /* lanes of this replay not finished */
-    struct simdev_stream *run_stream; /* the stream the replay runs on */
-    uint64_t run_op;           /* its op number there */
     int busy, stop;
     uint32_t pending;        /* queued graph ops */
     atomic_int run_fault;
@@ -287,9 +281,7 @@ int sd_graph_prepare(struct simdev_graph *g);  /* starts helper runners */
  * then cost a cross-CPU wake-up (30-80 us) before the scheduler could
  * start. */
 #define SD_GRAPH_SPIN_NS 50000u
-/* On the worker of stream s, for its op number `op` (s->tail when it
- * took it): one replay, after any replay already running. */
-int sd_graph_run(struct simdev_graph *g, struct simdev_stream *s, uint64_t op);
+int sd_graph_run(struct simdev_graph *g);      /* on a stream worker */
 void sd_graph_free(struct simdev_graph *g);    /* no replays pending */
 
 /* ---- capture sessions ---- */
@@ -368,13 +360,6 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
  * AF and AI). */
 #define SD_EVENT_POLL_NS 50000u
 int sd_stream_wait_idle(struct simdev_stream *s);
-/* By the graph runner that finished a replay's last node, under the
- * graph's mu (s->mu only tried: the launch path takes s->mu, then the
- * graph's): retires op number `op` of s, the replay, with `fault`, as
- * its worker would, so a synchronizing thread need not wait for the
- * worker to notice the end. 1 when it did; the worker then only finishes
- * its bookkeeping. */
-int sd_stream_retire_early(struct simdev_stream *s, uint64_t op, int fault);
 void sd_stream_free(struct simdev_stream *s);  /* drained, no holds */
 void *sd_stream_main(void *arg);              /* the worker thread */
 void sd_event_unref(struct simdev_event *e); /* under ev_mu; frees if dead */

@@ -51,7 +51,7 @@ static void graph_done(struct simdev_graph *g)
 }
 
 /* Runs one op; returns a fault code for the stream, or 0. */
-static int run_op(struct simdev_stream *s, const struct sd_op *op, uint64_t op_no, int faulted)
+static int run_op(struct simdev_stream *s, const struct sd_op *op, int faulted)
 {
     switch (op->kind) {
     case SD_OP_RECORD:
@@ -61,7 +61,7 @@ static int run_op(struct simdev_stream *s, const struct sd_op *op, uint64_t op_n
         event_wait(op->event, op->seq);
         return 0;
     case SD_OP_GRAPH: {
-        int fault = faulted ? 0 : sd_graph_run(op->graph, s, op_no);
+        int fault = faulted ? 0 : sd_graph_run(op->graph);
         graph_done(op->graph);
         return fault;
     }
@@ -115,21 +115,6 @@ static void space_notify(struct simdev_stream *s)
     pthread_cond_broadcast(&s->space_cv);
 }
 
-int sd_stream_retire_early(struct simdev_stream *s, uint64_t op, int fault)
-{
-    if (pthread_mutex_trylock(&s->mu) != 0)
-        return 0;
-    int retired = s->tail == op;
-    if (retired) {
-        if (fault != 0 && s->fault == 0)
-            s->fault = fault;
-        atomic_store_explicit(&s->tail, op + 1, memory_order_release);
-        space_notify(s);
-    }
-    pthread_mutex_unlock(&s->mu);
-    return retired;
-}
-
 void *sd_stream_main(void *arg)
 {
     struct simdev_stream *s = arg;
@@ -140,21 +125,16 @@ void *sd_stream_main(void *arg)
             pthread_cond_wait(&s->work_cv, &s->mu);
         if (s->tail == s->head)
             break;
-        uint64_t op_no = s->tail;
-        struct sd_op op = s->ring[op_no % SIMDEV_STREAM_RING_OPS];
+        struct sd_op op = s->ring[s->tail % SIMDEV_STREAM_RING_OPS];
         int faulted = s->fault != 0;
         pthread_mutex_unlock(&s->mu);
-        int fault = run_op(s, &op, op_no, faulted);
+        int fault = run_op(s, &op, faulted);
         pthread_mutex_lock(&s->mu);
         if (fault != 0 && s->fault == 0)
             s->fault = fault;
-        /* A replay's last runner may have retired it already
-         * (sd_stream_retire_early). */
-        if (s->tail == op_no) {
-            atomic_store_explicit(&s->tail, op_no + 1, memory_order_release);
-            space_notify(s);
-        }
+        atomic_store_explicit(&s->tail, s->tail + 1, memory_order_release);
         s->arg_tail += op.arg_consumed;
+        space_notify(s);
     }
     pthread_mutex_unlock(&s->mu);
     return NULL;
