@@ -12,7 +12,9 @@
 #include "graph/graph_image.h"
 
 /* Sets d->aic_started and d->aiv_started to the cores of each type the
- * graph `image` (`bytes` long) can ever keep busy at once: the chain
+ * graph `image` (an image `bytes` long, or at least its header: program
+ * mode passes the head it wrote, not the whole image) can ever keep
+ * busy at once: the chain
  * heads its header counts for that type (graph_image_chain_next), at
  * most the type's cores. Reads the header only, in O(1): the image is
  * one the host just wrote, and the device's image check recounts the

@@ -138,8 +138,9 @@ static int streams_ready(simpler_context *ctx)
 }
 
 /* The program-mode chain (device_chain.h): the engine streams only.
- * The host holds the image it uploaded, so only the cores the graph can
- * use start (device_core_plan.h). */
+ * The host holds the head of the image it uploaded (program_image_write:
+ * the header, whose chain heads are all device_core_plan reads), so only
+ * the cores the graph can use start (device_core_plan.h). */
 static int chain_enqueue(simpler_context *ctx, const device_run_desc *desc, const void *image)
 {
     platform_launch_ops launch;

@@ -68,6 +68,41 @@ static void describe_prog(const ro_prog *p)
     }
 }
 
+/* The build counts each task's successors as it closes the tasks after
+ * it (close_task), and both image writers trust those counts: each must
+ * be the number of fan-in entries naming the task, the image written
+ * from them must pass graph_image_check, and the parts program mode
+ * uploads (graph_image_write_parts' head and fan-out lists, the build's
+ * own task and argument records) must assemble that image byte for
+ * byte. */
+static void image_parts_match(const graph *g, uint32_t n)
+{
+    static uint32_t named[RO_TASKS_MAX];
+    static uint64_t head[4096];
+    static uint32_t fanout[RO_TASKS_MAX * RO_TASKS_MAX];
+    assert_true(g->task_count <= RO_TASKS_MAX && g->edge_count <= RO_TASKS_MAX * RO_TASKS_MAX);
+    memset(named, 0, sizeof(named));
+    for (uint32_t e = 0; e < g->edge_count; e++)
+        named[g->fanin[e]]++;
+    for (uint32_t t = 0; t < g->task_count; t++)
+        if (g->tasks[t].fanout_count != named[t])
+            fail_msg("graph %u: task %u counts %u successors, %u name it", n, t, g->tasks[t].fanout_count, named[t]);
+    size_t size;
+    unsigned char *whole = gt_image(g, &size);
+    if (gt_check(whole, size) != 0)
+        fail_msg("graph %u: the written image fails graph_image_check", n);
+    graph_image_header h;
+    memcpy(&h, whole, sizeof(h));
+    assert_true(h.task_offset <= sizeof(head));
+    assert_int_equal(graph_image_write_parts(g, head, h.task_offset, fanout), 0);
+    if (memcmp(whole, head, h.task_offset) != 0 ||
+        memcmp(whole + h.task_offset, g->tasks, (size_t)g->task_count * sizeof(graph_image_task)) != 0 ||
+        memcmp(whole + h.arg_offset, g->args, (size_t)g->arg_count * sizeof(graph_image_arg)) != 0 ||
+        memcmp(whole + h.fanout_offset, fanout, (size_t)g->edge_count * sizeof(uint32_t)) != 0)
+        fail_msg("graph %u: the parts differ from the written image", n);
+    free(whole);
+}
+
 static void graph_build_edges_match_an_overlap_oracle_on_random_programs(void **state)
 {
     (void)state;
@@ -96,6 +131,7 @@ static void graph_build_edges_match_an_overlap_oracle_on_random_programs(void **
             describe_prog(&prog);
             fail_msg("graph %u: %s", n, r.why);
         }
+        image_parts_match(g, n);
         edges_total += r.edges;
         conflicts_total += r.conflicts;
         graphs_with_war += r.war > 0;
