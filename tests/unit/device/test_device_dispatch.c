@@ -514,15 +514,10 @@ static void cores_the_graph_cannot_keep_busy_are_told_to_leave(void **state)
     assert_int_equal(atomic_load(&device_core_slot_at(&f->d, 2)->bell), 1); /* asleep */
 }
 
-/* In the scheduler the chain links live in the AIC queue's ring (the
- * image check's scratch), which seeding pushes the ready AIC tasks into:
- * two AIC chains 0 -> 1 and 2 -> 3, their heads pushed into slots 0 and 1
- * while the links of tasks 0..3 are still read from slots 0..3. */
+/* Tasks 0..3 as two AIC chains, 0 -> 1 and 2 -> 3. */
 static uint32_t two_chains_fanout[2] = {1, 3};
-static void seeding_reads_each_link_before_the_ring_overwrites_it(void **state)
+static void two_aic_chains(fixture *f)
 {
-    fixture *f = *state;
-    uint32_t *ring = f->s.queue[SIMPLER_CORE_TYPE_AIC]->slots;
     for (uint32_t t = 0; t < 4; t++) {
         f->tasks[t].core_type = SIMPLER_CORE_TYPE_AIC;
         f->tasks[t].fanin_count = t % 2;
@@ -530,6 +525,17 @@ static void seeding_reads_each_link_before_the_ring_overwrites_it(void **state)
         f->tasks[t].fanout_count = 1 - t % 2;
     }
     f->s.fanout = two_chains_fanout;
+}
+
+/* In the scheduler the chain links live in the AIC queue's ring (the
+ * image check's scratch), which seeding pushes the ready AIC tasks into:
+ * the two chains' heads are pushed into slots 0 and 1 while the links of
+ * tasks 0..3 are still read from slots 0..3. */
+static void seeding_reads_each_link_before_the_ring_overwrites_it(void **state)
+{
+    fixture *f = *state;
+    uint32_t *ring = f->s.queue[SIMPLER_CORE_TYPE_AIC]->slots;
+    two_aic_chains(f);
     f->s.chains = ring;
     seed(f);
     assert_int_equal(device_task_state_at(&f->d, 0)->chain, 2);
@@ -548,13 +554,7 @@ static void seeding_reads_each_link_before_the_ring_overwrites_it(void **state)
 static void seeding_without_links_computes_them(void **state)
 {
     fixture *f = *state;
-    for (uint32_t t = 0; t < 4; t++) {
-        f->tasks[t].core_type = SIMPLER_CORE_TYPE_AIC;
-        f->tasks[t].fanin_count = t % 2;
-        f->tasks[t].fanout_begin = t / 2;
-        f->tasks[t].fanout_count = 1 - t % 2;
-    }
-    f->s.fanout = two_chains_fanout;
+    two_aic_chains(f);
     f->s.chains = NULL;
     device_sched_seed(&f->s);
     for (uint32_t t = 0; t < 4; t++)
