@@ -185,6 +185,13 @@ static void run_inline(struct sd_pool *p, struct sd_launch *l, uint32_t block)
     current_launch = outer;
 }
 
+int sd_engine_runs_here(const struct sd_pool *p)
+{
+    int cpu = sched_getcpu();
+    return p->cpus.count != 0 && cpu >= 0 && cpu < SD_CPU_WORDS * 64 &&
+           (p->cpus.bits[cpu / 64] >> (cpu % 64) & 1u) != 0;
+}
+
 int sd_engine_placed_on(const struct sd_pool *p)
 {
     return inline_placed && memcmp(&inline_cpus, &p->cpus, sizeof(p->cpus)) == 0;

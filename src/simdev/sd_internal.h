@@ -139,6 +139,10 @@ void sd_engine_unplace(void);
 /* 1 when the calling stream worker or graph runner is placed on p's CPUs
  * (it last ran a block of p, or of a pool with the same CPUs, inline). */
 int sd_engine_placed_on(const struct sd_pool *p);
+/* 1 if the calling thread is now on one of the CPUs `p`'s threads are
+ * placed on; 0 when it is not, or `p` has no placement (engine affinity
+ * off, or one CPU). */
+int sd_engine_runs_here(const struct sd_pool *p);
 /* Runs all blocks of one launch, returns its fault code (0 if none).
  * The calling thread runs blocks of it too (sd_engine.c). */
 int sd_pool_run(struct sd_pool *p, simdev_kernel_fn fn, uint32_t block_dim, const void *args);
@@ -350,7 +354,10 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
  * blocks. The end of device work is a chain of hand-offs between simdev
  * threads, and a caller that blocks at once pays one more: a wake-up of
  * its idle vCPU, tens of microseconds on a virtual machine
- * (docs/simdev.md has the figures). */
+ * (docs/simdev.md has the figures). A caller that is on one of the
+ * AICore engine's CPUs blocks at once: there its yields took turns with
+ * the very cores it waits for (a decode step's slot replay ran ~2x
+ * slower with the caller there; docs/performance.md, set AQ). */
 #define SD_SYNC_POLL_NS 50000u
 /* How long a stream worker whose ring ran empty polls for the next op
  * before it blocks (docs/performance.md, set Y). */

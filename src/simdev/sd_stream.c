@@ -117,6 +117,10 @@ int sd_stream_wait_idle(struct simdev_stream *s)
     if (s->tail < target) {
         pthread_mutex_unlock(&s->mu);
         uint64_t until = clock_now_ns() + SD_SYNC_POLL_NS;
+        /* Beside the AICore cores, the yields would take turns with the
+         * cores this caller waits for: block at once there. */
+        if (sd_engine_runs_here(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICORE]))
+            until = 0;
         while (atomic_load_explicit(&s->tail, memory_order_acquire) < target && clock_now_ns() < until)
             sched_yield();
         pthread_mutex_lock(&s->mu);

@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <string.h>
 
+#include "simdev/sd_internal.h"
 #include "simdev_setup.h"
 #include "support.h"
 
@@ -97,6 +98,57 @@ static void engine_affinity_off_leaves_threads_alone(void **state)
     run_both_engines(0);
     assert_true(CPU_EQUAL(&seen[SIMDEV_ENGINE_AICPU], &process));
     assert_true(CPU_EQUAL(&seen[SIMDEV_ENGINE_AICORE], &process));
+}
+
+/* sd_engine_runs_here, which a synchronize asks before it polls (a caller
+ * beside the AICore cores blocks at once): for the calling thread moved
+ * onto each CPU in turn, it names exactly the CPUs the engine's blocks
+ * ran on; with engine affinity off, none. */
+static void engine_affinity_runs_here_names_the_engine_cpus(void **state)
+{
+    (void)state;
+    cpu_set_t process, one;
+    assert_int_equal(sched_getaffinity(0, sizeof(process), &process), 0);
+    for (uint32_t affinity = 0; affinity < 2; affinity++) {
+        run_both_engines(affinity);
+        int on = affinity && CPU_COUNT(&process) >= 2;
+        int hits[2] = {0, 0};
+        for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+            if (!CPU_ISSET(cpu, &process))
+                continue;
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(one), &one), 0);
+            for (int e = 0; e < 2; e++) {
+                int here = sd_engine_runs_here(&sd_g.dev[0].pools[e]);
+                assert_int_equal(here, on && CPU_ISSET(cpu, &seen[e]));
+                hits[e] += here;
+            }
+        }
+        assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(process), &process), 0);
+        assert_int_equal(hits[SIMDEV_ENGINE_AICPU] > 0, on);
+        assert_int_equal(hits[SIMDEV_ENGINE_AICORE] > 0, on);
+        /* A synchronize from an AICore CPU still waits for the work. */
+        if (on) {
+            simdev_stream_t stream = NULL;
+            for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+                if (CPU_ISSET(cpu, &seen[SIMDEV_ENGINE_AICORE])) {
+                    CPU_ZERO(&one);
+                    CPU_SET(cpu, &one);
+                    break;
+                }
+            assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(one), &one), 0);
+            memset(&seen[SIMDEV_ENGINE_AICORE], 0, sizeof(seen[0]));
+            assert_int_equal(simdev_stream_create(&stream), SIMDEV_SUCCESS);
+            assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICORE, record_aicore, 4, NULL, 0),
+                             SIMDEV_SUCCESS);
+            assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+            assert_true(CPU_COUNT(&seen[SIMDEV_ENGINE_AICORE]) > 0);
+            assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+            assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(process), &process), 0);
+        }
+        assert_int_equal(simdev_finalize(), SIMDEV_SUCCESS);
+    }
 }
 
 /* simdev with one small device and its default engine affinity; the
@@ -212,6 +264,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(engine_affinity_on_splits_the_process_cpus, clean, clean),
         cmocka_unit_test_setup_teardown(engine_affinity_off_leaves_threads_alone, clean, clean),
+        cmocka_unit_test_setup_teardown(engine_affinity_runs_here_names_the_engine_cpus, clean, clean),
         cmocka_unit_test_setup_teardown(engine_affinity_host_function_after_inline_kernel_runs_anywhere, clean,
                                         clean),
         cmocka_unit_test_setup_teardown(engine_affinity_replay_runners_keep_to_one_engine, clean, clean),
