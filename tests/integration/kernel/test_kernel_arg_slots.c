@@ -497,22 +497,35 @@ static void replay_refused_by_the_checksum(kfix *k, kbufs *d, simdev_graph_t g, 
     close_after_fault(k, d);
 }
 
+/* Opens the refusal fixture, replays 3 rounds through SLOT once, lets
+ * `corrupt` change that slot's stored packet, then replays it: refused
+ * by the checksum (replay_refused_by_the_checksum). */
+static void corrupted_slot_refused_by_the_checksum(void (*corrupt)(const stored_packet *s))
+{
+    kfix k;
+    kbufs d;
+    open_refusal(&k, &d);
+    simdev_graph_t g = replay_once_then_store(&k, &d, 3);
+    stored_packet s = stored_in(&k, SLOT);
+    corrupt(&s);
+    replay_refused_by_the_checksum(&k, &d, g, &s);
+}
+
 /* A flipped byte in the slot's image (the head checksum, over the fixed
  * parts, still agrees): the replay is refused with the checksum error
  * (-17) before any task runs, the image's span of the definition region
  * (which held the good replay's image) is left zero, and the context is
  * poisoned. */
+static void flip_an_image_byte(const stored_packet *s)
+{
+    s->image[s->p->image_bytes / 2] ^= 0x40;
+    assert_int_equal(kernel_packet_head_checksum(s->h, s->p), s->p->head_checksum);
+}
+
 static void slots_corrupted_image_byte_refused_by_the_checksum_nothing_run(void **state)
 {
-    kfix k;
-    kbufs d;
     (void)state;
-    open_refusal(&k, &d);
-    simdev_graph_t g = replay_once_then_store(&k, &d, 3);
-    stored_packet s = stored_in(&k, SLOT);
-    s.image[s.p->image_bytes / 2] ^= 0x40;
-    assert_int_equal(kernel_packet_head_checksum(s.h, s.p), s.p->head_checksum);
-    replay_refused_by_the_checksum(&k, &d, g, &s);
+    corrupted_slot_refused_by_the_checksum(flip_an_image_byte);
 }
 
 /* A fixed field of the stored packet changed consistently where it is
@@ -521,19 +534,18 @@ static void slots_corrupted_image_byte_refused_by_the_checksum_nothing_run(void 
  * recomputed, so every field check passes: only the full checksum,
  * which covers the header and the packet too, refuses it (-17), before
  * any task runs. */
+static void drop_a_task_consistently(const stored_packet *s)
+{
+    assert_true(s->p->task_count > 1);
+    s->p->task_count -= 1;
+    s->d->task_count = s->p->task_count;
+    s->p->head_checksum = kernel_packet_head_checksum(s->h, s->p);
+}
+
 static void slots_consistently_changed_task_count_refused_by_the_checksum_nothing_run(void **state)
 {
-    kfix k;
-    kbufs d;
     (void)state;
-    open_refusal(&k, &d);
-    simdev_graph_t g = replay_once_then_store(&k, &d, 3);
-    stored_packet s = stored_in(&k, SLOT);
-    assert_true(s.p->task_count > 1);
-    s.p->task_count -= 1;
-    s.d->task_count = s.p->task_count;
-    s.p->head_checksum = kernel_packet_head_checksum(s.h, s.p);
-    replay_refused_by_the_checksum(&k, &d, g, &s);
+    corrupted_slot_refused_by_the_checksum(drop_a_task_consistently);
 }
 
 /* HOST inputs travel as staged bytes after the image: a flipped byte
