@@ -15,9 +15,9 @@ int graph_image_layout(uint32_t task_count, uint32_t arg_count, uint32_t edge_co
     uint64_t args = tasks + (uint64_t)task_count * sizeof(graph_image_task);
     uint64_t fanout = args + (uint64_t)arg_count * sizeof(graph_image_arg);
     uint64_t end = fanout + (uint64_t)edge_count * sizeof(uint32_t);
+    memset(out, 0, sizeof(*out)); /* a refused layout reads as 0 bytes */
     if (fanout > UINT32_MAX || end > SIZE_MAX)
         return PTO_RUNTIME_ERR_INVALID_ARGUMENT; /* reason: the caller's (also run on the device) */
-    memset(out, 0, sizeof(*out));
     out->magic = GRAPH_IMAGE_MAGIC;
     out->version = GRAPH_IMAGE_VERSION;
     out->header_bytes = sizeof(graph_image_header);
