@@ -85,7 +85,7 @@ tsan: deps-test
 # and the images they read (CMake target fuzz_targets), not the tests.
 FUZZ_SECONDS ?= 25
 fuzz-build: deps-test
-	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPLER_FUZZ=ON -DBUILD_TESTING=ON >/dev/null
+	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPLER_FUZZ=ON -DSIMPLER_WERROR=ON -DBUILD_TESTING=ON >/dev/null
 	cmake --build build-fuzz -j $(JOBS) --target fuzz_targets
 
 fuzz: fuzz-build
@@ -124,7 +124,7 @@ check: deps-test
 # built with the tests (BUILD_TESTING=ON), so they need the test packages,
 # and bench_graph's oneTBB rows need g++ and libtbb-dev.
 bench: deps-bench
-	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPLER_VERIFY=OFF -DBUILD_TESTING=ON >/dev/null
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPLER_VERIFY=OFF -DSIMPLER_WERROR=ON -DBUILD_TESTING=ON >/dev/null
 	cmake --build build-bench -j $(JOBS)
 	@for b in build-bench/bench/bench_*; do [ -x "$$b" ] && "$$b"; done
 
