@@ -328,6 +328,8 @@ int main(int argc, char **argv)
     int program_status = simpler_program_create(BENCH_DAG_CALLABLE, &program, &stage);
     bench_machine_rows(&report, opt.runs);
     for (int shape = 0; shape < DAG_SHAPE_COUNT; shape++) {
+        if (!bench_selected(&opt, dag_shape_name((enum dag_shape)shape)))
+            continue;
         struct dag d;
         if (dag_create(&d, (enum dag_shape)shape) != 0) {
             fprintf(stderr, "bench_graph: out of memory building a DAG\n");

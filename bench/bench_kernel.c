@@ -395,10 +395,14 @@ int main(int argc, char **argv)
             bench_report_skip(&report, "vadd rows", "vadd.callable not built (build the tests)");
             break;
         }
+        char group[32];
+        snprintf(group, sizeof(group), "%u tasks", counts[i]);
+        if (!bench_selected(&opt, group))
+            continue;
         bench_vadd(&report, &vadd, counts[i], opt.runs);
         bench_vadd_program(&report, &vadd, counts[i], opt.runs);
     }
-    if (dag.size != 0) {
+    if (dag.size != 0 && bench_selected(&opt, "W3 layers")) {
         char path[PATH_BYTES];
         ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 40);
         if (n > 0) {
@@ -410,7 +414,7 @@ int main(int argc, char **argv)
         bench_w3(&report, &dag, opt.runs);
         bench_w3_others(&report, path, opt.runs);
         bench_w3_tbb(&report, opt.runs);
-    } else {
+    } else if (dag.size == 0) {
         bench_report_skip(&report, "W3 layers", "bench_dag.callable not built");
     }
     image pa = image_read("../examples/paged_attention.callable");
@@ -420,6 +424,10 @@ int main(int argc, char **argv)
             bench_report_skip(&report, "decode rows", "paged_attention.callable not built");
             break;
         }
+        char group[32];
+        snprintf(group, sizeof(group), "decode step %u", decode_steps[i]);
+        if (!bench_selected(&opt, group))
+            continue;
         bench_decode_mode(&report, &pa, decode_steps[i], DECODE_CAPTURED, opt.runs);
         bench_decode_mode(&report, &pa, decode_steps[i], DECODE_EAGER, opt.runs);
     }

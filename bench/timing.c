@@ -119,15 +119,23 @@ void bench_report_print(const struct bench_report *r, int json)
 
 static int usage(const char *prog, int status)
 {
-    fprintf(stderr, "usage: %s [--json] [--runs N]\n  --runs N  runs per measurement, 1..%d (default %d)\n", prog,
-            BENCH_RUNS_MAX, BENCH_RUNS_DEFAULT);
+    fprintf(stderr,
+            "usage: %s [--json] [--runs N] [--only TEXT]\n  --runs N     runs per measurement, 1..%d (default %d)\n"
+            "  --only TEXT  only the groups of rows whose name contains TEXT\n",
+            prog, BENCH_RUNS_MAX, BENCH_RUNS_DEFAULT);
     return status;
+}
+
+int bench_selected(const struct bench_options *opt, const char *group)
+{
+    return opt->only == NULL || strstr(group, opt->only) != NULL;
 }
 
 int bench_options_parse(int argc, char **argv, struct bench_options *opt, int *exit_code)
 {
     opt->json = 0;
     opt->runs = BENCH_RUNS_DEFAULT;
+    opt->only = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             opt->json = 1;
@@ -139,6 +147,8 @@ int bench_options_parse(int argc, char **argv, struct bench_options *opt, int *e
                 return 1;
             }
             opt->runs = (unsigned)n;
+        } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc && argv[i + 1][0] != '\0') {
+            opt->only = argv[++i];
         } else {
             *exit_code = usage(argv[0], strcmp(argv[i], "--help") == 0 ? 0 : 2);
             return 1;

@@ -50,7 +50,12 @@ void bench_report_print(const struct bench_report *r, int json);
 struct bench_options {
     int json;
     unsigned runs;
+    const char *only; /* --only TEXT: NULL runs every group */
 };
 int bench_options_parse(int argc, char **argv, struct bench_options *opt, int *exit_code);
+/* Whether the group of rows named `group` runs: every group without
+ * --only, else those whose name contains its text ("W3", "2 tasks",
+ * "decode step 15"). */
+int bench_selected(const struct bench_options *opt, const char *group);
 
 #endif
