@@ -254,7 +254,11 @@ uint64_t kernel_packet_checksum_copy(const SimplerKernelInvocationHeader *h, con
  * three fixed parts (which an argument-slot launch copies out of its
  * slot first), reading and writing nothing else. Returns 0 or a device
  * error: KERNEL_PACKET_ERR_* or DEVICE_ERR_PACKET_INVALID (the
- * descriptor itself). The packet's two addresses are read through only
+ * descriptor itself). Neither checksum covers the descriptor: its
+ * regions and trace buffer must be the frozen ones (REGION), its task
+ * count, image bytes, generation, kernel table and status word the
+ * packet's (REGION, SLOT), and it may carry no fault function (HEADER:
+ * an address read out of a packet is never called). The packet's two addresses are read through only
  * once they agree with the descriptor (slot_addr with its kernels,
  * status_addr with its status word), so a corrupted one is refused
  * without being followed: zero or misaligned HEADER, a slot record the
@@ -321,7 +325,10 @@ void kernel_arg_store_kernel(uint32_t block_idx, uint32_t block_dim, const void 
 /* AICPU body, block_dim 1, of an argument-slot launch: reads the slot
  * when the execution runs, copies its fixed parts out and checks them as
  * kernel_packet_check_restore does (an empty slot or a stale generation
- * with their own errors), then restores the image and staged bytes in
+ * with their own errors) and compares the stored descriptor whole with
+ * the one its own launch arguments and the checked packet determine
+ * (KERNEL_PACKET_ERR_HEADER otherwise: the checksums do not cover it),
+ * then restores the image and staged bytes in
  * the read that checksums them (kernel_packet_restore: the checksum is
  * over what was restored, so a store racing the read is caught, and a
  * refused image leaves its spans zero), publishes the task count and

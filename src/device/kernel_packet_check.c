@@ -213,7 +213,11 @@ static int region_check(const device_run_desc *d, const kernel_graph_packet *p)
         d->definition_bytes != f->definition_bytes || d->scheduler_base != f->scheduler_base ||
         d->scheduler_bytes != f->scheduler_bytes)
         return KERNEL_PACKET_ERR_REGION;
-    if (d->trace_base != 0 && (d->trace_base != f->trace_base || d->trace_bytes != f->trace_bytes))
+    /* The trace buffer too, absent or not: a descriptor without the
+     * context's trace would skip the scheduler's reset of it while the
+     * executor, whose descriptor names it, appends this execution's
+     * records to the last one's. */
+    if (d->trace_base != f->trace_base || d->trace_bytes != f->trace_bytes)
         return KERNEL_PACKET_ERR_REGION;
     if (p->image_bytes != d->image_bytes || p->task_count != d->task_count || d->inline_bytes != 0 ||
         p->image_bytes > f->definition_bytes || p->staged_bytes > f->temp_bytes)
@@ -230,6 +234,11 @@ int kernel_packet_check_parts(const device_run_desc *d, const SimplerKernelInvoc
     if (kernel_packet_head_checksum(h, p) != p->head_checksum)
         return KERNEL_PACKET_ERR_CHECKSUM;
     int rc = header_check(h, p);
+    /* A kernel-mode descriptor carries no fault function (the status
+     * check on the caller stream faults it): a function address read out
+     * of a packet is never called, so a refusal further on (execute's)
+     * cannot jump where a corrupted descriptor points. */
+    rc = rc ? rc : d->report_fault != NULL ? KERNEL_PACKET_ERR_HEADER : 0;
     rc = rc ? rc : region_check(d, p);
     return rc ? rc : slot_check(d, h, p);
 }

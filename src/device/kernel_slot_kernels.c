@@ -51,6 +51,39 @@ static int stale(const slot_fixed *f)
     return rec->callable_id == f->h.callable_id && rec->table.generation != f->h.generation;
 }
 
+/* Every byte of device_run_desc is a field: the stored descriptor is
+ * compared whole (stored_desc_check). */
+_Static_assert(sizeof(device_run_desc) == 6 * sizeof(uint32_t) + 17 * sizeof(uint64_t) +
+                                              sizeof(const device_kernel_table *) + sizeof(platform_fault_fn) +
+                                              sizeof(uint32_t) + 2 * sizeof(uint16_t),
+               "device_run_desc has no padding");
+
+/* The stored descriptor is the one the host derives from this launch's
+ * own descriptor (its launch arguments: the frozen regions and trace
+ * buffer, the cores, the status word, no fault function) and the
+ * packet, byte for byte: only the four fields the packet check compared
+ * with the packet and the slot record (task count, image bytes,
+ * generation, kernel table) may differ, deferred is 0 (the launch's is
+ * the deferred executor's), and the execution's own fields (gate,
+ * serial, started cores) are 0: this launch supplies them. Compared
+ * whole, so no field of a stored descriptor is trusted without a
+ * comparison, a field added later included. The checksums do not cover
+ * the descriptor; this comparison does. */
+static int stored_desc_check(const kernel_slot_launch_args *a, const device_run_desc *d)
+{
+    device_run_desc expect = a->desc;
+    expect.task_count = d->task_count;
+    expect.image_bytes = d->image_bytes;
+    expect.generation = d->generation;
+    expect.kernels = d->kernels;
+    expect.deferred = 0;
+    expect.gate_addr = 0;
+    expect.serial = 0;
+    expect.aic_started = 0;
+    expect.aiv_started = 0;
+    return memcmp(&expect, d, sizeof(expect)) == 0 ? 0 : KERNEL_PACKET_ERR_HEADER;
+}
+
 /* Reads and checks everything but the checksum. */
 static int slot_read(const kernel_slot_launch_args *a, slot_fixed *f)
 {
@@ -67,13 +100,12 @@ static int slot_read(const kernel_slot_launch_args *a, slot_fixed *f)
         return KERNEL_PACKET_ERR_ARG_SLOT_STALE;
     if (rc != 0)
         return rc == DEVICE_ERR_PACKET_INVALID ? KERNEL_PACKET_ERR_HEADER : rc;
-    /* The stored descriptor runs on the cores this launch started, with
-     * the status words this launch reports through. */
+    /* The stored packet reports through this launch's status words, and
+     * its descriptor runs on the cores this launch started. */
     if (bytes != kernel_packet_args_bytes(f->p.image_bytes, f->p.staged_bytes) ||
-        f->d.aic_count != a->desc.aic_count || f->d.aiv_count != a->desc.aiv_count ||
-        f->p.status_addr != a->status_words_addr || f->d.gate_addr != 0)
+        f->p.status_addr != a->status_words_addr)
         return KERNEL_PACKET_ERR_HEADER;
-    return 0;
+    return stored_desc_check(a, &f->d);
 }
 
 /* Restores the image and the staged bytes from the slot into the working

@@ -8,6 +8,7 @@
 #include "context/context.h"
 #include "device/device_handshake.h"
 #include "device/kernel_packet.h"
+#include "graph/graph_image.h"
 #include "kernel/kernel_state.h"
 #include "kernel_fixture.h"
 #include "../program/image_fixture.h"
@@ -579,6 +580,113 @@ static void slots_corrupted_staged_argument_byte_refused_by_the_checksum_nothing
     replay_refused_by_the_checksum(&k, &d, g, &s);
 }
 
+/* ---- the stored descriptor ---- */
+
+/* The descriptor at the head of a stored packet is covered by neither
+ * checksum: the slot scheduler compares it with its launch's own
+ * descriptor and the checked packet instead (stored_desc_check), and
+ * refuses a changed one with -16 before anything is written. */
+
+/* The definition and scheduler regions, copied before a replay. */
+typedef struct working_copy {
+    uint8_t *definition, *scheduler;
+    uint64_t definition_bytes, scheduler_bytes;
+} working_copy;
+
+static working_copy working_copy_take(kfix *k)
+{
+    const kernel_state *ks = kernel_state_of(k->ctx);
+    working_copy c = {NULL, NULL, ks->frozen.definition_bytes, ks->frozen.scheduler_bytes};
+    c.definition = malloc((size_t)c.definition_bytes);
+    c.scheduler = malloc((size_t)c.scheduler_bytes);
+    assert_non_null(c.definition);
+    assert_non_null(c.scheduler);
+    memcpy(c.definition, (const void *)(uintptr_t)ks->frozen.definition_base, (size_t)c.definition_bytes);
+    memcpy(c.scheduler, (const void *)(uintptr_t)ks->frozen.scheduler_base, (size_t)c.scheduler_bytes);
+    return c;
+}
+
+/* Both regions still hold what they held when `c` was taken (the last
+ * good replay's image and ready queues), then frees `c`. */
+static void assert_working_unchanged(kfix *k, working_copy *c)
+{
+    const kernel_state *ks = kernel_state_of(k->ctx);
+    assert_memory_equal((const void *)(uintptr_t)ks->frozen.definition_base, c->definition,
+                        (size_t)c->definition_bytes);
+    assert_memory_equal((const void *)(uintptr_t)ks->frozen.scheduler_base, c->scheduler, (size_t)c->scheduler_bytes);
+    free(c->definition);
+    free(c->scheduler);
+}
+
+/* Opens the refusal fixture, replays 3 rounds through SLOT once, lets
+ * `corrupt` change the stored descriptor of that slot's next packet,
+ * then replays it: refused with -16 before anything is written (the
+ * definition and scheduler regions keep the good replay's bytes, the
+ * output its fill), the context poisoned. */
+static void corrupted_slot_descriptor_refused(void (*corrupt)(const stored_packet *s))
+{
+    kfix k;
+    kbufs d;
+    open_refusal(&k, &d);
+    simdev_graph_t g = replay_once_then_store(&k, &d, 3);
+    stored_packet s = stored_in(&k, SLOT);
+    corrupt(&s);
+    /* Neither checksum sees the change. */
+    assert_int_equal(kernel_packet_head_checksum(s.h, s.p), s.p->head_checksum);
+    assert_int_equal(kernel_packet_checksum(s.h, s.p, s.image, s.staged), s.p->checksum);
+    working_copy before = working_copy_take(&k);
+    assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
+    assert_refused_on_device(&k, &d, KERNEL_PACKET_ERR_HEADER);
+    assert_working_unchanged(&k, &before);
+    assert_poisoned(&k);
+    assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
+    close_after_fault(&k, &d);
+}
+
+static int fault_calls;
+
+static int fault_counted(int code)
+{
+    (void)code;
+    __atomic_add_fetch(&fault_calls, 1, __ATOMIC_SEQ_CST);
+    return 0;
+}
+
+/* The stored descriptor's fault function pointed at the test's own, and
+ * an image graph_image_check refuses (a reserved header word set), its
+ * checksum recomputed: accepted, the descriptor would reach the
+ * scheduler's refusal of the image, which calls it. A function address
+ * read out of a packet is never called. */
+static void point_the_fault_function_elsewhere(const stored_packet *s)
+{
+    s->d->report_fault = fault_counted;
+    ((graph_image_header *)(void *)s->image)->reserved = 1;
+    s->p->checksum = kernel_packet_checksum(s->h, s->p, s->image, s->staged);
+}
+
+static void slots_stored_descriptor_fault_function_refused_never_called(void **state)
+{
+    (void)state;
+    fault_calls = 0;
+    corrupted_slot_descriptor_refused(point_the_fault_function_elsewhere);
+    assert_int_equal(__atomic_load_n(&fault_calls, __ATOMIC_SEQ_CST), 0);
+}
+
+/* The execution's own fields (serial, started cores) set in the stored
+ * descriptor, which the host leaves 0 and the launch supplies: the
+ * descriptor is compared whole, so they are refused too. */
+static void give_the_stored_descriptor_execution_fields(const stored_packet *s)
+{
+    s->d->serial = 77;
+    s->d->aic_started = 1;
+}
+
+static void slots_stored_descriptor_execution_fields_refused(void **state)
+{
+    (void)state;
+    corrupted_slot_descriptor_refused(give_the_stored_descriptor_execution_fields);
+}
+
 /* Every refusal returns its status and enqueues nothing. */
 static void slots_refusals_return_their_status_and_enqueue_nothing(void **state)
 {
@@ -769,6 +877,8 @@ int main(void)
         cmocka_unit_test(slots_corrupted_image_byte_refused_by_the_checksum_nothing_run),
         cmocka_unit_test(slots_consistently_changed_task_count_refused_by_the_checksum_nothing_run),
         cmocka_unit_test(slots_corrupted_staged_argument_byte_refused_by_the_checksum_nothing_run),
+        cmocka_unit_test(slots_stored_descriptor_fault_function_refused_never_called),
+        cmocka_unit_test(slots_stored_descriptor_execution_fields_refused),
         cmocka_unit_test(slots_refusals_return_their_status_and_enqueue_nothing),
         cmocka_unit_test(slots_before_freeze_and_after_close_refused),
         cmocka_unit_test(slots_host_inputs_travel_by_value_in_the_packet),

@@ -354,6 +354,37 @@ static void packet_descriptor_region_other_than_frozen_refused(void **state)
     assert_refused(KERNEL_PACKET_ERR_REGION);
 }
 
+/* The context has a trace buffer and the descriptor names none: refused,
+ * or the scheduler would skip the buffer's reset while the executor,
+ * whose descriptor names it, appends the execution's records to the
+ * last one's. */
+static void packet_descriptor_without_the_frozen_trace_refused(void **state)
+{
+    static uint64_t trace[512];
+    (void)state;
+    w.words->frozen.trace_base = (uint64_t)(uintptr_t)trace;
+    w.words->frozen.trace_bytes = sizeof(trace);
+    packet_of()->regions = w.words->frozen;
+    reseal();
+    assert_refused(KERNEL_PACKET_ERR_REGION);
+}
+
+static int fault_never_called(int code)
+{
+    fail_msg("the packet descriptor's fault function was called (code %d)", code);
+    return 0;
+}
+
+/* A kernel-mode descriptor carries no fault function (the status check
+ * on the caller stream faults it): one that does is refused, and the
+ * function is never called. */
+static void packet_descriptor_fault_function_refused_never_called(void **state)
+{
+    (void)state;
+    desc_of()->report_fault = fault_never_called;
+    assert_refused(KERNEL_PACKET_ERR_HEADER);
+}
+
 static void packet_corrupted_image_byte_refused(void **state)
 {
     (void)state;
@@ -531,6 +562,8 @@ int main(void)
         T(packet_counts_against_signature_refused),
         T(packet_region_other_than_frozen_refused),
         T(packet_descriptor_region_other_than_frozen_refused),
+        T(packet_descriptor_without_the_frozen_trace_refused),
+        T(packet_descriptor_fault_function_refused_never_called),
         T(packet_corrupted_image_byte_refused),
         T(packet_checksum_catches_a_flip_in_every_image_byte),
         T(packet_checksum_catches_changes_a_lane_sum_would_miss),
