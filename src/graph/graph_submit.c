@@ -243,6 +243,7 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
     const uint32_t count = s->open_count;
     s->open = 0;
     s->open_count = 0;
+    s->open_limit = 0;
     return close_task(s, func_id, core_type, count);
 }
 
