@@ -26,6 +26,7 @@ int graph_build_fail(graph_scratch *scratch, int rc)
                              "type, tag, tensor or address, or a call out of order)",
                          scratch->g.task_count);
         scratch->status = rc;
+        scratch->open_limit = 0;
     }
     return rc;
 }
@@ -43,6 +44,7 @@ static void reset(graph_scratch *s, const ChipStorageTaskArgs *args)
     s->status = 0;
     s->open = 0;
     s->open_count = 0;
+    s->open_limit = 0;
     s->g.task_count = 0;
     s->g.arg_count = 0;
     s->g.view_count = 0;

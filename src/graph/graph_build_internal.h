@@ -82,6 +82,10 @@ struct graph_scratch {
     int open;                        /* args_begin seen, submit not yet */
     uint32_t open_count;             /* args of the open task, at g.args[g.arg_count] */
     uint32_t open_views;             /* g.view_count when the open task's list began */
+    /* The open_count at which add_tensor refuses: 0 while no task is open
+     * or once the build failed, else the fewer of SIMPLER_MAX_TASK_ARGS
+     * and the argument records left. One compare for four checks. */
+    uint32_t open_limit;
     uint32_t view_cache[GRAPH_VIEW_CACHE]; /* by view hash: 1 + index of a view in g.views, or 0 */
     /* The last view add_tensor checked: its key bytes, index and extent
      * (valid while last_view_valid; cleared with the views it names). */

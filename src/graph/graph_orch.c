@@ -193,6 +193,7 @@ void graph_orch_discard_open(graph_scratch *s)
     }
     s->open = 0;
     s->open_count = 0;
+    s->open_limit = 0;
 }
 
 static int orch_args_begin(SimplerOrch *orch)
@@ -203,6 +204,8 @@ static int orch_args_begin(SimplerOrch *orch)
     graph_orch_discard_open(s);
     s->open = 1;
     s->open_views = s->g.view_count;
+    const uint32_t room = s->limits.arg_max - s->g.arg_count;
+    s->open_limit = room < SIMPLER_MAX_TASK_ARGS ? room : SIMPLER_MAX_TASK_ARGS;
     return 0;
 }
 
@@ -441,8 +444,10 @@ static int orch_add_tensor(SimplerOrch *orch, const ChipTensor *t, uint32_t tag)
 {
     graph_scratch *s = scratch_of(orch);
     const uint32_t n = s->open_count, at = s->g.arg_count + n;
-    if (s->status != 0 || !s->open || n >= SIMPLER_MAX_TASK_ARGS || at >= s->limits.arg_max || t == NULL ||
-        tag > SIMPLER_TAG_NO_DEP || !s->last_view_valid || !view_key_equal(s, t))
+    /* open_limit: the build has not failed, a task is open, and it may
+     * take argument n (SIMPLER_MAX_TASK_ARGS, the records left). */
+    if (n >= s->open_limit || t == NULL || tag > SIMPLER_TAG_NO_DEP || !s->last_view_valid ||
+        !view_key_equal(s, t))
         return add_tensor_any(s, t, tag);
     const uint64_t addr = t->buffer_addr, bytes = t->buffer_bytes, start = t->start_offset;
     const graph_u64x2 o = tensor_word(t, 5) | tensor_word(t, 6) | tensor_word(t, 7);

@@ -21,8 +21,7 @@ static int tag_writes(uint8_t tag)
     return tag == SIMPLER_TAG_OUTPUT || tag == SIMPLER_TAG_INOUT || tag == SIMPLER_TAG_OUTPUT_EXISTING;
 }
 
-/* Every read of the open task, then every write, so that a task never
- * depends on itself; the byte ranges were worked out by add_tensor. */
+/* The refusal of an access the dependency map has no room for. */
 static __attribute__((cold, noinline)) int map_full(int rc, uint32_t arg)
 {
     return simpler_fail(rc, "submit: arg %u: the dependency map's segments or readers (sized from the task "
@@ -30,22 +29,37 @@ static __attribute__((cold, noinline)) int map_full(int rc, uint32_t arg)
                         arg);
 }
 
+/* The open task's accesses (byte ranges worked out by add_tensor):
+ * every read before any write, so that a task never depends on itself.
+ * One pass: each read applied at once, each write kept for after the
+ * reads, except the last argument's, which comes after every read and
+ * is applied at once (a task's writes commute: each collects the writer
+ * and readers its bytes had before the task, and bytes the task already
+ * wrote add nothing). Most tasks read their first arguments and write
+ * their last one, so no write is kept. */
 static int track_all(graph_scratch *s, uint32_t count, uint32_t task)
 {
-    const graph_access *acc = s->open_access;
+    graph_access *acc = s->open_access;
+    uint32_t kept[SIMPLER_MAX_TASK_ARGS], kept_count = 0;
     for (uint32_t i = 0; i < count; i++) {
-        if (!(acc[i].mode & GRAPH_ACCESS_READ))
-            continue;
-        int rc = tensor_map_read(&s->map, acc[i].space, acc[i].lo, acc[i].hi, task, &s->deps);
+        const uint32_t mode = acc[i].mode;
+        int rc = 0;
+        if (mode & GRAPH_ACCESS_READ)
+            rc = tensor_map_read(&s->map, acc[i].space, acc[i].lo, acc[i].hi, task, &s->deps);
+        if (rc == 0 && (mode & GRAPH_ACCESS_WRITE)) {
+            if (i + 1 == count)
+                rc = tensor_map_write(&s->map, acc[i].space, acc[i].lo, acc[i].hi, task, &s->deps);
+            else
+                kept[kept_count++] = i;
+        }
         if (rc != 0)
             return map_full(rc, i);
     }
-    for (uint32_t i = 0; i < count; i++) {
-        if (!(acc[i].mode & GRAPH_ACCESS_WRITE))
-            continue;
-        int rc = tensor_map_write(&s->map, acc[i].space, acc[i].lo, acc[i].hi, task, &s->deps);
+    for (uint32_t k = 0; k < kept_count; k++) {
+        const graph_access *a = &acc[kept[k]];
+        int rc = tensor_map_write(&s->map, a->space, a->lo, a->hi, task, &s->deps);
         if (rc != 0)
-            return map_full(rc, i);
+            return map_full(rc, kept[k]);
     }
     return 0;
 }
@@ -184,8 +198,6 @@ static inline __attribute__((always_inline)) int close_task(graph_scratch *s, in
     g->edge_count = edge_begin + n;
     g->arg_count = arg_begin + count;
     g->task_count = task + 1;
-    s->open = 0;
-    s->open_count = 0;
     return 0;
 }
 
@@ -227,7 +239,12 @@ int graph_orch_submit(SimplerOrch *orch, int32_t func_id, uint32_t core_type)
         return graph_build_fail(s, rc);
     if (s->deps.count > s->limits.edge_max - s->g.edge_count)
         return edges_full(s);
-    return close_task(s, func_id, core_type, s->open_count);
+    /* The task closes its argument list (submit_views never opens one). */
+    const uint32_t count = s->open_count;
+    s->open = 0;
+    s->open_count = 0;
+    s->open_limit = 0;
+    return close_task(s, func_id, core_type, count);
 }
 
 static __attribute__((cold, noinline)) int views_fail(graph_scratch *s, uint32_t i, const SimplerOrchViewArg *v,

@@ -356,6 +356,70 @@ static void graph_build_calls_after_a_failure_return_the_first_status(void **sta
     free(args);
 }
 
+static int limit_calls[4];
+
+/* scalar 0 picks what follows a valid argument of the open task, each
+ * a call add_tensor's one-compare path must refuse although the tensor
+ * repeats the last checked view: 0, the eighth argument of a window
+ * of 8 argument records, one taken by the first task; 1, an argument
+ * after a refused one (the build's status); 2, an argument after
+ * submit_views dropped the open list, 3 after submit closed it (no
+ * list is open). */
+static int orch_open_limit(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    uint32_t shape = 4, view = 0;
+    ChipTensor t;
+    limit_calls[0] = simpler_orch_tensor_create(orch, SIMPLER_DTYPE_FLOAT32, 1, &shape, &t);
+    /* A task of its own adds t's view first, so that dropping the open
+     * list below does not forget it. */
+    simpler_orch_args_begin(orch);
+    simpler_orch_add_output(orch, &t);
+    limit_calls[0] |= simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
+    limit_calls[1] = simpler_orch_args_begin(orch);
+    limit_calls[2] = simpler_orch_add_input(orch, &t);
+    if (args->scalars[0] == 0) {
+        for (int i = 1; i < 7; i++)
+            simpler_orch_add_input(orch, &t);
+    } else if (args->scalars[0] == 1) {
+        orch->ops->add_tensor(orch, &t, 9);
+    } else if (args->scalars[0] == 3) {
+        simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
+    } else {
+        const SimplerOrchViewArg w = {.view = 0, .start_offset = 0, .tag = SIMPLER_TAG_OUTPUT};
+        simpler_orch_view_make(orch, &t, &view);
+        simpler_orch_submit_views(orch, 0, SIMPLER_CORE_TYPE_AIV, &w, 1);
+    }
+    limit_calls[3] = simpler_orch_add_input(orch, &t);
+    return 0;
+}
+
+static void graph_build_add_tensor_past_its_limit_is_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t window;
+        int status;
+    } cases[] = {
+        {1, PTO_RUNTIME_ERR_CAPACITY_EXCEEDED},
+        {16, PTO_RUNTIME_ERR_INVALID_ARGUMENT},
+        {16, PTO_RUNTIME_ERR_INVALID_STATE},
+        {16, PTO_RUNTIME_ERR_INVALID_STATE},
+    };
+    ChipStorageTaskArgs *args = fixture_args_new();
+    args->scalar_count = 1;
+    for (uint64_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        graph_scratch *s = gt_scratch(cases[c].window);
+        args->scalars[0] = c;
+        assert_int_equal(graph_build_run(s, orch_open_limit, args, NULL), cases[c].status);
+        assert_int_equal(limit_calls[0], 0);
+        assert_int_equal(limit_calls[1], 0);
+        assert_int_equal(limit_calls[2], 0);
+        assert_int_equal(limit_calls[3], cases[c].status);
+        graph_scratch_destroy(s);
+    }
+    free(args);
+}
+
 static void graph_build_edge_limit_is_capacity_exceeded(void **state)
 {
     (void)state;
@@ -762,6 +826,7 @@ int main(void)
         cmocka_unit_test(graph_build_heap_and_temp_limits_are_capacity_exceeded),
         cmocka_unit_test(graph_build_calls_after_a_failure_return_the_first_status),
         cmocka_unit_test(graph_build_edge_limit_is_capacity_exceeded),
+        cmocka_unit_test(graph_build_add_tensor_past_its_limit_is_refused),
         cmocka_unit_test(graph_build_args_name_views_of_their_own_shape),
         cmocka_unit_test(graph_build_discarded_argument_lists_leave_no_view),
         cmocka_unit_test(graph_build_a_view_one_stride_apart_is_its_own),

@@ -193,6 +193,37 @@ static void submit_views_edge_kinds_put_a_task_s_reads_first(void **state)
     assert_hazard_edges(orch_hazards_views);
 }
 
+/* orch_hazards with task 3 adding X twice through add_tensor, written
+ * first and read after: submit applies a task's reads before its
+ * writes whatever the order of its arguments (it keeps a write that is
+ * not the last argument's for after them), so 2->3 is still RAW+WAW. */
+static int orch_hazards_write_first(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    const SimplerOrchOps *ops = orch->ops;
+    ChipTensor x = args->tensors[0], y = args->tensors[1];
+    int rc = ops->args_begin(orch);
+    rc = rc ? rc : ops->add_tensor(orch, &x, SIMPLER_TAG_OUTPUT_EXISTING);
+    rc = rc ? rc : ops->submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
+    rc = rc ? rc : ops->args_begin(orch);
+    rc = rc ? rc : ops->add_tensor(orch, &x, SIMPLER_TAG_INPUT);
+    rc = rc ? rc : ops->add_tensor(orch, &y, SIMPLER_TAG_OUTPUT_EXISTING);
+    rc = rc ? rc : ops->submit(orch, 1, SIMPLER_CORE_TYPE_AIV);
+    rc = rc ? rc : ops->args_begin(orch);
+    rc = rc ? rc : ops->add_tensor(orch, &x, SIMPLER_TAG_OUTPUT_EXISTING);
+    rc = rc ? rc : ops->submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
+    rc = rc ? rc : ops->args_begin(orch);
+    rc = rc ? rc : ops->add_tensor(orch, &x, SIMPLER_TAG_OUTPUT_EXISTING);
+    rc = rc ? rc : ops->add_tensor(orch, &x, SIMPLER_TAG_INPUT);
+    rc = rc ? rc : ops->submit(orch, 1, SIMPLER_CORE_TYPE_AIV);
+    return rc;
+}
+
+static void add_tensor_edge_kinds_put_a_task_s_reads_first(void **state)
+{
+    (void)state;
+    assert_hazard_edges(orch_hazards_write_first);
+}
+
 /* Task 0 reads Y, task 1 writes X, task 2 reads X and then writes Y:
  * task 2 finds its predecessors in descending order (1 by its read, 0
  * by its write), and each sorted edge keeps its own kind: 0->2 WAR,
@@ -256,6 +287,7 @@ int main(void)
         cmocka_unit_test(dot_of_every_example_matches_the_host_build),
         cmocka_unit_test(edge_kinds_are_raw_war_and_waw_as_the_map_found_them),
         cmocka_unit_test(submit_views_edge_kinds_put_a_task_s_reads_first),
+        cmocka_unit_test(add_tensor_edge_kinds_put_a_task_s_reads_first),
         cmocka_unit_test(edge_kinds_follow_their_edges_when_predecessors_come_descending),
         cmocka_unit_test(dot_refusal_writes_no_file_and_says_why),
     };

@@ -132,6 +132,63 @@ static void tensor_map_task_never_depends_on_itself(void **state)
     assert_int_equal(fx.deps.list[0], 0);
 }
 
+/* Whether deps holds each predecessor once: as many entries as bits in
+ * the mask they make. */
+static uint32_t deps_mask_once(void)
+{
+    uint32_t mask = 0;
+    for (uint32_t i = 0; i < fx.deps.count; i++) {
+        assert_true(fx.deps.list[i] < TASKS);
+        assert_int_equal(mask & (1u << fx.deps.list[i]), 0);
+        mask |= 1u << fx.deps.list[i];
+    }
+    return mask;
+}
+
+/* A write over twelve segments, each with its own writer and the same
+ * lone reader: thirteen predecessors, the reader found once while the
+ * sink scans its list (the first eight) and eleven times after it
+ * switched to stamps, each listed once with its kinds. */
+static void tensor_map_many_predecessors_are_listed_once_with_their_kinds(void **state)
+{
+    (void)state;
+    uint8_t kinds[TASKS];
+    memset(kinds, 0, sizeof(kinds));
+    for (uint32_t t = 1; t <= 12; t++)
+        assert_int_equal(wr(10u * t, 10u * t + 10, t), 0);
+    assert_int_equal(rd(10, 130, 13), 0x1ffeu);
+    assert_int_equal(fx.deps.count, 12);
+    fx.deps.kinds = kinds;
+    tensor_map_deps_begin(&fx.deps, 14);
+    assert_int_equal(tensor_map_write(&fx.map, 1, 5, 135, 14, &fx.deps), 0);
+    assert_int_equal(deps_mask_once(), 0x3ffeu);
+    for (uint32_t t = 1; t <= 12; t++)
+        assert_int_equal(kinds[t], TENSOR_MAP_DEP_WAW);
+    assert_int_equal(kinds[13], TENSOR_MAP_DEP_WAR);
+    /* The next task starts over: its one predecessor once. */
+    fx.deps.kinds = NULL;
+    assert_int_equal(rd(0, 140, 15), 1u << 14);
+    assert_int_equal(fx.deps.count, 1);
+}
+
+/* A task with eight predecessors (the sink on stamps) whose next read
+ * walks the appended outputs, adds five more and then must cut the
+ * sixth: the walk's five are taken back, stamps included, and the tree
+ * walk that takes the read lists all six. */
+static void tensor_map_taken_back_predecessors_are_found_again(void **state)
+{
+    (void)state;
+    for (uint32_t t = 1; t <= 14; t++)
+        assert_int_equal(wr(10u * t, 10u * t + 10, t), 0);
+    tensor_map_deps_begin(&fx.deps, 15);
+    assert_int_equal(tensor_map_read(&fx.map, 1, 10, 90, 15, &fx.deps), 0);
+    assert_int_equal(fx.deps.count, 8);
+    assert_int_equal(fx.map.root[1], TENSOR_MAP_NIL); /* walked in place */
+    assert_int_equal(tensor_map_read(&fx.map, 1, 90, 145, 15, &fx.deps), 0);
+    assert_int_not_equal(fx.map.root[1], TENSOR_MAP_NIL); /* the tree walk took it */
+    assert_int_equal(deps_mask_once(), 0x7ffeu);
+}
+
 static void tensor_map_split_segments_keep_their_readers(void **state)
 {
     (void)state;
@@ -550,6 +607,8 @@ int main(void)
         cmocka_unit_test_setup(tensor_map_disjoint_regions_give_no_edge, setup),
         cmocka_unit_test_setup(tensor_map_overlapping_reads_of_one_writer_give_one_edge, setup),
         cmocka_unit_test_setup(tensor_map_task_never_depends_on_itself, setup),
+        cmocka_unit_test_setup(tensor_map_many_predecessors_are_listed_once_with_their_kinds, setup),
+        cmocka_unit_test_setup(tensor_map_taken_back_predecessors_are_found_again, setup),
         cmocka_unit_test_setup(tensor_map_split_segments_keep_their_readers, setup),
         cmocka_unit_test_setup(tensor_map_write_over_many_segments_leaves_one, setup),
         cmocka_unit_test_setup(tensor_map_exhausted_reader_pool_changes_nothing, setup),
