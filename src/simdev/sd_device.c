@@ -23,7 +23,7 @@ static void stream_teardown(struct simdev_stream *s)
     s->dead = 1;
     s->holds++;
     pthread_mutex_unlock(&sd_g.lock);
-    sd_stream_wait_idle(s);
+    sd_stream_wait_idle(s, 0);
     pthread_mutex_lock(&sd_g.lock);
     s->holds--;
     while (s->holds > 0)

@@ -25,7 +25,8 @@
  *
  * Placement (simdev_config.engine_affinity): each pool thread restricts
  * itself to its pool's CPU set when it starts; a thread running a block
- * inline moves itself to that set first.
+ * inline moves itself to that set first, except a replay's last node
+ * run where its runner is (sd_pool_run_unplaced; sd_graph.c, runs_here).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -183,6 +184,19 @@ static void run_inline(struct sd_pool *p, struct sd_launch *l, uint32_t block)
     current_launch = l;
     l->fn(block, l->block_dim, l->args);
     current_launch = outer;
+}
+
+int sd_pool_run_unplaced(struct sd_pool *p, simdev_kernel_fn fn, const void *args)
+{
+    (void)p;
+    struct sd_launch l = {.fn = fn, .args = args, .block_dim = 1};
+    atomic_init(&l.fault, 0);
+    atomic_init(&l.done_blocks, 0);
+    struct sd_launch *outer = current_launch;
+    current_launch = &l;
+    fn(0, 1, args);
+    current_launch = outer;
+    return atomic_load(&l.fault);
 }
 
 int sd_engine_runs_here(const struct sd_pool *p)

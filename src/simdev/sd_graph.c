@@ -115,15 +115,18 @@ static int deps_done(const struct simdev_graph *g, const struct sd_node *node, u
 }
 
 /* Runs one node; a kernel fault fails the replay and later nodes of the
- * replay are skipped, like ops on a faulted stream. */
-static void node_run(struct simdev_graph *g, const struct sd_node *node)
+ * replay are skipped, like ops on a faulted stream. `unplaced`: a
+ * one-block kernel runs where the runner is (runs_here). */
+static void node_run(struct simdev_graph *g, const struct sd_node *node, int unplaced)
 {
     if (atomic_load(&g->run_fault) != 0)
         return;
     int fault = 0;
+    struct sd_pool *pool = &sd_g.dev[g->device].pools[node->engine];
     switch (node->kind) {
     case SD_NODE_KERNEL:
-        fault = sd_pool_run(&sd_g.dev[g->device].pools[node->engine], node->fn, node->block_dim, node->args);
+        fault = unplaced ? sd_pool_run_unplaced(pool, node->fn, node->args)
+                         : sd_pool_run(pool, node->fn, node->block_dim, node->args);
         break;
     case SD_NODE_MEMCPY:
         sd_copy(node->dst, node->src, node->size);
@@ -168,6 +171,41 @@ static int moves(const struct simdev_graph *g, uint32_t r, uint32_t l)
     if (n->kind == SD_NODE_KERNEL)
         return sd_g.dev[g->device].pools[n->engine].cpus.count != 0 && placed != n->engine;
     return n->kind == SD_NODE_HOST_FUNC && placed >= 0;
+}
+
+/* Under g->mu: lane l's next node is the replay's last one left (every
+ * other lane finished, it ends its lane) and a kernel of one block. */
+static int last_node_alone(const struct simdev_graph *g, uint32_t l)
+{
+    const struct sd_node *n = &g->nodes[g->lane_nodes[l][g->lane[l].pos]];
+    return g->lanes_left == 1 && g->lane[l].pos + 1 == g->lane_len[l] && n->kind == SD_NODE_KERNEL &&
+           n->block_dim == 1;
+}
+
+/* Under g->mu: an idle runner need not move for lane l's next node. */
+static int placed_idle(const struct simdev_graph *g, uint32_t l)
+{
+    for (uint32_t r = 0; r < g->lane_count; r++)
+        if (g->lane[r].idle && !moves(g, r, l))
+            return 1;
+    return 0;
+}
+
+/* Under g->mu: whether runner r runs lane l's next node where it is: one
+ * it need not move for, or the replay's last node where the alternative
+ * is a hand-off to an idle runner placed for it. Engine placement keeps
+ * kernels that run at the same time (the kernel-mode chain's scheduler
+ * and executor) off each other's CPUs; nothing runs beside the last
+ * node, so its placement buys nothing, while the hand-off costs a wake
+ * of a runner that polls beside the synchronizing thread (2-4 us on
+ * the build VM). In the kernel-mode chain the helper that ran the
+ * AICore executor then runs the AICPU tail when the executor ends last,
+ * and publishes the replay's completion itself (run_lanes), so the
+ * stream worker is no longer between the executor's end and the
+ * synchronize's return (docs/performance.md, set AR). */
+static int runs_here(const struct simdev_graph *g, uint32_t r, uint32_t l)
+{
+    return !moves(g, r, l) || (last_node_alone(g, l) && placed_idle(g, l));
 }
 
 /* Under g->mu: gives lane l to idle runner r. */
@@ -223,8 +261,9 @@ static void hand(struct simdev_graph *g, uint32_t l)
  * then keeps the AICore executor's lane). With it, the worker, placed on
  * the AICPU by the chain's first kernel, keeps the AICPU scheduler's
  * lane, the executor's goes to a helper that stays on the AICore's CPUs,
- * and the tail kernel to the worker when it waits: no runner moves in a
- * replay (set Y). Returns the lane kept, or LANE_NONE. */
+ * and the AICPU tail, the replay's last node, stays with whichever of the
+ * two finishes last, unmoved (runs_here): no runner moves in a replay
+ * (sets Y, AR). Returns the lane kept, or LANE_NONE. */
 static uint32_t dispatch(struct simdev_graph *g, uint32_t me, uint32_t prefer, uint64_t epoch)
 {
     uint32_t keep = LANE_NONE, last = LANE_NONE, ready = 0;
@@ -233,12 +272,12 @@ static uint32_t dispatch(struct simdev_graph *g, uint32_t me, uint32_t prefer, u
             continue;
         g->lane[l].state = SD_LANE_READY;
         ready++;
-        if (!moves(g, me, l))
+        if (runs_here(g, me, l))
             keep = l;
     }
     if (ready == 0)
         return LANE_NONE;
-    if (prefer != LANE_NONE && g->lane[prefer].state == SD_LANE_READY && !moves(g, me, prefer))
+    if (prefer != LANE_NONE && g->lane[prefer].state == SD_LANE_READY && runs_here(g, me, prefer))
         keep = prefer;
     if (keep == LANE_NONE) {
         for (uint32_t l = 0; l < g->lane_count; l++)
@@ -246,8 +285,10 @@ static uint32_t dispatch(struct simdev_graph *g, uint32_t me, uint32_t prefer, u
                 last = l;
         keep = prefer != LANE_NONE && g->lane[prefer].state == SD_LANE_READY ? prefer : last;
     }
-    if (keep != LANE_NONE)
+    if (keep != LANE_NONE) {
+        g->lane[me].unplaced = moves(g, me, keep) && runs_here(g, me, keep);
         g->lane[keep].state = SD_LANE_OWNED;
+    }
     for (uint32_t l = 0; l < g->lane_count; l++)
         if (g->lane[l].state == SD_LANE_READY)
             hand(g, l);
@@ -256,14 +297,18 @@ static uint32_t dispatch(struct simdev_graph *g, uint32_t me, uint32_t prefer, u
 
 /* Under g->mu: runner `me` runs owned lane `l` while its nodes are ready,
  * then any lane its completions made ready, until it owns none. The
- * runner that finishes the last lane wakes the stream worker if it waits. */
+ * runner that finishes the last lane publishes the replay's completion to
+ * the stream's synchronizers (done_early) and wakes the stream worker if
+ * it waits. */
 static void run_lanes(struct simdev_graph *g, uint32_t me, uint32_t l, uint64_t epoch)
 {
     while (l != LANE_NONE) {
         struct sd_lane *ln = &g->lane[l];
+        int unplaced = g->lane[me].unplaced;
+        g->lane[me].unplaced = 0;
         uint32_t id = g->lane_nodes[l][ln->pos++];
         pthread_mutex_unlock(&g->mu);
-        node_run(g, &g->nodes[id]);
+        node_run(g, &g->nodes[id], unplaced);
         int8_t placed = runner_placement(g);
         pthread_mutex_lock(&g->mu);
         g->lane[me].placed = placed;
@@ -272,6 +317,11 @@ static void run_lanes(struct simdev_graph *g, uint32_t me, uint32_t l, uint64_t 
             ln->state = SD_LANE_PARKED;
         } else {
             ln->state = SD_LANE_FINISHED;
+            /* The replay is complete: a synchronizer polling for it may
+             * return before the stream worker sees this and retires the
+             * op (unless it faulted: the worker records the fault). */
+            if (g->lanes_left == 1 && atomic_load(&g->run_fault) == 0)
+                atomic_store_explicit(&g->run_stream->done_early, g->run_op + 1, memory_order_release);
             if (--g->lanes_left == 0 && g->lane[0].idle) {
                 g->lane[0].idle = 0;
                 atomic_fetch_add_explicit(&g->lane[0].pings, 1, memory_order_release);
@@ -396,7 +446,7 @@ static void idle_poll(struct simdev_graph *g, struct sd_lane *me)
  * worker is runner 0: it takes the lanes ready at the start, hands out the
  * others, runs what it keeps and whatever is handed to it, and returns
  * when every lane finished. */
-int sd_graph_run(struct simdev_graph *g)
+int sd_graph_run(struct simdev_graph *g, struct simdev_stream *s)
 {
     int8_t placed = runner_placement(g); /* the worker ran other ops since */
     pthread_mutex_lock(&g->mu);
@@ -413,6 +463,8 @@ int sd_graph_run(struct simdev_graph *g)
     }
     struct sd_lane *me = &g->lane[0];
     me->placed = placed;
+    g->run_stream = s;
+    g->run_op = atomic_load_explicit(&s->tail, memory_order_relaxed);
     run_lanes(g, 0, dispatch(g, 0, LANE_NONE, epoch), epoch);
     while (g->lanes_left > 0) {
         me->idle = 1;

@@ -146,6 +146,10 @@ int sd_engine_runs_here(const struct sd_pool *p);
 /* Runs all blocks of one launch, returns its fault code (0 if none).
  * The calling thread runs blocks of it too (sd_engine.c). */
 int sd_pool_run(struct sd_pool *p, simdev_kernel_fn fn, uint32_t block_dim, const void *args);
+/* Runs a one-block kernel of `p` on the calling thread where it is,
+ * without placing it on p's CPUs; returns its fault code (0 if none).
+ * For a replay's last node (sd_graph.c, runs_here). */
+int sd_pool_run_unplaced(struct sd_pool *p, simdev_kernel_fn fn, const void *args);
 
 /* ---- stream ops ---- */
 enum sd_op_kind {
@@ -192,6 +196,12 @@ struct simdev_stream {
     uint64_t head;             /* ops queued, monotonic (under mu) */
     _Atomic uint64_t tail;     /* ops retired, monotonic: changed under mu,
                                 * also polled without it (sd_stream_wait_idle) */
+    /* Ops known complete before the worker retires them, monotonic, at
+     * most head: the runner that finishes a replay's last node publishes
+     * it for synchronizers that poll (sd_graph.c, run_lanes). Only a wait
+     * that returns nothing but the fault may use it; the op is still
+     * being retired, so a destroy waits for the tail. */
+    _Atomic uint64_t done_early;
     uint8_t *arg_ring;
     uint64_t arg_head, arg_tail;
     int fault;                 /* sticky kernel fault, under mu */
@@ -242,6 +252,8 @@ struct sd_lane {
     uint8_t state;     /* SD_LANE_* */
     uint8_t idle;      /* the runner waits for a hand-off */
     int8_t placed;     /* engine whose CPUs the runner is on, or -1 */
+    uint8_t unplaced;  /* the runner runs the lane it kept where it is
+                        * (sd_graph.c, runs_here) */
     atomic_uint pings; /* raised (under mu) with each signal of cv, so the
                         * runner may poll it briefly before it blocks */
 };
@@ -270,6 +282,10 @@ struct simdev_graph {
     int busy, stop;
     uint32_t pending;        /* queued graph ops */
     atomic_int run_fault;
+    /* The stream whose worker runs the current replay, and that replay's
+     * op index on it (set at the replay's start, under mu). */
+    struct simdev_stream *run_stream;
+    uint64_t run_op;
 };
 struct simdev_graph *sd_graph_create(int device);  /* NULL on host OOM */
 int sd_graph_add_node(struct simdev_graph *g, const struct sd_node *node, uint32_t *id);
@@ -285,7 +301,9 @@ int sd_graph_prepare(struct simdev_graph *g);  /* starts helper runners */
  * then cost a cross-CPU wake-up (30-80 us) before the scheduler could
  * start. */
 #define SD_GRAPH_SPIN_NS 50000u
-int sd_graph_run(struct simdev_graph *g);      /* on a stream worker */
+/* On stream s's worker, running its op number s->tail: one replay, after
+ * any replay of g already running; returns its kernel fault or 0. */
+int sd_graph_run(struct simdev_graph *g, struct simdev_stream *s);
 void sd_graph_free(struct simdev_graph *g);    /* no replays pending */
 
 /* ---- capture sessions ---- */
@@ -366,7 +384,10 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
  * it blocks (sd_stream_worker.c, event_wait; docs/performance.md, sets
  * AF and AI). */
 #define SD_EVENT_POLL_NS 50000u
-int sd_stream_wait_idle(struct simdev_stream *s);
+/* `early`: a replay's op counts as done once its last node finished
+ * (done_early), before the worker retired it; for synchronize, never
+ * for a destroy. */
+int sd_stream_wait_idle(struct simdev_stream *s, int early);
 void sd_stream_free(struct simdev_stream *s);  /* drained, no holds */
 void *sd_stream_main(void *arg);              /* the worker thread */
 void sd_event_unref(struct simdev_event *e); /* under ev_mu; frees if dead */

@@ -110,22 +110,30 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
     pthread_mutex_unlock(&s->mu);
 }
 
-int sd_stream_wait_idle(struct simdev_stream *s)
+/* Whether the ops before `target` are done: retired, or with `early`
+ * published complete by a replay's last runner (done_early). */
+static int done(struct simdev_stream *s, uint64_t target, int early)
+{
+    return atomic_load_explicit(&s->tail, memory_order_acquire) >= target ||
+           (early && atomic_load_explicit(&s->done_early, memory_order_acquire) >= target);
+}
+
+int sd_stream_wait_idle(struct simdev_stream *s, int early)
 {
     pthread_mutex_lock(&s->mu);
     uint64_t target = s->head;
-    if (s->tail < target) {
+    if (!done(s, target, early)) {
         pthread_mutex_unlock(&s->mu);
         uint64_t until = clock_now_ns() + SD_SYNC_POLL_NS;
         /* Beside the AICore cores, the yields would take turns with the
          * cores this caller waits for: block at once there. */
         if (sd_engine_runs_here(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICORE]))
             until = 0;
-        while (atomic_load_explicit(&s->tail, memory_order_acquire) < target && clock_now_ns() < until)
+        while (!done(s, target, early) && clock_now_ns() < until)
             sched_yield();
         pthread_mutex_lock(&s->mu);
     }
-    while (s->tail < target) {
+    while (!done(s, target, early)) {
         if (s->idle_wake_at == 0 || target < s->idle_wake_at)
             s->idle_wake_at = target;
         pthread_cond_wait(&s->space_cv, &s->mu);
@@ -175,6 +183,7 @@ int simdev_stream_create(simdev_stream_t *stream)
         goto err_free_ring;
     s->device = device;
     atomic_init(&s->tail, 0);
+    atomic_init(&s->done_early, 0);
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->work_cv, NULL);
     pthread_cond_init(&s->space_cv, NULL);
@@ -239,7 +248,7 @@ int simdev_stream_destroy(simdev_stream_t stream)
     stream->dead = 1;
     stream->holds++;
     sd_unlock();
-    sd_stream_wait_idle(stream);
+    sd_stream_wait_idle(stream, 0);
     pthread_mutex_lock(&sd_g.lock);
     stream->holds--;
     while (stream->holds > 0)
@@ -254,7 +263,7 @@ static int stream_sync(struct simdev_stream *s)
 {
     s->holds++;
     sd_unlock();
-    int fault = sd_stream_wait_idle(s);
+    int fault = sd_stream_wait_idle(s, 1);
     pthread_mutex_lock(&sd_g.lock);
     s->holds--;
     pthread_cond_broadcast(&sd_g.cv);
@@ -324,7 +333,7 @@ int simdev_device_synchronize(void)
         return rc;
     int first_fault = 0;
     for (size_t i = 0; i < count; i++) {
-        int fault = sd_stream_wait_idle(held[i]);
+        int fault = sd_stream_wait_idle(held[i], 1);
         if (first_fault == 0)
             first_fault = fault;
     }

@@ -61,7 +61,7 @@ static int run_op(struct simdev_stream *s, const struct sd_op *op, int faulted)
         event_wait(op->event, op->seq);
         return 0;
     case SD_OP_GRAPH: {
-        int fault = faulted ? 0 : sd_graph_run(op->graph);
+        int fault = faulted ? 0 : sd_graph_run(op->graph, s);
         graph_done(op->graph);
         return fault;
     }

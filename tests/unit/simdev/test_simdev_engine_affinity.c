@@ -3,12 +3,15 @@
  * two or more CPUs allowed, AICPU and AICore pool threads run on disjoint
  * CPU sets that together cover the process's CPUs, in the documented
  * proportion; with it off, or with one CPU, they keep the process's set.
- * A replay's runners take the lanes they can run where they are placed.
+ * A replay's runners take the lanes they can run where they are placed;
+ * a replay's last node runs where the runner that made it ready is, and
+ * a synchronize that returns on that runner's word still sees every op.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "simdev/sd_internal.h"
 #include "simdev_setup.h"
@@ -202,13 +205,55 @@ static void next_replay(void *user)
     replay_no++;
 }
 
-/* The shape of the kernel-mode chain: on lane 0 an AICPU gate, then on
- * lane 1 an AICPU kernel and on lane 2 an AICore kernel that both wait
- * for it, then the AICPU tail on lane 0 after both. With the engines on
- * disjoint CPUs, no thread runs kernels of both engines in any replay:
- * the AICore kernel goes to a runner that stays on the AICore's CPUs, and
- * the AICPU kernels stay with runners on the AICPU's (each move would be
- * a system call and a forced migration). */
+/* The kernel-mode chain's shape, captured from s[0] with kernels[k] as
+ * kernel k (each gets its index as argument): on lane 0 an AICPU gate
+ * (0), then on lane 1 an AICPU kernel (1) and on lane 2 an AICore kernel
+ * (2) that both wait for it, then the AICPU tail (3) on lane 0 after
+ * both. */
+static simdev_graph_t capture_chain(simdev_stream_t s[3], simdev_event_t *fork, simdev_event_t join[2],
+                                    const simdev_kernel_fn kernels[GRAPH_KERNELS])
+{
+    static const uint32_t ids[GRAPH_KERNELS] = {0, 1, 2, 3};
+    static const int engines[GRAPH_KERNELS] = {SIMDEV_ENGINE_AICPU, SIMDEV_ENGINE_AICPU, SIMDEV_ENGINE_AICORE,
+                                               SIMDEV_ENGINE_AICPU};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(simdev_stream_create(&s[i]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_create(fork), SIMDEV_SUCCESS);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(simdev_event_create(&join[i]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_capture_begin(s[0], SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(s[0], engines[0], kernels[0], 1, &ids[0], 4), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_record(*fork, s[0]), SIMDEV_SUCCESS);
+    for (int i = 1; i < 3; i++)
+        assert_int_equal(simdev_stream_wait_event(s[i], *fork), SIMDEV_SUCCESS);
+    for (int k = 1; k < 3; k++)
+        assert_int_equal(simdev_launch_kernel(s[k], engines[k], kernels[k], 1, &ids[k], 4), SIMDEV_SUCCESS);
+    for (int i = 1; i < 3; i++) {
+        assert_int_equal(simdev_event_record(join[i - 1], s[i]), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_wait_event(s[0], join[i - 1]), SIMDEV_SUCCESS);
+    }
+    assert_int_equal(simdev_launch_kernel(s[0], engines[3], kernels[3], 1, &ids[3], 4), SIMDEV_SUCCESS);
+    simdev_graph_t graph = NULL;
+    assert_int_equal(simdev_capture_end(s[0], &graph), SIMDEV_SUCCESS);
+    return graph;
+}
+
+static void release_chain(simdev_stream_t s[3], simdev_event_t fork, simdev_event_t join[2], simdev_graph_t graph)
+{
+    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(simdev_event_destroy(join[i]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_destroy(fork), SIMDEV_SUCCESS);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(simdev_stream_destroy(s[i]), SIMDEV_SUCCESS);
+}
+
+/* With the engines on disjoint CPUs, the AICore kernel goes to a runner
+ * that stays on the AICore's CPUs, and the AICPU kernels that run before
+ * and beside it stay with runners on the AICPU's (each move would be a
+ * system call and a forced migration): no thread that ran the AICore
+ * kernel runs the gate or the AICPU kernel beside it in any replay. (The
+ * tail, which runs alone, stays with whichever runner finishes last.) */
 static void engine_affinity_replay_runners_keep_to_one_engine(void **state)
 {
     (void)state;
@@ -216,26 +261,8 @@ static void engine_affinity_replay_runners_keep_to_one_engine(void **state)
     configure_one_device(&process);
     simdev_stream_t s[3];
     simdev_event_t fork, join[2];
-    for (int i = 0; i < 3; i++)
-        assert_int_equal(simdev_stream_create(&s[i]), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_event_create(&fork), SIMDEV_SUCCESS);
-    for (int i = 0; i < 2; i++)
-        assert_int_equal(simdev_event_create(&join[i]), SIMDEV_SUCCESS);
-    const uint32_t ids[GRAPH_KERNELS] = {0, 1, 2, 3};
-    assert_int_equal(simdev_capture_begin(s[0], SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_launch_kernel(s[0], SIMDEV_ENGINE_AICPU, record_thread, 1, &ids[0], 4), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_event_record(fork, s[0]), SIMDEV_SUCCESS);
-    for (int i = 1; i < 3; i++)
-        assert_int_equal(simdev_stream_wait_event(s[i], fork), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_launch_kernel(s[1], SIMDEV_ENGINE_AICPU, record_thread, 1, &ids[1], 4), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_launch_kernel(s[2], SIMDEV_ENGINE_AICORE, record_thread, 1, &ids[2], 4), SIMDEV_SUCCESS);
-    for (int i = 1; i < 3; i++) {
-        assert_int_equal(simdev_event_record(join[i - 1], s[i]), SIMDEV_SUCCESS);
-        assert_int_equal(simdev_stream_wait_event(s[0], join[i - 1]), SIMDEV_SUCCESS);
-    }
-    assert_int_equal(simdev_launch_kernel(s[0], SIMDEV_ENGINE_AICPU, record_thread, 1, &ids[3], 4), SIMDEV_SUCCESS);
-    simdev_graph_t graph = NULL;
-    assert_int_equal(simdev_capture_end(s[0], &graph), SIMDEV_SUCCESS);
+    const simdev_kernel_fn kernels[GRAPH_KERNELS] = {record_thread, record_thread, record_thread, record_thread};
+    simdev_graph_t graph = capture_chain(s, &fork, join, kernels);
     replay_no = 0;
     for (int r = 0; r < REPLAYS; r++) {
         assert_int_equal(simdev_graph_launch(graph, s[0]), SIMDEV_SUCCESS);
@@ -244,19 +271,172 @@ static void engine_affinity_replay_runners_keep_to_one_engine(void **state)
     assert_int_equal(simdev_stream_synchronize(s[0]), SIMDEV_SUCCESS);
     assert_int_equal(replay_no, REPLAYS);
     if (CPU_COUNT(&process) >= 2) {
-        /* Every thread that ran the AICore kernel ran no AICPU kernel. */
+        /* No thread that ran the AICore kernel ran the gate or the
+         * AICPU kernel beside it. */
         for (int r = 0; r < REPLAYS; r++)
             for (int q = 0; q < REPLAYS; q++)
-                for (int k = 0; k < GRAPH_KERNELS; k++)
-                    if (k != 2)
-                        assert_false(pthread_equal(ran_by[r][2], ran_by[q][k]));
+                for (int k = 0; k < 2; k++)
+                    assert_false(pthread_equal(ran_by[r][2], ran_by[q][k]));
     }
-    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
-    for (int i = 0; i < 2; i++)
-        assert_int_equal(simdev_event_destroy(join[i]), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_event_destroy(fork), SIMDEV_SUCCESS);
-    for (int i = 0; i < 3; i++)
-        assert_int_equal(simdev_stream_destroy(s[i]), SIMDEV_SUCCESS);
+    release_chain(s, fork, join, graph);
+}
+
+/* ---- the last node runs where its runner is ---- */
+
+static simdev_graph_t watched;       /* the graph the kernels below replay in */
+static simdev_stream_t launched_on;  /* ... launched on this stream */
+static cpu_set_t tail_cpus[REPLAYS]; /* the CPUs the tail ran with */
+static uint64_t published_before_tail[REPLAYS]; /* done_early when it started */
+static uint32_t tail_count;          /* tails run, as the replays' output */
+static int tail_fault;               /* nonzero: the tail reports it */
+
+/* The AICore kernel: records its thread, then waits (bounded) until the
+ * stream worker waits inside the replay, i.e. the AICPU kernel beside it
+ * finished: the AICore kernel ends last, so its runner makes the tail
+ * ready. */
+static void aicore_ends_last(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    record_thread(block_idx, block_dim, args);
+    for (int i = 0; i < 20000; i++) {
+        pthread_mutex_lock(&watched->mu);
+        int waits = watched->lane[0].idle;
+        pthread_mutex_unlock(&watched->mu);
+        if (waits)
+            return;
+        usleep(100);
+    }
+}
+
+/* The tail: records its thread, its CPUs and the stream's published
+ * completions, then counts itself. */
+static void tail_counts(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    record_thread(block_idx, block_dim, args);
+    (void)sched_getaffinity(0, sizeof(tail_cpus[0]), &tail_cpus[replay_no]);
+    published_before_tail[replay_no] = atomic_load(&launched_on->done_early);
+    __atomic_store_n(&tail_count, tail_count + 1, __ATOMIC_RELEASE);
+    if (tail_fault != 0)
+        (void)simdev_kernel_report_fault(tail_fault);
+}
+
+/* The CPU set of `engine`'s pool threads as a cpu_set_t. */
+static void engine_cpus(int engine, cpu_set_t *set)
+{
+    CPU_ZERO(set);
+    for (int cpu = 0; cpu < CPU_SETSIZE && cpu < SD_CPU_WORDS * 64; cpu++)
+        if (sd_g.dev[0].pools[engine].cpus.bits[cpu / 64] >> (cpu % 64) & 1u)
+            CPU_SET(cpu, set);
+}
+
+/* When the AICore kernel ends last, its runner runs the AICPU tail itself,
+ * unmoved (nothing runs beside the last node), instead of handing it to
+ * the stream worker; that runner publishes the replay's completion
+ * (done_early: its op's index + 1, not before the tail ran, not the ops
+ * queued after it), and each synchronize, which may return on it before
+ * the worker retires the replay, sees the tail's effect and an async
+ * memset queued after the replay. The caller waits from an AICPU CPU,
+ * where a synchronize polls (beside the AICore cores it blocks at once
+ * and returns on the worker's wake-up). */
+static void engine_affinity_replay_last_node_runs_where_its_runner_is(void **state)
+{
+    (void)state;
+    cpu_set_t process;
+    configure_one_device(&process);
+    simdev_stream_t s[3];
+    simdev_event_t fork, join[2];
+    const simdev_kernel_fn kernels[GRAPH_KERNELS] = {record_thread, record_thread, aicore_ends_last, tail_counts};
+    watched = capture_chain(s, &fork, join, kernels);
+    launched_on = s[0];
+    uint8_t *flag = NULL;
+    assert_int_equal(simdev_malloc((void **)&flag, 64), SIMDEV_SUCCESS);
+    cpu_set_t aicpu, aicore;
+    engine_cpus(SIMDEV_ENGINE_AICPU, &aicpu);
+    engine_cpus(SIMDEV_ENGINE_AICORE, &aicore);
+    int split = CPU_COUNT(&process) >= 2;
+    if (split)
+        assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(aicpu), &aicpu), 0);
+    replay_no = 0;
+    tail_count = 0;
+    tail_fault = 0;
+    uint64_t ops = 0; /* queued on s[0] so far */
+    for (int r = 0; r < REPLAYS; r++) {
+        replay_no = (uint32_t)r;
+        uint64_t op = ops++;
+        assert_int_equal(simdev_graph_launch(watched, s[0]), SIMDEV_SUCCESS);
+        if (r % 2 == 1) {
+            assert_int_equal(simdev_memset_async(flag, r, 64, s[0]), SIMDEV_SUCCESS);
+            ops++;
+        }
+        assert_int_equal(simdev_stream_synchronize(s[0]), SIMDEV_SUCCESS);
+        assert_int_equal(__atomic_load_n(&tail_count, __ATOMIC_ACQUIRE), r + 1);
+        if (r % 2 == 1)
+            assert_int_equal(flag[63], r);
+        assert_true(published_before_tail[r] <= op);
+        assert_int_equal(atomic_load(&s[0]->done_early), op + 1);
+    }
+    if (split) {
+        assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(process), &process), 0);
+        for (int r = 0; r < REPLAYS; r++) {
+            assert_true(pthread_equal(ran_by[r][3], ran_by[r][2]));
+            assert_true(CPU_EQUAL(&tail_cpus[r], &aicore));
+        }
+    }
+    assert_int_equal(simdev_free(flag), SIMDEV_SUCCESS);
+    release_chain(s, fork, join, watched);
+}
+
+/* The stream side of an early completion: a synchronize (stream and
+ * device) returns once the ops before it are published complete
+ * (done_early), though the worker has not retired them; a query still
+ * reports them pending. The worker is held inside a host function that
+ * waits (bounded) for the caller. */
+static atomic_int host_may_return;
+
+static void host_waits_for_caller(void *user)
+{
+    (void)user;
+    for (int i = 0; i < 20000 && !atomic_load(&host_may_return); i++)
+        usleep(100);
+}
+
+static void engine_affinity_synchronize_returns_on_a_published_completion(void **state)
+{
+    (void)state;
+    cpu_set_t process;
+    configure_one_device(&process);
+    simdev_stream_t s = NULL;
+    assert_int_equal(simdev_stream_create(&s), SIMDEV_SUCCESS);
+    atomic_store(&host_may_return, 0);
+    assert_int_equal(simdev_launch_host_func(s, host_waits_for_caller, NULL), SIMDEV_SUCCESS);
+    atomic_store(&s->done_early, 1);
+    assert_int_equal(simdev_stream_synchronize(s), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_device_synchronize(), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_query(s), SIMDEV_ERROR_NOT_READY);
+    atomic_store(&host_may_return, 1);
+    assert_int_equal(simdev_stream_destroy(s), SIMDEV_SUCCESS);
+}
+
+/* A replay whose last node faults is not published early: the worker
+ * records the fault first, and the synchronize returns it. */
+static void engine_affinity_faulted_replay_is_not_published_early(void **state)
+{
+    (void)state;
+    cpu_set_t process;
+    configure_one_device(&process);
+    simdev_stream_t s[3];
+    simdev_event_t fork, join[2];
+    const simdev_kernel_fn kernels[GRAPH_KERNELS] = {record_thread, record_thread, aicore_ends_last, tail_counts};
+    watched = capture_chain(s, &fork, join, kernels);
+    launched_on = s[0];
+    replay_no = 0;
+    tail_count = 0;
+    tail_fault = SIMDEV_ERROR_KERNEL_FAULT;
+    assert_int_equal(simdev_graph_launch(watched, s[0]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(s[0]), SIMDEV_ERROR_KERNEL_FAULT);
+    assert_int_equal(tail_count, 1);
+    assert_int_equal(atomic_load(&s[0]->done_early), 0);
+    tail_fault = 0;
+    release_chain(s, fork, join, watched);
 }
 
 int main(void)
@@ -268,6 +448,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(engine_affinity_host_function_after_inline_kernel_runs_anywhere, clean,
                                         clean),
         cmocka_unit_test_setup_teardown(engine_affinity_replay_runners_keep_to_one_engine, clean, clean),
+        cmocka_unit_test_setup_teardown(engine_affinity_replay_last_node_runs_where_its_runner_is, clean, clean),
+        cmocka_unit_test_setup_teardown(engine_affinity_faulted_replay_is_not_published_early, clean, clean),
+        cmocka_unit_test_setup_teardown(engine_affinity_synchronize_returns_on_a_published_completion, clean,
+                                        clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
