@@ -380,6 +380,16 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
 /* How long a stream worker whose ring ran empty polls for the next op
  * before it blocks (docs/performance.md, set Y). */
 #define SD_STREAM_IDLE_POLL_NS 20000u
+/* Then, a worker on the AICore engine's CPUs naps SD_STREAM_NAP_NS at a
+ * time (timer slack SD_STREAM_NAP_SLACK_NS) for up to
+ * SD_STREAM_NAP_WINDOW_NS before it blocks: a program-mode run's next
+ * launch, a host build later, then finds it without a cross-vCPU
+ * wake-up (sd_stream_worker.c, idle_nap; docs/performance.md, set AS).
+ * The window covers the host build and upload of a 10,000-task graph
+ * (~300 us) with room; each nap costs its CPU a timer wake-up. */
+#define SD_STREAM_NAP_WINDOW_NS 1000000u
+#define SD_STREAM_NAP_NS 10000
+#define SD_STREAM_NAP_SLACK_NS 1000ul
 /* How long a stream worker polls for an event record it waits on before
  * it blocks (sd_stream_worker.c, event_wait; docs/performance.md, sets
  * AF and AI). */

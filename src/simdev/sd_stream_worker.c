@@ -7,6 +7,8 @@
 #define _GNU_SOURCE
 #include <sched.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
 
 #include "common/clock.h"
 #include "simdev/sd_internal.h"
@@ -89,11 +91,39 @@ static int run_op(struct simdev_stream *s, const struct sd_op *op, int faulted)
     }
 }
 
+/* With s->mu held and the ring empty, a worker placed on the AICore
+ * engine's CPUs (its last kernel ran there inline): naps for up to
+ * SD_STREAM_NAP_WINDOW_NS, SD_STREAM_NAP_NS at a time, checking the ring
+ * between naps; returns with s->mu held. A napping worker is no condvar
+ * waiter, so the host's next launch signals nobody: waking a thread
+ * blocked on the other, idle vCPU stalls the waking thread about 33 us
+ * on this VM (its IPI), while a nap ends on the napper's own timer.
+ * That stall sat in every program-mode run, between the upload and the
+ * scheduler launch (docs/performance.md, set AS). A worker elsewhere
+ * shares its CPUs with the host and the AICPU engine, whose work each
+ * nap's wake-up would preempt, and waking it is local and cheap. */
+static void idle_nap(struct simdev_stream *s)
+{
+    if (!sd_engine_placed_on(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICORE]))
+        return;
+    /* The default slack (50 us) would stretch every nap five-fold. */
+    static _Thread_local int slack_set;
+    if (!slack_set)
+        slack_set = prctl(PR_SET_TIMERSLACK, SD_STREAM_NAP_SLACK_NS) == 0;
+    uint64_t until = clock_now_ns() + SD_STREAM_NAP_WINDOW_NS;
+    while (s->tail == s->head && !s->stop && clock_now_ns() < until) {
+        struct timespec nap = {0, SD_STREAM_NAP_NS};
+        pthread_mutex_unlock(&s->mu);
+        (void)nanosleep(&nap, NULL);
+        pthread_mutex_lock(&s->mu);
+    }
+}
+
 /* With s->mu held and the ring empty: polls for a push for up to
  * SD_STREAM_IDLE_POLL_NS, yielding between polls (each poll takes s->mu
- * briefly), and returns with s->mu held; the caller then blocks if the
- * ring is still empty. A launch that follows within the poll wakes no
- * sleeping thread (docs/performance.md, set Y). */
+ * briefly), then naps (idle_nap), and returns with s->mu held; the
+ * caller then blocks if the ring is still empty. A launch that follows
+ * within the poll wakes no sleeping thread (docs/performance.md, set Y). */
 static void idle_poll(struct simdev_stream *s)
 {
     uint64_t until = clock_now_ns() + SD_STREAM_IDLE_POLL_NS;
@@ -102,6 +132,7 @@ static void idle_poll(struct simdev_stream *s)
         sched_yield();
         pthread_mutex_lock(&s->mu);
     }
+    idle_nap(s);
 }
 
 /* Under s->mu, after an op retired: wakes the space_cv waiters if one of

@@ -445,6 +445,44 @@ static void stream_worker_blocks_after_a_brief_idle_poll(void **state)
     assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
 }
 
+/* A worker whose last kernel ran on the AICore engine naps between
+ * checks of its ring instead of blocking (so the host's next launch
+ * wakes no thread on another vCPU), but only for a bounded window: 300 ms
+ * after the launch, with nothing queued, the process has used little CPU
+ * (naps every 10 us through the whole idle time would cost a large part
+ * of a CPU in timer wake-ups). Launches queued during the window and
+ * after it both run, in order. */
+static void stream_worker_on_aicore_naps_briefly_then_blocks(void **state)
+{
+    (void)state;
+    simdev_stream_t stream = fix_stream();
+    struct fix_log log = {0};
+    struct fix_log_args first = {&log, 1}, second = {&log, 2}, third = {&log, 3};
+    struct timespec t0, t1, gap = {0, 200 * 1000L}, idle = {0, 300 * 1000000L};
+    assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICORE, fix_log_kernel, 1, &first, sizeof first),
+                     SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    while (nanosleep(&gap, &gap) != 0)
+        ;
+    assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICORE, fix_log_kernel, 1, &second, sizeof second),
+                     SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    assert_int_equal(clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0), 0);
+    while (nanosleep(&idle, &idle) != 0)
+        ;
+    assert_int_equal(clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1), 0);
+    double cpu = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    if (cpu > 30.0)
+        fail_msg("the process used %.1f ms of CPU in 300 ms with its AICore stream idle", cpu);
+    assert_int_equal(simdev_launch_kernel(stream, SIMDEV_ENGINE_AICORE, fix_log_kernel, 1, &third, sizeof third),
+                     SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(stream), SIMDEV_SUCCESS);
+    assert_int_equal(log.count, 3);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(log.values[i], i + 1);
+    assert_int_equal(simdev_stream_destroy(stream), SIMDEV_SUCCESS);
+}
+
 /* A stream waiting on another stream's event record polls for it only
  * briefly, then blocks: while the recording stream is held 300 ms by a
  * gate, the process uses far less CPU than that (a waiter that polled
@@ -663,6 +701,7 @@ int main(void)
         FIX_TEST(kernel_of_one_block_runs_while_every_pool_thread_is_busy),
         FIX_TEST(stream_host_funcs_run_in_order),
         FIX_TEST(stream_worker_blocks_after_a_brief_idle_poll),
+        FIX_TEST(stream_worker_on_aicore_naps_briefly_then_blocks),
         FIX_TEST(stream_waiting_on_an_event_blocks_after_a_brief_poll),
         FIX_TEST(stream_kernels_run_in_order_past_ring_capacity),
         FIX_TEST(stream_async_copies_and_sets_apply_in_order),
