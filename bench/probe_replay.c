@@ -32,7 +32,11 @@
  *                                (callgrind: --toggle-collect=simpler_run
  *                                for the host thread's part)
  * PROBE_DOT=path writes the captured graph (replay, w3, slot) as
- * Graphviz DOT. The images are read beside this program:
+ * Graphviz DOT. PROBE_PIN_CPU=n pins the calling thread (only it: simdev's
+ * threads started before keep their placement) to CPU n before the
+ * repeated work of replay, w3, slot and eager, so each of a process's
+ * two modes (the caller beside the AICPU or the AICore engine) can be
+ * probed alone (docs/performance.md, sets AQ and AU). The images are read beside this program:
  * ../tests/fixtures/program/vadd.callable (built with the tests),
  * callables/bench_dag.callable and ../examples/paged_attention.callable.
  * The decode modes check the step's output against the golden once,
@@ -52,6 +56,21 @@
 
 #define VADD_ELEMS 256u
 #define PATH_BYTES 4096
+
+#include <sched.h>
+
+static void check(int rc, const char *what);
+
+static void pin_main(void)
+{
+    const char *cpu = getenv("PROBE_PIN_CPU");
+    if (cpu == NULL)
+        return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(atoi(cpu), &set);
+    check(sched_setaffinity(0, sizeof(set), &set), "PROBE_PIN_CPU");
+}
 
 static void check(int rc, const char *what)
 {
@@ -119,6 +138,7 @@ static void probe_kernel(const char *relative, const ChipStorageTaskArgs *in, un
     check(simpler_kernel_mode_init(ctx, 0, NULL, 1), "init");
     check(simpler_kernel_mode_prepare_callable(ctx, 0, img, size, s), "prepare");
     check(simpler_kernel_mode_ctx_control(ctx, &f), "freeze");
+    pin_main();
     if (eager) {
         for (unsigned i = 0; i < repeats; i++) {
             check(simpler_kernel_mode_launch(ctx, 0, &args, s), "launch");
@@ -199,6 +219,7 @@ static void probe_decode(int mode, unsigned step, unsigned repeats)
     decode_case(&st.c, step);
     check(example_inputs_prepare(st.ctx, &st.c, &st.b, step + 1), "inputs");
     check(example_args_make(&st.c, &st.b, &args), "args");
+    pin_main();
     for (unsigned i = 0; i < repeats; i++) {
         check(decode_step_run(&st, mode, &args, &ns, &res), "decode step");
         if (i == 0) {
