@@ -28,7 +28,7 @@
  * check value per task instead of the empty one, the values simpler's
  * tasks left. A simpler row that cannot run prints n/a with the failing status;
  * a wrong result stops the bench with exit status 1.
- * Usage: bench_graph [--json] [--runs N]
+ * Usage: bench_graph [--json] [--runs N] [--only TEXT] [--host-cpu N]
  */
 #include <stdatomic.h>
 #include <stddef.h>
@@ -326,7 +326,11 @@ int main(int argc, char **argv)
     struct simpler_program *program = NULL;
     const char *stage = "";
     int program_status = simpler_program_create(BENCH_DAG_CALLABLE, &program, &stage);
-    bench_machine_rows(&report, opt.runs);
+    bench_machine_rows(&report, opt.runs); /* before the pin: it pins threads to two CPUs itself */
+    if (bench_pin_host(&opt) != 0) {
+        fprintf(stderr, "bench_graph: cannot pin the main thread to CPU %d\n", opt.host_cpu);
+        return 1;
+    }
     for (int shape = 0; shape < DAG_SHAPE_COUNT; shape++) {
         if (!bench_selected(&opt, dag_shape_name((enum dag_shape)shape)))
             continue;

@@ -1,6 +1,9 @@
 /* The clock, the median and the result table of timing.h. */
+#define _GNU_SOURCE
 #include "timing.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,8 +123,10 @@ void bench_report_print(const struct bench_report *r, int json)
 static int usage(const char *prog, int status)
 {
     fprintf(stderr,
-            "usage: %s [--json] [--runs N] [--only TEXT]\n  --runs N     runs per measurement, 1..%d (default %d)\n"
-            "  --only TEXT  only the groups of rows whose name contains TEXT\n",
+            "usage: %s [--json] [--runs N] [--only TEXT] [--host-cpu N]\n"
+            "  --runs N        runs per measurement, 1..%d (default %d)\n"
+            "  --only TEXT     only the groups of rows whose name contains TEXT\n"
+            "  --host-cpu N    pin the main thread to CPU N once simdev is up (bench_graph)\n",
             prog, BENCH_RUNS_MAX, BENCH_RUNS_DEFAULT);
     return status;
 }
@@ -136,6 +141,7 @@ int bench_options_parse(int argc, char **argv, struct bench_options *opt, int *e
     opt->json = 0;
     opt->runs = BENCH_RUNS_DEFAULT;
     opt->only = NULL;
+    opt->host_cpu = -1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             opt->json = 1;
@@ -149,10 +155,28 @@ int bench_options_parse(int argc, char **argv, struct bench_options *opt, int *e
             opt->runs = (unsigned)n;
         } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc && argv[i + 1][0] != '\0') {
             opt->only = argv[++i];
+        } else if (strcmp(argv[i], "--host-cpu") == 0 && i + 1 < argc) {
+            char *end = NULL;
+            unsigned long n = strtoul(argv[++i], &end, 10);
+            if (*end != '\0' || n >= CPU_SETSIZE) {
+                *exit_code = usage(argv[0], 2);
+                return 1;
+            }
+            opt->host_cpu = (int)n;
         } else {
             *exit_code = usage(argv[0], strcmp(argv[i], "--help") == 0 ? 0 : 2);
             return 1;
         }
     }
     return 0;
+}
+
+int bench_pin_host(const struct bench_options *opt)
+{
+    if (opt->host_cpu < 0)
+        return 0;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(opt->host_cpu, &set);
+    return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0 ? 0 : -1;
 }

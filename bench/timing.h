@@ -51,11 +51,19 @@ struct bench_options {
     int json;
     unsigned runs;
     const char *only; /* --only TEXT: NULL runs every group */
+    int host_cpu;     /* --host-cpu N: -1 leaves the main thread unpinned */
 };
 int bench_options_parse(int argc, char **argv, struct bench_options *opt, int *exit_code);
 /* Whether the group of rows named `group` runs: every group without
  * --only, else those whose name contains its text ("W3", "2 tasks",
  * "decode step 15"). */
 int bench_selected(const struct bench_options *opt, const char *group);
+/* Pins the calling thread to opt->host_cpu (nothing when -1); 0, or -1
+ * when the CPU was refused. Called after simdev placed its engine
+ * threads: pinning the whole process (taskset) would leave simdev one
+ * CPU, and it places its engines only across two or more. A process's
+ * clock figures are bimodal with the host's CPU (docs/performance.md,
+ * sets AP and AW); this fixes the mode. */
+int bench_pin_host(const struct bench_options *opt);
 
 #endif

@@ -70,23 +70,18 @@ void sd_heap_free_all(struct sd_heap *h);
 /* 1 when [p, p+size) lies inside one live allocation. */
 int sd_heap_contains(const struct sd_heap *h, const void *p, size_t size);
 
-/* Every simdev copy (synchronous, stream op, graph node) runs this. It
- * has memmove's effect; a copy of SD_STREAMING_COPY_MIN bytes or more
- * into a device's memory that does not overlap its source stores around
- * the CPU caches, as a DMA engine writes device memory: the lines are
- * not pulled into the copying CPU's cache, and copies held by other CPUs
- * (the device threads that read the previous contents) are invalidated
- * without a transfer each. Sanitizer builds use memmove throughout, so
- * the sanitizer sees every byte (docs/simdev.md). */
-#define SD_STREAMING_COPY_MIN ((size_t)64 * 1024)
+/* Every simdev copy (synchronous, stream op, graph node) runs this: a
+ * memmove. Plain stores, not streaming ones: the image upload measured
+ * 1.5-2.3 ns per task faster with them whichever CPU the host thread is
+ * on, device validation unchanged (docs/performance.md, set AW). */
+void sd_copy(void *dst, const void *src, size_t size);
+
 /* A launch's argument copy into its stream's ring bypasses the caller's
- * caches from this size on (sd_stream.c, ring_copy): lower than
- * SD_STREAMING_COPY_MIN because the ring's lines were last read by the
- * engine threads on another CPU, so ordinary stores would first fetch
- * each line back; an eager kernel-mode launch of a few hundred tasks
+ * caches from this size on (sd_stream.c, ring_copy): the ring's lines
+ * were last read by the engine threads on another CPU, so ordinary
+ * stores would first fetch each line back; an eager kernel-mode launch of a few hundred tasks
  * passes this many bytes (docs/performance.md, set AA). */
 #define SD_STREAM_ARG_STREAMING_MIN ((size_t)32 * 1024)
-void sd_copy(void *dst, const void *src, size_t size);
 
 /* Initializes a mutex that a contended lock spins on briefly (glibc's
  * adaptive mutex: a bounded number of tries) before it blocks in the

@@ -4,61 +4,8 @@
 
 #include "simdev/sd_internal.h"
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SD_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SD_SANITIZED 1
-#endif
-#if defined(__SSE2__) && !defined(SD_SANITIZED)
-#include <emmintrin.h>
-#define SD_STREAMING_STORES 1
-#endif
-
-#ifdef SD_STREAMING_STORES
-/* Whether [p, p + size) lies inside one device's heap region. The
- * regions are fixed while simdev is started (every engine and stream
- * thread lives inside that), so no lock is needed. */
-static int in_a_heap(const void *p, size_t size)
-{
-    uintptr_t a = (uintptr_t)p;
-    for (uint32_t d = 0; d < sd_g.cfg.device_count && d < SIMDEV_MAX_DEVICES; d++) {
-        uintptr_t base = (uintptr_t)sd_g.dev[d].heap.base;
-        if (base != 0 && a >= base && size <= sd_g.dev[d].heap.bytes && a - base <= sd_g.dev[d].heap.bytes - size)
-            return 1;
-    }
-    return 0;
-}
-
-/* Stores around the caches, 16 bytes at a time, then a fence so that the
- * copy is complete (and visible to every CPU) on return. */
-static void streaming_copy(uint8_t *dst, const uint8_t *src, size_t size)
-{
-    size_t head = (16u - ((uintptr_t)dst & 15u)) & 15u;
-    memcpy(dst, src, head);
-    dst += head;
-    src += head;
-    size -= head;
-    size_t blocks = size / 16u;
-    for (size_t i = 0; i < blocks; i++)
-        _mm_stream_si128((__m128i *)(void *)(dst + 16u * i), _mm_loadu_si128((const __m128i *)(const void *)(src + 16u * i)));
-    _mm_sfence();
-    memcpy(dst + 16u * blocks, src + 16u * blocks, size - 16u * blocks);
-}
-#endif
-
 void sd_copy(void *dst, const void *src, size_t size)
 {
-#ifdef SD_STREAMING_STORES
-    uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
-    int overlap = d < s + size && s < d + size;
-    if (size >= SD_STREAMING_COPY_MIN && !overlap && in_a_heap(dst, size)) {
-        streaming_copy(dst, src, size);
-        return;
-    }
-#endif
     memmove(dst, src, size);
 }
 
