@@ -35,7 +35,8 @@ static int check_desc(const device_run_desc *desc)
 /* The arena clear on the AICPU stream and the executor launch on the
  * AICore stream after it. */
 static int enqueue_engines(const platform_launch_ops *ops, platform_stream *aicpu, platform_stream *aicore,
-                           platform_event *aicore_start, const device_run_desc *desc, int clear)
+                           platform_event *aicore_start, const device_run_desc *desc, int clear,
+                           platform_kernel_fn executor)
 {
     void *arena = (void *)(uintptr_t)desc->runtime_base;
     uint32_t cores = device_run_desc_blocks(desc);
@@ -45,8 +46,7 @@ static int enqueue_engines(const platform_launch_ops *ops, platform_stream *aicp
         (rc = ops->event_record(ops->user, aicore_start, aicpu)) != 0 ||
         (rc = ops->stream_wait_event(ops->user, aicore, aicore_start)) != 0)
         return rc;
-    return ops->launch_kernel(ops->user, aicore, PLATFORM_ENGINE_AICORE, device_executor_kernel, cores, desc,
-                              sizeof(*desc));
+    return ops->launch_kernel(ops->user, aicore, PLATFORM_ENGINE_AICORE, executor, cores, desc, sizeof(*desc));
 }
 
 /* The AICPU stream's prologue and the AICore stream's launch. */
@@ -66,7 +66,8 @@ static int enqueue_front(const platform_launch_ops *ops, const device_streams *s
         return rc;
     *enqueued = 1;
     if ((rc = ops->stream_wait_event(ops->user, st->aicpu, ev->start)) != 0 ||
-        (rc = enqueue_engines(ops, st->aicpu, st->aicore, ev->aicore_start, desc, gate == NULL)) != 0)
+        (rc = enqueue_engines(ops, st->aicpu, st->aicore, ev->aicore_start, desc, gate == NULL,
+                              gate != NULL && gate->executor != NULL ? gate->executor : device_executor_kernel)) != 0)
         return rc;
     return ops->event_record(ops->user, ev->aicore_done, st->aicore);
 }

@@ -82,6 +82,10 @@ typedef struct device_gate {
     platform_kernel_fn fn;
     const void *args;
     size_t bytes;
+    /* The AICore body, launched with the descriptor in place of
+     * device_executor_kernel (kernel mode: kernel_executor_kernel, which
+     * verifies the descriptor's seal first); NULL: device_executor_kernel. */
+    platform_kernel_fn executor;
 } device_gate;
 
 /* device_chain_enqueue_launch behind a gate: the gate kernel first on the

@@ -55,7 +55,8 @@ typedef struct device_runtime_header {
     _Atomic uint32_t dispatching;    /* 1 once the scheduler validated and starts handing out tasks */
     uint32_t task_count;             /* argument-slot launch: the tasks of the packet the scheduler runs */
     _Atomic uint64_t kernels_addr;   /* argument-slot launch: its kernel table (device_kernel_table *) */
-    uint32_t reserved[54];
+    _Atomic uint32_t refused;        /* kernel mode: an executor block refused its descriptor (bad seal) */
+    uint32_t reserved[53];
 } device_runtime_header;
 
 typedef struct device_task_state {

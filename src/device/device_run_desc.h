@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "device/device_kernel_table.h"
 #include "graph/requirements.h"
@@ -49,9 +50,41 @@ typedef struct device_run_desc {
                                   table the scheduler publishes in the runtime header at execution time */
     uint16_t aic_started;      /* executor blocks that start, by core type (docs/device.md, "Started */
     uint16_t aiv_started;      /* cores"); both 0: every core's block starts */
+    uint64_t seal;             /* kernel mode: device_run_desc_seal_of the rest, set last on the host
+                                  (docs/device.md, "The descriptor of a kernel-mode packet") */
 } device_run_desc;
 
 _Static_assert(sizeof(device_run_desc) % 8 == 0, "an inline image after the descriptor stays 8-aligned");
+
+/* The seal of a kernel-mode descriptor: a checksum over every word but
+ * the seal itself, computed by the host once the serial and the started
+ * cores are set. The scheduler and the executor get their own copies of
+ * the launch arguments and verify them before they read a field: a word
+ * changed on the way (the gate word, the serial, a core count) would
+ * otherwise skip the gate or leave one side waiting for the other. Each
+ * word is mixed in at its own rotation, so changing any one field always
+ * changes the seal; the multiply at the end spreads it. Not a MAC: it
+ * catches corruption, not a forger. */
+static inline uint64_t device_run_desc_seal_of(const device_run_desc *d)
+{
+    const unsigned char *bytes = (const unsigned char *)d;
+    uint64_t h = 0x9e3779b97f4a7c15u;
+    for (size_t at = 0; at < offsetof(device_run_desc, seal); at += sizeof(uint64_t)) {
+        uint64_t w;
+        memcpy(&w, bytes + at, sizeof(w)); /* one load; no aliasing question */
+        h = ((h << 7) | (h >> 57)) ^ w;
+    }
+    return (h * 0xff51afd7ed558ccdu) | 1u; /* never 0: an unsealed descriptor never passes */
+}
+
+static inline int device_run_desc_sealed(const device_run_desc *d)
+{
+    return d->seal == device_run_desc_seal_of(d);
+}
+
+_Static_assert(offsetof(device_run_desc, seal) + sizeof(uint64_t) == sizeof(device_run_desc) &&
+                   offsetof(device_run_desc, seal) % sizeof(uint64_t) == 0,
+               "the seal is the last word and covers every word before it");
 
 /* Bytes of the runtime arena one execution of the descriptor touches:
  * header, task state and every handshake slot (requirements.h); the chain

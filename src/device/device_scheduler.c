@@ -426,6 +426,10 @@ static void await_completions(device_sched *s)
             s->stalled = 0;
             return;
         }
+        if (atomic_load(&s->rt->refused)) {
+            atomic_store(&s->rt->sched_sleeping, 0);
+            return; /* run_graph ends the execution */
+        }
         rouse_holders(s);
         device_wait_block(&s->rt->doorbell, bell);
         atomic_store(&s->rt->sched_sleeping, 0);
@@ -443,7 +447,19 @@ void device_sched_announce_dispatch(device_sched *s)
     atomic_store_explicit(&s->rt->dispatching, 1, memory_order_release);
 }
 
-static void run_graph(const device_run_desc *d, int image_passed)
+/* Whether an executor block refused its copy of the descriptor (kernel
+ * mode, kernel_executor_kernel): it never arrives, so the tasks posted
+ * to its core would be waited for forever. It rings the doorbell after
+ * raising the flag, so a scheduler blocked on the doorbell wakes and
+ * comes here. */
+static int executor_refused(const device_sched *s)
+{
+    return atomic_load_explicit(&s->rt->refused, memory_order_acquire) != 0;
+}
+
+/* Returns 0, or DEVICE_ERR_DESC_SEAL when an executor refused its copy
+ * of the descriptor: the execution ends with the tasks it had. */
+static int run_graph(const device_run_desc *d, int image_passed)
 {
     const uint8_t *image = (const uint8_t *)(uintptr_t)d->definition_base;
     const graph_image_header *h = (const graph_image_header *)image;
@@ -461,9 +477,12 @@ static void run_graph(const device_run_desc *d, int image_passed)
     device_sched_retire(&s);
     device_sched_announce_dispatch(&s);
     while (s.completed < d->task_count) {
+        if (executor_refused(&s))
+            return DEVICE_ERR_DESC_SEAL;
         device_sched_dispatch(&s);
         await_completions(&s);
     }
+    return executor_refused(&s) ? DEVICE_ERR_DESC_SEAL : DEVICE_STATUS_OK;
 }
 
 /* A new execution's header: what it runs, its run count (a replay of
@@ -542,7 +561,11 @@ static void execute(const device_run_desc *d, uint64_t checksum, uint64_t *passe
     if (d->trace_base != 0)
         reset_trace(d);
     uint64_t t1 = device_now_ns();
-    run_graph(d, known);
+    rc = run_graph(d, known);
+    if (rc != DEVICE_STATUS_OK) {
+        refuse(d, rc, 1);
+        return;
+    }
     device_runtime_header *rt = device_runtime_header_at(d);
     rt->prepare_ns = t1 - t0;
     uint64_t t2 = device_now_ns();

@@ -15,6 +15,10 @@
 #define DEVICE_ERR_IMAGE_INVALID PTO_DEVICE_ERR_IMAGE_INVALID
 /* the run descriptor is malformed or disagrees with the image */
 #define DEVICE_ERR_PACKET_INVALID PTO_DEVICE_ERR_PACKET_INVALID
+/* Kernel mode: a copy of the execution's descriptor failed its seal
+ * (device_run_desc_seal_of): the packet-header status, as every other
+ * descriptor field the check refuses without a status of its own. */
+#define DEVICE_ERR_DESC_SEAL PTO_DEVICE_ERR_PACKET_HEADER
 /* the kernel table's generation is not the one launched */
 #define DEVICE_ERR_GENERATION PTO_DEVICE_ERR_GENERATION
 /* a task's func_id has no kernel */

@@ -6,15 +6,77 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "device/device_handshake.h"
 #include "device/device_kernels.h"
 #include "device/device_status.h"
 #include "device/device_slot.h"
+#include "device/device_wait.h"
+
+/* The runtime arena's base is at least cache-line aligned: its slots
+ * start on cache lines (requirements.h). */
+#define RUNTIME_BASE_ALIGN 64u
+
+/* Raises the refusal flag in the runtime header at `runtime_base` and
+ * rings the doorbell, so a scheduler running there, waiting for a core
+ * that will never come or blocked on the doorbell, ends its execution
+ * with DEVICE_ERR_DESC_SEAL (device_scheduler.c, run_graph). */
+static void refusal_raise(uint64_t runtime_base)
+{
+    device_runtime_header *rt = (device_runtime_header *)(uintptr_t)runtime_base;
+    atomic_store(&rt->refused, 1);
+    atomic_fetch_add(&rt->doorbell, 1);
+    device_wait_wake(&rt->doorbell);
+}
+
+void kernel_executor_kernel(uint32_t block, uint32_t block_dim, const void *args)
+{
+    const device_run_desc *d = args;
+    if (device_run_desc_sealed(d)) {
+        device_executor_kernel(block, block_dim, args);
+        return;
+    }
+    /* A changed copy: no field is trusted but the runtime arena's base,
+     * which this block needs to tell the scheduler (which would otherwise
+     * wait for this core forever). A base that is not an arena's
+     * alignment is not followed. */
+    if (d->runtime_base != 0 && (d->runtime_base & (RUNTIME_BASE_ALIGN - 1u)) == 0)
+        refusal_raise(d->runtime_base);
+}
+
+void kernel_unsealed_refuse(uint64_t status_words_addr)
+{
+    if (status_words_addr == 0 || (status_words_addr & 7u) != 0)
+        return; /* nothing left to trust; the host never sends this */
+    kernel_status_words *w = (kernel_status_words *)(uintptr_t)status_words_addr;
+    uint64_t runtime = w->frozen.runtime_base;
+    kernel_status_publish(&w->run, &w->sticky, DEVICE_ERR_DESC_SEAL);
+    /* Whether this execution holds the gate is unknown (the serial is
+     * one of the fields not trusted): end whatever runs on the arena.
+     * Its scheduler sees the flag, its cores the quit; every slot, as
+     * the core count is not trusted either (the arena holds them all). */
+    refusal_raise(runtime);
+    device_run_desc all = {.runtime_base = runtime, .aic_count = DEVICE_CORE_MAX};
+    device_slots_quit(&all);
+}
 
 void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
     const device_run_desc *d = args;
     (void)block_dim;
-    if (block_idx != 0 || !kernel_gate_held(d))
+    if (block_idx != 0)
+        return;
+    if (!device_run_desc_sealed(d)) {
+        /* The status words the packet names, once its head checksum
+         * vouches for them and their frozen regions are the packet's. */
+        const SimplerKernelInvocationHeader *h = kernel_packet_header_of(args);
+        const kernel_graph_packet *p = kernel_packet_of(args);
+        const kernel_status_words *w = (const kernel_status_words *)(uintptr_t)p->status_addr;
+        if (kernel_packet_head_checksum(h, p) == p->head_checksum && w != NULL && (p->status_addr & 7u) == 0 &&
+            memcmp(&w->frozen, &p->regions, sizeof(p->regions)) == 0)
+            kernel_unsealed_refuse(p->status_addr);
+        return;
+    }
+    if (!kernel_gate_held(d))
         return; /* refused at the gate: the regions belong to another execution */
     /* Checks the packet and, once its lengths are trusted, restores the
      * image and the staged HOST tensors into the working regions in the

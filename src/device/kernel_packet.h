@@ -317,6 +317,21 @@ static inline int kernel_gate_held(const device_run_desc *d)
         return 1;
     return atomic_load_explicit((_Atomic uint64_t *)(uintptr_t)d->gate_addr, memory_order_acquire) == d->serial;
 }
+/* AICore body of a kernel-mode chain (device_gate.executor): runs
+ * device_executor_kernel on the descriptor when its seal holds
+ * (device_run_desc_sealed); otherwise reads no field but the runtime
+ * arena's base, there raises the refusal flag and rings the doorbell, so
+ * the scheduler ends the execution with DEVICE_ERR_DESC_SEAL instead of
+ * waiting for this core. */
+void kernel_executor_kernel(uint32_t block, uint32_t block_dim, const void *args);
+/* A scheduler whose descriptor failed its seal ends the execution
+ * through status words it still trusts (the packet's, vouched for by the
+ * head checksum, or an argument-slot launch's own): DEVICE_ERR_DESC_SEAL
+ * as the run and (if first) sticky status, the refusal flag raised in
+ * the frozen runtime arena and every core slot there told to quit.
+ * Whether the execution holds the gate is unknown, so a concurrent
+ * execution of the context ends too (fails, never hangs). */
+void kernel_unsealed_refuse(uint64_t status_words_addr);
 /* AICPU body: copies a kernel_register_args record into its slot. */
 void kernel_register_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
 /* AICPU body on the caller stream: stores a kernel_arg_store_args

@@ -53,7 +53,7 @@ static int stale(const slot_fixed *f)
 
 /* Every byte of device_run_desc is a field: the stored descriptor is
  * compared whole (stored_desc_check). */
-_Static_assert(sizeof(device_run_desc) == 6 * sizeof(uint32_t) + 17 * sizeof(uint64_t) +
+_Static_assert(sizeof(device_run_desc) == 6 * sizeof(uint32_t) + 18 * sizeof(uint64_t) +
                                               sizeof(const device_kernel_table *) + sizeof(platform_fault_fn) +
                                               sizeof(uint32_t) + 2 * sizeof(uint16_t),
                "device_run_desc has no padding");
@@ -81,6 +81,7 @@ static int stored_desc_check(const kernel_slot_launch_args *a, const device_run_
     expect.serial = 0;
     expect.aic_started = 0;
     expect.aiv_started = 0;
+    expect.seal = 0;
     return memcmp(&expect, d, sizeof(expect)) == 0 ? 0 : KERNEL_PACKET_ERR_HEADER;
 }
 
@@ -126,7 +127,13 @@ void kernel_slot_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const 
     const kernel_slot_launch_args *a = args;
     slot_fixed f;
     (void)block_dim;
-    if (block_idx != 0 || !kernel_gate_held(&a->desc))
+    if (block_idx != 0)
+        return;
+    if (!device_run_desc_sealed(&a->desc)) {
+        kernel_unsealed_refuse(a->status_words_addr); /* this launch's own status words */
+        return;
+    }
+    if (!kernel_gate_held(&a->desc))
         return; /* refused at the gate: the regions belong to another execution */
     kernel_status_words *w = (kernel_status_words *)(uintptr_t)a->status_words_addr;
     int rc = slot_read(a, &f);

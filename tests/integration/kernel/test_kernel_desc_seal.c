@@ -1,0 +1,209 @@
+#define _GNU_SOURCE
+/* The kernel-mode descriptor's seal end to end, over real simdev and the
+ * "vadd" fixture image: the host seals the descriptor once the serial
+ * and the started cores are set, and the scheduler and the executor
+ * each verify their own copy before they read a field (docs/device.md,
+ * "The descriptor of a kernel-mode packet"). A copy whose gate word,
+ * serial or core count changed on its way to the device is refused with
+ * DEVICE_ERR_DESC_SEAL: no task runs, the context is poisoned, and the
+ * chain ends (before the seal, a changed serial or core count left one
+ * side waiting for the other forever).
+ *
+ * The copies are changed on their way to the device: the context calls
+ * simdev through a copy of its platform table whose launch_kernel
+ * changes one field of the scheduler's or the executor's arguments
+ * (which a capture records). */
+#include "support.h"
+
+#include <string.h>
+
+#include "context/context.h"
+#include "device/device_status.h"
+#include "device/kernel_packet.h"
+#include "kernel/kernel_state.h"
+#include "kernel_fixture.h"
+#include "../program/image_fixture.h"
+
+/* ---- the corrupting platform table ---- */
+
+enum { FIELD_GATE, FIELD_SERIAL, FIELD_AIC_COUNT };
+
+static platform_ops corrupting_ops;
+static platform_kernel_fn corrupt_fn; /* the body whose arguments change; NULL: none */
+static int corrupt_field;
+static int corrupted; /* launches changed */
+static _Alignas(64) uint8_t corrupted_args[1u << 16];
+
+static void corrupt(device_run_desc *d)
+{
+    if (corrupt_field == FIELD_GATE)
+        d->gate_addr = 0;
+    else if (corrupt_field == FIELD_SERIAL)
+        d->serial += 1;
+    else
+        d->aic_count += 1;
+}
+
+static int corrupting_launch(void *user, platform_stream *stream, int engine, platform_kernel_fn fn,
+                             uint32_t block_dim, const void *args, size_t args_size)
+{
+    const platform_ops *inner = platform_ops_simdev();
+    if (corrupt_fn != NULL && fn == corrupt_fn) {
+        assert_true(args_size <= sizeof(corrupted_args));
+        memcpy(corrupted_args, args, args_size);
+        corrupt((device_run_desc *)(void *)corrupted_args);
+        args = corrupted_args;
+        corrupted++;
+    }
+    (void)user;
+    return inner->launch_kernel(inner->user, stream, engine, fn, block_dim, args, args_size);
+}
+
+static void open_corruptible(kfix *k)
+{
+    SimplerKernelCtxControl c = kfix_plan(&image, 1), freeze = kfix_freeze();
+    corrupting_ops = *platform_ops_simdev();
+    corrupting_ops.launch_kernel = corrupting_launch;
+    corrupt_fn = NULL;
+    corrupted = 0;
+    k->configure = c;
+    k->ctx = create_device_context();
+    assert_non_null(k->ctx);
+    assert_int_equal(context_set_platform_ops(k->ctx, &corrupting_ops), 0);
+    assert_int_equal(simdev_stream_create(&k->stream), SIMDEV_SUCCESS);
+    assert_int_equal(simpler_kernel_mode_ctx_control(k->ctx, &c), 0);
+    assert_int_equal(simpler_kernel_mode_init(k->ctx, 0, NULL, 1), 0);
+    assert_int_equal(simpler_kernel_mode_prepare_callable(k->ctx, KFIX_ID, image.bytes, image.size, k->stream), 0);
+    assert_int_equal(simpler_kernel_mode_ctx_control(k->ctx, &freeze), 0);
+}
+
+/* The execution ended refused by the seal: the stream faulted, the
+ * device status is DEVICE_ERR_DESC_SEAL, no task wrote the output (it
+ * keeps its -1 fill), and the context is poisoned (the next launch is
+ * refused on the host). */
+static void assert_refused_by_the_seal(kfix *k, const kbufs *d)
+{
+    int runtime = 0;
+    assert_int_not_equal(simdev_stream_synchronize(k->stream), SIMDEV_SUCCESS);
+    assert_int_equal(simpler_kernel_mode_errors(k->ctx, &runtime, NULL), 0);
+    assert_int_equal(runtime, DEVICE_ERR_DESC_SEAL);
+    float f[VADD_N];
+    assert_int_equal(simdev_memcpy(f, d->f, sizeof(f)), SIMDEV_SUCCESS);
+    for (uint32_t i = 0; i < VADD_N; i++)
+        if (f[i] != -1.0f)
+            fail_msg("element %u of the output was written by a refused execution", i);
+    assert_int_equal(kernel_phase(k->ctx), KERNEL_PHASE_POISONED);
+    assert_int_equal(kfix_launch(k, d, 1), PTO_RUNTIME_ERR_INVALID_STATE);
+}
+
+static void close_refused(kfix *k)
+{
+    assert_int_equal(finalize_device(k->ctx), 0);
+    destroy_device_context(k->ctx);
+    assert_int_equal(simdev_stream_destroy(k->stream), SIMDEV_SUCCESS);
+}
+
+/* One eager launch whose `fn` copy has `field` changed: refused. */
+static void eager_refused(platform_kernel_fn fn, int field)
+{
+    static vadd_buffers v;
+    kfix k;
+    kbufs d;
+    open_corruptible(&k);
+    kbufs_alloc(&d);
+    kbufs_upload(&d, &v, 7.0f);
+    corrupt_fn = fn;
+    corrupt_field = field;
+    assert_int_equal(kfix_launch(&k, &d, 1), 0);
+    corrupt_fn = NULL;
+    assert_int_equal(corrupted, 1);
+    assert_refused_by_the_seal(&k, &d);
+    kbufs_free(&d);
+    close_refused(&k);
+}
+
+/* A captured launch whose `fn` copy has `field` changed (the capture
+ * records the changed bytes): every replay refused; the first poisons
+ * the context. */
+static void captured_refused(platform_kernel_fn fn, int field)
+{
+    static vadd_buffers v;
+    kfix k;
+    kbufs d;
+    open_corruptible(&k);
+    kbufs_alloc(&d);
+    corrupt_fn = fn;
+    corrupt_field = field;
+    simdev_graph_t g = kfix_capture(&k, &d, 1);
+    corrupt_fn = NULL;
+    assert_int_equal(corrupted, 1);
+    kbufs_upload(&d, &v, 7.0f);
+    assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
+    assert_refused_by_the_seal(&k, &d);
+    assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
+    kbufs_free(&d);
+    close_refused(&k);
+}
+
+static void executor_gate_word_changed_refused(void **state)
+{
+    (void)state;
+    eager_refused(kernel_executor_kernel, FIELD_GATE);
+}
+
+static void executor_serial_changed_refused(void **state)
+{
+    (void)state;
+    eager_refused(kernel_executor_kernel, FIELD_SERIAL);
+}
+
+static void executor_core_count_changed_refused(void **state)
+{
+    (void)state;
+    eager_refused(kernel_executor_kernel, FIELD_AIC_COUNT);
+}
+
+static void scheduler_gate_word_changed_refused(void **state)
+{
+    (void)state;
+    eager_refused(kernel_packet_scheduler_kernel, FIELD_GATE);
+}
+
+static void scheduler_serial_changed_refused(void **state)
+{
+    (void)state;
+    eager_refused(kernel_packet_scheduler_kernel, FIELD_SERIAL);
+}
+
+static void scheduler_core_count_changed_refused(void **state)
+{
+    (void)state;
+    eager_refused(kernel_packet_scheduler_kernel, FIELD_AIC_COUNT);
+}
+
+static void captured_executor_serial_changed_refused(void **state)
+{
+    (void)state;
+    captured_refused(kernel_executor_kernel, FIELD_SERIAL);
+}
+
+static void captured_scheduler_core_count_changed_refused(void **state)
+{
+    (void)state;
+    captured_refused(kernel_packet_scheduler_kernel, FIELD_AIC_COUNT);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(executor_gate_word_changed_refused),
+        cmocka_unit_test(executor_serial_changed_refused),
+        cmocka_unit_test(executor_core_count_changed_refused),
+        cmocka_unit_test(scheduler_gate_word_changed_refused),
+        cmocka_unit_test(scheduler_serial_changed_refused),
+        cmocka_unit_test(scheduler_core_count_changed_refused),
+        cmocka_unit_test(captured_executor_serial_changed_refused),
+        cmocka_unit_test(captured_scheduler_core_count_changed_refused),
+    };
+    return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
+}
