@@ -5,6 +5,7 @@
 #define SIMPLER_TESTS_KERNEL_FIXTURE_H
 
 #include "../program/program_fixture.h"
+#include "context/context.h"
 
 #define KFIX_ID 3
 
@@ -79,18 +80,27 @@ static inline SimplerKernelCtxControl kfix_freeze(void)
     return c;
 }
 
-/* configure, init, prepare KFIX_ID, freeze: a context ready to launch. */
-static inline void kfix_open(kfix *k, const vadd_image *img, const SimplerKernelCtxControl *configure)
+/* configure, init, prepare KFIX_ID, freeze: a context ready to launch,
+ * over the platform table `ops` (NULL: simdev's own). */
+static inline void kfix_open_over(kfix *k, const vadd_image *img, const SimplerKernelCtxControl *configure,
+                                  const platform_ops *ops)
 {
     SimplerKernelCtxControl freeze = kfix_freeze();
     k->configure = *configure;
     k->ctx = create_device_context();
     assert_non_null(k->ctx);
+    if (ops != NULL)
+        assert_int_equal(context_set_platform_ops(k->ctx, ops), 0);
     assert_int_equal(simdev_stream_create(&k->stream), SIMDEV_SUCCESS);
     assert_int_equal(simpler_kernel_mode_ctx_control(k->ctx, configure), 0);
     assert_int_equal(simpler_kernel_mode_init(k->ctx, 0, NULL, 1), 0);
     assert_int_equal(simpler_kernel_mode_prepare_callable(k->ctx, KFIX_ID, img->bytes, img->size, k->stream), 0);
     assert_int_equal(simpler_kernel_mode_ctx_control(k->ctx, &freeze), 0);
+}
+
+static inline void kfix_open(kfix *k, const vadd_image *img, const SimplerKernelCtxControl *configure)
+{
+    kfix_open_over(k, img, configure, NULL);
 }
 
 /* kfix_open with the CONFIGURE kfix_plan gives for `rounds_max`. */

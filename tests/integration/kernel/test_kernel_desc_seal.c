@@ -61,20 +61,12 @@ static int corrupting_launch(void *user, platform_stream *stream, int engine, pl
 
 static void open_corruptible(kfix *k)
 {
-    SimplerKernelCtxControl c = kfix_plan(&image, 1), freeze = kfix_freeze();
+    SimplerKernelCtxControl c = kfix_plan(&image, 1);
     corrupting_ops = *platform_ops_simdev();
     corrupting_ops.launch_kernel = corrupting_launch;
     corrupt_fn = NULL;
     corrupted = 0;
-    k->configure = c;
-    k->ctx = create_device_context();
-    assert_non_null(k->ctx);
-    assert_int_equal(context_set_platform_ops(k->ctx, &corrupting_ops), 0);
-    assert_int_equal(simdev_stream_create(&k->stream), SIMDEV_SUCCESS);
-    assert_int_equal(simpler_kernel_mode_ctx_control(k->ctx, &c), 0);
-    assert_int_equal(simpler_kernel_mode_init(k->ctx, 0, NULL, 1), 0);
-    assert_int_equal(simpler_kernel_mode_prepare_callable(k->ctx, KFIX_ID, image.bytes, image.size, k->stream), 0);
-    assert_int_equal(simpler_kernel_mode_ctx_control(k->ctx, &freeze), 0);
+    kfix_open_over(k, &image, &c, &corrupting_ops);
 }
 
 /* The execution ended refused by the seal: the stream faulted, the
