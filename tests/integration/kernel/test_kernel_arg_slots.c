@@ -498,17 +498,26 @@ static void replay_refused_by_the_checksum(kfix *k, kbufs *d, simdev_graph_t g, 
     close_after_fault(k, d);
 }
 
-/* Opens the refusal fixture, replays 3 rounds through SLOT once, lets
- * `corrupt` change that slot's stored packet, then replays it: refused
- * by the checksum (replay_refused_by_the_checksum). */
+/* Opens the refusal fixture, replays 3 rounds through SLOT once and lets
+ * `corrupt` change that slot's stored packet (*s): the replay's graph. */
+static simdev_graph_t store_then_corrupt(kfix *k, kbufs *d, stored_packet *s,
+                                         void (*corrupt)(const stored_packet *s))
+{
+    open_refusal(k, d);
+    simdev_graph_t g = replay_once_then_store(k, d, 3);
+    *s = stored_in(k, SLOT);
+    corrupt(s);
+    return g;
+}
+
+/* store_then_corrupt, then the replay: refused by the checksum
+ * (replay_refused_by_the_checksum). */
 static void corrupted_slot_refused_by_the_checksum(void (*corrupt)(const stored_packet *s))
 {
     kfix k;
     kbufs d;
-    open_refusal(&k, &d);
-    simdev_graph_t g = replay_once_then_store(&k, &d, 3);
-    stored_packet s = stored_in(&k, SLOT);
-    corrupt(&s);
+    stored_packet s;
+    simdev_graph_t g = store_then_corrupt(&k, &d, &s, corrupt);
     replay_refused_by_the_checksum(&k, &d, g, &s);
 }
 
@@ -627,10 +636,8 @@ static void corrupted_slot_descriptor_refused(void (*corrupt)(const stored_packe
 {
     kfix k;
     kbufs d;
-    open_refusal(&k, &d);
-    simdev_graph_t g = replay_once_then_store(&k, &d, 3);
-    stored_packet s = stored_in(&k, SLOT);
-    corrupt(&s);
+    stored_packet s;
+    simdev_graph_t g = store_then_corrupt(&k, &d, &s, corrupt);
     /* Neither checksum sees the change. */
     assert_int_equal(kernel_packet_head_checksum(s.h, s.p), s.p->head_checksum);
     assert_int_equal(kernel_packet_checksum(s.h, s.p, s.image, s.staged), s.p->checksum);

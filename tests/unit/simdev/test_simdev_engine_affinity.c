@@ -328,6 +328,15 @@ static void engine_cpus(int engine, cpu_set_t *set)
             CPU_SET(cpu, set);
 }
 
+/* Captures the chain whose AICore kernel ends last and whose tail
+ * counts (tail_counts) as `watched`, launched on s[0]. */
+static void watch_chain(simdev_stream_t s[3], simdev_event_t *fork, simdev_event_t join[2])
+{
+    const simdev_kernel_fn kernels[GRAPH_KERNELS] = {record_thread, record_thread, aicore_ends_last, tail_counts};
+    watched = capture_chain(s, fork, join, kernels);
+    launched_on = s[0];
+}
+
 /* When the AICore kernel ends last, its runner runs the AICPU tail itself,
  * unmoved (nothing runs beside the last node), instead of handing it to
  * the stream worker; that runner publishes the replay's completion
@@ -344,9 +353,7 @@ static void engine_affinity_replay_last_node_runs_where_its_runner_is(void **sta
     configure_one_device(&process);
     simdev_stream_t s[3];
     simdev_event_t fork, join[2];
-    const simdev_kernel_fn kernels[GRAPH_KERNELS] = {record_thread, record_thread, aicore_ends_last, tail_counts};
-    watched = capture_chain(s, &fork, join, kernels);
-    launched_on = s[0];
+    watch_chain(s, &fork, join);
     uint8_t *flag = NULL;
     assert_int_equal(simdev_malloc((void **)&flag, 64), SIMDEV_SUCCESS);
     cpu_set_t aicpu, aicore;
@@ -425,9 +432,7 @@ static void engine_affinity_faulted_replay_is_not_published_early(void **state)
     configure_one_device(&process);
     simdev_stream_t s[3];
     simdev_event_t fork, join[2];
-    const simdev_kernel_fn kernels[GRAPH_KERNELS] = {record_thread, record_thread, aicore_ends_last, tail_counts};
-    watched = capture_chain(s, &fork, join, kernels);
-    launched_on = s[0];
+    watch_chain(s, &fork, join);
     replay_no = 0;
     tail_count = 0;
     tail_fault = SIMDEV_ERROR_KERNEL_FAULT;
