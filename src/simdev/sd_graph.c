@@ -298,8 +298,8 @@ static uint32_t dispatch(struct simdev_graph *g, uint32_t me, uint32_t prefer, u
 /* Under g->mu: runner `me` runs owned lane `l` while its nodes are ready,
  * then any lane its completions made ready, until it owns none. The
  * runner that finishes the last lane publishes the replay's completion to
- * the stream's synchronizers (done_early) and wakes the stream worker if
- * it waits. */
+ * the stream's synchronizers (done_early), wakes those that block, and
+ * wakes the stream worker if it waits. */
 static void run_lanes(struct simdev_graph *g, uint32_t me, uint32_t l, uint64_t epoch)
 {
     while (l != LANE_NONE) {
@@ -317,11 +317,17 @@ static void run_lanes(struct simdev_graph *g, uint32_t me, uint32_t l, uint64_t 
             ln->state = SD_LANE_PARKED;
         } else {
             ln->state = SD_LANE_FINISHED;
-            /* The replay is complete: a synchronizer polling for it may
-             * return before the stream worker sees this and retires the
-             * op (unless it faulted: the worker records the fault). */
-            if (g->lanes_left == 1 && atomic_load(&g->run_fault) == 0)
-                atomic_store_explicit(&g->run_stream->done_early, g->run_op + 1, memory_order_release);
+            /* The replay is complete: a synchronizer may return before
+             * the stream worker sees this and retires the op (unless it
+             * faulted: the worker records the fault). g->mu is dropped
+             * for the wake-up (stream locks come first); the stream
+             * outlives it, as its worker retires nothing before
+             * lanes_left reaches 0 below, and every other lane is done. */
+            if (g->lanes_left == 1 && atomic_load(&g->run_fault) == 0) {
+                pthread_mutex_unlock(&g->mu);
+                sd_stream_early_wake(g->run_stream, g->run_op + 1);
+                pthread_mutex_lock(&g->mu);
+            }
             if (--g->lanes_left == 0 && g->lane[0].idle) {
                 g->lane[0].idle = 0;
                 atomic_fetch_add_explicit(&g->lane[0].pings, 1, memory_order_release);

@@ -197,6 +197,10 @@ struct simdev_stream {
      * that returns nothing but the fault may use it; the op is still
      * being retired, so a destroy waits for the tail. */
     _Atomic uint64_t done_early;
+    /* Synchronizers blocked on space_cv beside the AICore cores that
+     * done_early may release: the runner that publishes it wakes them
+     * (sd_stream_early_wake); the worker's retire wakes the others. */
+    _Atomic uint32_t early_sleepers;
     uint8_t *arg_ring;
     uint64_t arg_head, arg_tail;
     int fault;                 /* sticky kernel fault, under mu */
@@ -393,6 +397,16 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
  * (done_early), before the worker retired it; for synchronize, never
  * for a destroy. */
 int sd_stream_wait_idle(struct simdev_stream *s, int early);
+/* By the runner that finished a replay's last node, before the stream
+ * worker can retire the replay: publishes `done` (the op's index + 1) as
+ * done_early and wakes the synchronizers blocked on it. Takes s->mu;
+ * the caller holds no graph lock. */
+void sd_stream_early_wake(struct simdev_stream *s, uint64_t done);
+#ifdef SIMPLER_VERIFY
+/* Tests only: when set, the stream worker calls it after an op ran and
+ * before it retires the op. */
+extern void (*_Atomic sd_test_before_retire)(struct simdev_stream *s);
+#endif
 void sd_stream_free(struct simdev_stream *s);  /* drained, no holds */
 void *sd_stream_main(void *arg);              /* the worker thread */
 void sd_event_unref(struct simdev_event *e); /* under ev_mu; frees if dead */

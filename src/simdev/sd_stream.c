@@ -122,13 +122,17 @@ int sd_stream_wait_idle(struct simdev_stream *s, int early)
 {
     pthread_mutex_lock(&s->mu);
     uint64_t target = s->head;
+    /* 1: a sleeper the publisher of done_early wakes (sd_stream_early_wake). */
+    uint32_t early_sleeper = 0;
     if (!done(s, target, early)) {
         pthread_mutex_unlock(&s->mu);
         uint64_t until = clock_now_ns() + SD_SYNC_POLL_NS;
         /* Beside the AICore cores, the yields would take turns with the
          * cores this caller waits for: block at once there. */
-        if (sd_engine_runs_here(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICORE]))
+        if (sd_engine_runs_here(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICORE])) {
             until = 0;
+            early_sleeper = early != 0;
+        }
         while (!done(s, target, early) && clock_now_ns() < until)
             sched_yield();
         pthread_mutex_lock(&s->mu);
@@ -136,11 +140,37 @@ int sd_stream_wait_idle(struct simdev_stream *s, int early)
     while (!done(s, target, early)) {
         if (s->idle_wake_at == 0 || target < s->idle_wake_at)
             s->idle_wake_at = target;
-        pthread_cond_wait(&s->space_cv, &s->mu);
+        /* Counted before the last look at done_early, and the publisher
+         * stores it before it looks at the count (sd_stream_early_wake):
+         * one of the two sees the other. */
+        atomic_fetch_add(&s->early_sleepers, early_sleeper);
+        atomic_thread_fence(memory_order_seq_cst);
+        if (!done(s, target, early))
+            pthread_cond_wait(&s->space_cv, &s->mu);
+        atomic_fetch_sub(&s->early_sleepers, early_sleeper);
     }
     int fault = s->fault;
     pthread_mutex_unlock(&s->mu);
     return fault;
+}
+
+/* A synchronizer beside the AICore cores blocks at once (above), and the
+ * runner that finishes a replay's last node usually runs there too: it
+ * wakes that sleeper on its own CPU. Left to the worker's retire on the
+ * AICPU's CPU, the wake-up crossed to the other vCPU, about 50 us on this
+ * VM. A synchronizer elsewhere polled first and blocked beside the
+ * worker, whose wake is local; a runner beside the cores waking it cost
+ * a slot replay ~45 us (docs/performance.md, set AX). */
+void sd_stream_early_wake(struct simdev_stream *s, uint64_t done_ops)
+{
+    atomic_store_explicit(&s->done_early, done_ops, memory_order_release);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&s->early_sleepers, memory_order_relaxed) == 0)
+        return;
+    pthread_mutex_lock(&s->mu);
+    s->idle_wake_at = 0; /* woken waiters still behind register again */
+    pthread_cond_broadcast(&s->space_cv);
+    pthread_mutex_unlock(&s->mu);
 }
 
 static void stream_destroy_sync(struct simdev_stream *s)

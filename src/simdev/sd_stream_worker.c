@@ -13,6 +13,10 @@
 #include "common/clock.h"
 #include "simdev/sd_internal.h"
 
+#ifdef SIMPLER_VERIFY
+void (*_Atomic sd_test_before_retire)(struct simdev_stream *s);
+#endif
+
 static void event_complete(struct simdev_event *e, uint64_t seq)
 {
     pthread_mutex_lock(&sd_g.ev_mu);
@@ -160,6 +164,11 @@ void *sd_stream_main(void *arg)
         int faulted = s->fault != 0;
         pthread_mutex_unlock(&s->mu);
         int fault = run_op(s, &op, faulted);
+#ifdef SIMPLER_VERIFY
+        void (*before_retire)(struct simdev_stream *) = atomic_load(&sd_test_before_retire);
+        if (before_retire != NULL)
+            before_retire(s);
+#endif
         pthread_mutex_lock(&s->mu);
         if (fault != 0 && s->fault == 0)
             s->fault = fault;

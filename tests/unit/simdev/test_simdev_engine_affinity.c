@@ -5,7 +5,8 @@
  * proportion; with it off, or with one CPU, they keep the process's set.
  * A replay's runners take the lanes they can run where they are placed;
  * a replay's last node runs where the runner that made it ready is, and
- * a synchronize that returns on that runner's word still sees every op.
+ * a synchronize that returns on that runner's word still sees every op;
+ * one blocked beside the AICore cores is woken by that runner.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -423,6 +424,64 @@ static void engine_affinity_synchronize_returns_on_a_published_completion(void *
     assert_int_equal(simdev_stream_destroy(s), SIMDEV_SUCCESS);
 }
 
+/* A synchronize beside the AICore cores blocks at once; the runner that
+ * finishes the replay's last node wakes it, so it returns before the
+ * stream worker retires the replay: the worker is held before its retire
+ * until the caller returned (bounded, 2 s), and records whether it had. */
+#ifdef SIMPLER_VERIFY
+static atomic_int caller_returned;
+static atomic_int retire_saw_return; /* -1 until the held retire ends */
+static simdev_stream_t retire_held_on;
+
+static void hold_retire(struct simdev_stream *s)
+{
+    if (s != retire_held_on)
+        return;
+    for (int i = 0; i < 20000 && !atomic_load(&caller_returned); i++)
+        usleep(100);
+    atomic_store(&retire_saw_return, atomic_load(&caller_returned));
+}
+#endif
+
+static void engine_affinity_blocked_synchronize_is_woken_by_the_last_runner(void **state)
+{
+    (void)state;
+#ifndef SIMPLER_VERIFY
+    skip(); /* the retire hook is compiled in SIMPLER_VERIFY builds only */
+#else
+    cpu_set_t process;
+    configure_one_device(&process);
+    if (CPU_COUNT(&process) < 2)
+        skip(); /* no placement: a synchronize polls */
+    simdev_stream_t s[3];
+    simdev_event_t fork, join[2];
+    watch_chain(s, &fork, join);
+    cpu_set_t aicore;
+    engine_cpus(SIMDEV_ENGINE_AICORE, &aicore);
+    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(aicore), &aicore), 0);
+    assert_true(sd_engine_runs_here(&sd_g.dev[0].pools[SIMDEV_ENGINE_AICORE]));
+    tail_fault = 0;
+    for (int r = 0; r < 3; r++) {
+        replay_no = (uint32_t)r;
+        tail_count = 0;
+        atomic_store(&caller_returned, 0);
+        atomic_store(&retire_saw_return, -1);
+        retire_held_on = s[0];
+        atomic_store(&sd_test_before_retire, hold_retire);
+        assert_int_equal(simdev_graph_launch(watched, s[0]), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_synchronize(s[0]), SIMDEV_SUCCESS);
+        atomic_store(&caller_returned, 1);
+        assert_int_equal(__atomic_load_n(&tail_count, __ATOMIC_ACQUIRE), 1);
+        for (int i = 0; i < 20000 && atomic_load(&retire_saw_return) < 0; i++)
+            usleep(100);
+        atomic_store(&sd_test_before_retire, NULL);
+        assert_int_equal(atomic_load(&retire_saw_return), 1);
+    }
+    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(process), &process), 0);
+    release_chain(s, fork, join, watched);
+#endif
+}
+
 /* A replay whose last node faults is not published early: the worker
  * records the fault first, and the synchronize returns it. */
 static void engine_affinity_faulted_replay_is_not_published_early(void **state)
@@ -455,6 +514,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(engine_affinity_replay_runners_keep_to_one_engine, clean, clean),
         cmocka_unit_test_setup_teardown(engine_affinity_replay_last_node_runs_where_its_runner_is, clean, clean),
         cmocka_unit_test_setup_teardown(engine_affinity_faulted_replay_is_not_published_early, clean, clean),
+        cmocka_unit_test_setup_teardown(engine_affinity_blocked_synchronize_is_woken_by_the_last_runner, clean,
+                                        clean),
         cmocka_unit_test_setup_teardown(engine_affinity_synchronize_returns_on_a_published_completion, clean,
                                         clean),
     };
