@@ -25,6 +25,10 @@
  *                                there (callgrind: --toggle-collect=
  *                                simpler_kernel_mode_launch; per launch =
  *                                total / R)
+ *   probe_replay prun N R        R x simpler_run (program mode) of the
+ *                                N-task vadd chain on host tensors, after
+ *                                one run (bench_kernel's "N tasks:
+ *                                program run" rows)
  *   probe_replay run SHAPE R     R x simpler_run (program mode, end to
  *                                end) of bench_graph's shape SHAPE (0 W1
  *                                chain, 1 W2 fan, 2 W3 layers) with the
@@ -34,7 +38,7 @@
  * PROBE_DOT=path writes the captured graph (replay, w3, slot) as
  * Graphviz DOT. PROBE_PIN_CPU=n pins the calling thread (only it: simdev's
  * threads started before keep their placement) to CPU n before the
- * repeated work of replay, w3, slot and eager, so each of a process's
+ * repeated work of replay, w3, slot, eager and prun, so each of a process's
  * two modes (the caller beside the AICPU or the AICore engine) can be
  * probed alone (docs/performance.md, sets AQ and AU). The images are read beside this program:
  * ../tests/fixtures/program/vadd.callable (built with the tests),
@@ -185,6 +189,34 @@ static void probe_vadd(unsigned tasks, unsigned repeats, int eager)
         check(simdev_free(buf[i]), "simdev_free");
 }
 
+/* R x simpler_run of the n-task vadd chain, host tensors, after one run
+ * that starts what a run needs once. */
+static void probe_vadd_program(unsigned tasks, unsigned repeats)
+{
+    static float buf[3][VADD_ELEMS];
+    uint32_t shape = VADD_ELEMS;
+    size_t size = 0;
+    void *img = image_read("../tests/fixtures/program/vadd.callable", &size);
+    ChipStorageTaskArgs args;
+    memset(&args, 0, sizeof(args));
+    for (int i = 0; i < 3; i++)
+        simpler_tensor_make(&args.tensors[i], buf[i], SIMPLER_DTYPE_FLOAT32, 1, &shape, SIMPLER_ADDRESS_SPACE_HOST);
+    args.tensor_count = 3;
+    check(tasks < 2, "N >= 2");
+    args.scalars[0] = tasks - 2;
+    args.scalar_count = 2;
+    DeviceContextHandle ctx = create_device_context();
+    check(ctx == NULL || simpler_init(ctx, 0, NULL), "init");
+    check(simpler_register_callable(ctx, 0, img, size), "register");
+    check(simpler_run(ctx, 0, &args, NULL), "first run");
+    pin_main();
+    for (unsigned i = 0; i < repeats; i++)
+        check(simpler_run(ctx, 0, &args, NULL), "simpler_run");
+    check(finalize_device(ctx), "finalize_device");
+    destroy_device_context(ctx);
+    free(img);
+}
+
 static void probe_w3(unsigned repeats)
 {
     void *buf;
@@ -294,11 +326,13 @@ int main(int argc, char **argv)
         probe_bare((unsigned)atoi(argv[2]));
     else if (argc == 4 && strcmp(argv[1], "launch") == 0)
         probe_launch((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
+    else if (argc == 4 && strcmp(argv[1], "prun") == 0)
+        probe_vadd_program((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
     else if (argc == 4 && strcmp(argv[1], "run") == 0)
         probe_run((unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
     else {
         fprintf(stderr, "usage: probe_replay replay R [N] | w3 R | slot STEP R | eager STEP R | vadd N R |\n"
-                        "       bare R | launch NODES R | run SHAPE R\n");
+                        "       bare R | launch NODES R | prun N R | run SHAPE R\n");
         return 2;
     }
     check(simdev_finalize(), "simdev_finalize");
