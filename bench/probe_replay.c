@@ -38,7 +38,7 @@
  * PROBE_DOT=path writes the captured graph (replay, w3, slot) as
  * Graphviz DOT. PROBE_PIN_CPU=n pins the calling thread (only it: simdev's
  * threads started before keep their placement) to CPU n before the
- * repeated work of replay, w3, slot, eager and prun, so each of a process's
+ * repeated work of replay, w3, slot, eager, prun and run, so each of a process's
  * two modes (the caller beside the AICPU or the AICore engine) can be
  * probed alone (docs/performance.md, sets AQ and AU). The images are read beside this program:
  * ../tests/fixtures/program/vadd.callable (built with the tests),
@@ -305,6 +305,7 @@ static void probe_run(unsigned shape, unsigned repeats)
     beside_exe("callables/bench_dag.callable", path, sizeof(path));
     check(simpler_program_create(path, &p, &stage), stage);
     check(simpler_program_verify(p, (enum dag_shape)shape, &bad), "check-value run");
+    pin_main();
     for (unsigned i = 0; i < repeats; i++)
         check(simpler_program_run(p, (enum dag_shape)shape, &sample), "simpler_run");
     simpler_program_destroy(p);

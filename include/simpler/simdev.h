@@ -181,8 +181,22 @@ SIMDEV_API int simdev_stream_synchronize(simdev_stream_t stream);
 /* 0 when all queued work is done, NOT_READY when pending, the sticky fault
  * when the stream failed; on a capturing stream -> STREAM_CAPTURED. */
 SIMDEV_API int simdev_stream_query(simdev_stream_t stream);
+/* Blocks until the queued work of each of `count` streams is done, as
+ * simdev_stream_synchronize on each in turn, and returns the first sticky
+ * fault in list order (every stream is waited for, also after a faulted
+ * one), or SUCCESS. The order of the waits is simdev's: with engine
+ * affinity, a caller on one engine's CPUs first waits for the streams
+ * whose newest work is a kernel of that engine, which finish beside it,
+ * and so is woken on its own CPU. count 0 -> SUCCESS. NULL `streams` with
+ * count > 0, or count > SIMDEV_STREAMS_SYNC_MAX -> INVALID_PARAM; a bad
+ * handle, a stream of another device or a capturing stream -> the code
+ * simdev_stream_synchronize gives it; then nothing is waited for.
+ * Counted as one SIMDEV_CALL_SYNCHRONIZE. */
+#define SIMDEV_STREAMS_SYNC_MAX 64u
+SIMDEV_API int simdev_streams_synchronize(const simdev_stream_t *streams, uint32_t count);
 /* Waits for every stream of the current device; returns the first sticky
- * fault. Any active capture on the device -> STREAM_CAPTURED. */
+ * fault. Any active capture on the device -> STREAM_CAPTURED. Waits in
+ * the order simdev_streams_synchronize does. */
 SIMDEV_API int simdev_device_synchronize(void);
 
 SIMDEV_API int simdev_event_create(simdev_event_t *event);

@@ -11,7 +11,8 @@ _Static_assert(sizeof(platform_ops) == sizeof(void *) + (PLATFORM_CALL_COUNT - 1
 static const char *const call_names[PLATFORM_CALL_COUNT] = {
     "any",
     "mem_alloc", "mem_free", "memcpy_sync", "memset_sync", "memcpy_async", "memset_async", "mem_peek", "mem_signal",
-    "stream_create", "stream_destroy", "stream_synchronize", "stream_query", "stream_wait_event",
+    "stream_create", "stream_destroy", "stream_synchronize", "streams_synchronize",
+    "stream_query", "stream_wait_event",
     "event_create", "event_destroy", "event_record", "event_synchronize", "event_query",
     "launch_kernel", "launch_host_func",
     "capture_get_info",
@@ -113,6 +114,13 @@ static int c_stream_synchronize(void *user, platform_stream *stream)
     platform_counter *c = user;
     int rc = enter(c, PLATFORM_CALL_STREAM_SYNCHRONIZE);
     return rc != 0 ? rc : c->inner->stream_synchronize(c->inner->user, stream);
+}
+
+static int c_streams_synchronize(void *user, platform_stream *const *streams, uint32_t count)
+{
+    platform_counter *c = user;
+    int rc = enter(c, PLATFORM_CALL_STREAMS_SYNCHRONIZE);
+    return rc != 0 ? rc : c->inner->streams_synchronize(c->inner->user, streams, count);
 }
 
 static int c_stream_query(void *user, platform_stream *stream)
@@ -234,6 +242,7 @@ static const platform_ops counting_template = {
     .stream_create = c_stream_create,
     .stream_destroy = c_stream_destroy,
     .stream_synchronize = c_stream_synchronize,
+    .streams_synchronize = c_streams_synchronize,
     .stream_query = c_stream_query,
     .stream_wait_event = c_stream_wait_event,
     .event_create = c_event_create,

@@ -27,6 +27,9 @@
 #include "platform/platform_limits.h"
 
 typedef struct platform_stream platform_stream;
+
+/* The most streams one streams_synchronize takes (simdev's bound). */
+#define PLATFORM_STREAMS_SYNC_MAX 64u
 typedef struct platform_event platform_event;
 
 /* Same numbering as simdev_engine. */
@@ -81,6 +84,11 @@ typedef struct platform_ops {
     int (*stream_create)(void *user, platform_stream **stream);
     int (*stream_destroy)(void *user, platform_stream *stream);
     int (*stream_synchronize)(void *user, platform_stream *stream);
+    /* As stream_synchronize on each of `count` streams (at most
+     * PLATFORM_STREAMS_SYNC_MAX), in the order the backend finds cheapest;
+     * returns the first failing code in list order, every stream waited
+     * for (simdev: simdev_streams_synchronize). */
+    int (*streams_synchronize)(void *user, platform_stream *const *streams, uint32_t count);
     int (*stream_query)(void *user, platform_stream *stream);
     int (*stream_wait_event)(void *user, platform_stream *stream, platform_event *event);
 

@@ -145,6 +145,17 @@ static int sd_stream_synchronize(void *user, platform_stream *stream)
     return DEVICE_CALL(simdev_stream_synchronize(sd_stream(stream)));
 }
 
+_Static_assert(PLATFORM_STREAMS_SYNC_MAX == SIMDEV_STREAMS_SYNC_MAX, "one bound for both");
+
+static int sd_streams_synchronize(void *user, platform_stream *const *streams, uint32_t count)
+{
+    (void)user;
+    simdev_stream_t each[SIMDEV_STREAMS_SYNC_MAX];
+    for (uint32_t i = 0; streams != NULL && i < count && i < SIMDEV_STREAMS_SYNC_MAX; i++)
+        each[i] = sd_stream(streams[i]);
+    return DEVICE_CALL(simdev_streams_synchronize(streams != NULL ? each : NULL, count));
+}
+
 static int sd_stream_query(void *user, platform_stream *stream)
 {
     (void)user;
@@ -280,6 +291,7 @@ static const platform_ops simdev_table = {
     .stream_create = sd_stream_create,
     .stream_destroy = sd_stream_destroy,
     .stream_synchronize = sd_stream_synchronize,
+    .streams_synchronize = sd_streams_synchronize,
     .stream_query = sd_stream_query,
     .stream_wait_event = sd_stream_wait_event,
     .event_create = sd_event_create,

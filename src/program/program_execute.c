@@ -152,17 +152,20 @@ static int chain_enqueue(simpler_context *ctx, const device_run_desc *desc, cons
                                         ctx->streams[CONTEXT_STREAM_AICORE], &planned, scratch, sizeof(scratch));
 }
 
-/* Waits for the scheduler (AICPU stream), then the executor (AICore
- * stream), which the scheduler dismissed before it returned. Both are
- * synchronized even when the first faulted, so both are idle after: a
- * faulted stream skips all later work (the next run's executor would
- * wait for a scheduler that is skipped). Returns 0 or the first device
- * code. */
+/* Waits for the scheduler (AICPU stream) and the executor (AICore
+ * stream), which the scheduler dismissed before it returned, in one call
+ * so that the platform picks the cheaper order (simdev: the stream that
+ * finishes beside the calling thread first; a host thread beside the
+ * AICore cores that waited for the AICPU stream first was woken across
+ * vCPUs, ~50 us, docs/performance.md set AX). Both are synchronized even
+ * when one faulted, so both are idle after: a faulted stream skips all
+ * later work (the next run's executor would wait for a scheduler that is
+ * skipped). Returns 0 or the first device code, the AICPU stream's
+ * first. */
 static int chain_wait(simpler_context *ctx)
 {
-    int code = sync_stream(ctx, CONTEXT_STREAM_AICPU);
-    int aicore = sync_stream(ctx, CONTEXT_STREAM_AICORE);
-    return code != 0 ? code : aicore;
+    platform_stream *const both[2] = {ctx->streams[CONTEXT_STREAM_AICPU], ctx->streams[CONTEXT_STREAM_AICORE]};
+    return ctx->ops->streams_synchronize(ctx->ops->user, both, 2);
 }
 
 /* The status word: 0 or a device error; anything else means no scheduler
@@ -230,7 +233,7 @@ int program_execute(simpler_context *ctx, const graph *g, const device_run_desc 
                             simpler_strerror((int)word));
     }
     if (code != 0)
-        return context_device_status(ctx, "stream_synchronize", code);
+        return context_device_status(ctx, "streams_synchronize", code);
     if (rc != 0)
         return rc;
     return simpler_fail(PTO_RUNTIME_ERR_INTERNAL, "the device scheduler left status word %d", (int)word);

@@ -201,6 +201,10 @@ struct simdev_stream {
      * done_early may release: the runner that publishes it wakes them
      * (sd_stream_early_wake); the worker's retire wakes the others. */
     _Atomic uint32_t early_sleepers;
+    /* The engine of the newest op pushed when it is a kernel, else -1
+     * (under mu): where the worker will finish the stream's queue, as a
+     * one-block kernel runs on its worker placed on the engine's CPUs. */
+    int8_t tail_engine;
     uint8_t *arg_ring;
     uint64_t arg_head, arg_tail;
     int fault;                 /* sticky kernel fault, under mu */
@@ -406,6 +410,9 @@ void sd_stream_early_wake(struct simdev_stream *s, uint64_t done);
 /* Tests only: when set, the stream worker calls it after an op ran and
  * before it retires the op. */
 extern void (*_Atomic sd_test_before_retire)(struct simdev_stream *s);
+/* Tests only: when set, a multi-stream synchronize (simdev_streams_
+ * synchronize, simdev_device_synchronize) calls it before each wait. */
+extern void (*_Atomic sd_test_before_wait)(struct simdev_stream *s);
 #endif
 void sd_stream_free(struct simdev_stream *s);  /* drained, no holds */
 void *sd_stream_main(void *arg);              /* the worker thread */

@@ -106,6 +106,7 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
     }
     s->ring[s->head % SIMDEV_STREAM_RING_OPS] = *op;
     s->head++;
+    s->tail_engine = op->kind == SD_OP_KERNEL ? (int8_t)op->engine : -1;
     pthread_cond_signal(&s->work_cv);
     pthread_mutex_unlock(&s->mu);
 }
@@ -214,6 +215,7 @@ int simdev_stream_create(simdev_stream_t *stream)
     s->device = device;
     atomic_init(&s->tail, 0);
     atomic_init(&s->done_early, 0);
+    s->tail_engine = -1;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->work_cv, NULL);
     pthread_cond_init(&s->space_cv, NULL);
@@ -342,6 +344,91 @@ static int hold_device_streams(int device, struct simdev_stream ***out, size_t *
     return 0;
 }
 
+#ifdef SIMPLER_VERIFY
+void (*_Atomic sd_test_before_wait)(struct simdev_stream *s);
+#endif
+
+/* One wait of a multi-stream synchronize. */
+static int wait_one(struct simdev_stream *s)
+{
+#ifdef SIMPLER_VERIFY
+    void (*before_wait)(struct simdev_stream *) = atomic_load(&sd_test_before_wait);
+    if (before_wait != NULL)
+        before_wait(s);
+#endif
+    return sd_stream_wait_idle(s, 1);
+}
+
+/* The engine whose CPUs the calling thread is on, or -1 (no placement). */
+static int engine_here(int device)
+{
+    for (int e = 0; e < 2; e++)
+        if (sd_engine_runs_here(&sd_g.dev[device].pools[e]))
+            return e;
+    return -1;
+}
+
+/* Waits for every held stream (of one device), then releases them;
+ * returns the first sticky fault in `held` order, or 0. The streams whose
+ * queue ends with a kernel of the engine the caller sits beside go first:
+ * their workers finish on the caller's CPU, so a caller blocked on them
+ * is woken there, and by then the other streams' work (on the other
+ * engine's CPU) is usually done too. In the other order, a caller beside
+ * the AICore cores blocks at once (sd_stream_wait_idle) on an AICPU
+ * stream, whose worker's wake-up crosses to the caller's vCPU: 50-60 us a
+ * program-mode run (docs/performance.md, set AX). */
+static int wait_held(struct simdev_stream **held, size_t count)
+{
+    int here = count > 0 ? engine_here(held[0]->device) : -1;
+    uint64_t first = 0; /* of the first 64, those waited for first */
+    int faults[64] = {0};
+    for (size_t i = 0; here >= 0 && i < count && i < 64; i++) {
+        pthread_mutex_lock(&held[i]->mu);
+        first |= (uint64_t)(held[i]->tail_engine == here) << i;
+        pthread_mutex_unlock(&held[i]->mu);
+    }
+    for (size_t i = 0; i < count && i < 64; i++)
+        if (first >> i & 1u)
+            faults[i] = wait_one(held[i]);
+    int first_fault = 0;
+    for (size_t i = 0; i < count; i++) {
+        int fault = i < 64 && (first >> i & 1u) ? faults[i] : wait_one(held[i]);
+        if (first_fault == 0)
+            first_fault = fault;
+    }
+    pthread_mutex_lock(&sd_g.lock);
+    for (size_t i = 0; i < count; i++)
+        held[i]->holds--;
+    pthread_cond_broadcast(&sd_g.cv);
+    sd_unlock();
+    return first_fault;
+}
+
+int simdev_streams_synchronize(const simdev_stream_t *streams, uint32_t count)
+{
+    int rc = sd_call(SIMDEV_CALL_SYNCHRONIZE);
+    if (rc != 0)
+        return rc;
+    if ((streams == NULL && count > 0) || count > SIMDEV_STREAMS_SYNC_MAX)
+        return SIMDEV_ERROR_INVALID_PARAM;
+    if ((rc = sd_lock_started()) != 0)
+        return rc;
+    for (uint32_t i = 0; i < count && rc == 0; i++)
+        if ((rc = sd_stream_check(streams[i])) == 0 && streams[i]->cap != NULL)
+            rc = SIMDEV_ERROR_STREAM_CAPTURED;
+    if (rc != 0) {
+        sd_unlock();
+        return rc;
+    }
+    struct simdev_stream *held[SIMDEV_STREAMS_SYNC_MAX];
+    for (uint32_t i = 0; i < count; i++) {
+        held[i] = streams[i];
+        held[i]->holds++;
+    }
+    sd_unlock();
+    return wait_held(held, count);
+}
+
 int simdev_device_synchronize(void)
 {
     int rc = sd_call(SIMDEV_CALL_SYNCHRONIZE);
@@ -361,17 +448,7 @@ int simdev_device_synchronize(void)
     sd_unlock();
     if (rc != 0)
         return rc;
-    int first_fault = 0;
-    for (size_t i = 0; i < count; i++) {
-        int fault = sd_stream_wait_idle(held[i], 1);
-        if (first_fault == 0)
-            first_fault = fault;
-    }
-    pthread_mutex_lock(&sd_g.lock);
-    for (size_t i = 0; i < count; i++)
-        held[i]->holds--;
-    pthread_cond_broadcast(&sd_g.cv);
-    sd_unlock();
+    int first_fault = wait_held(held, count);
     host_free(held);
     return first_fault;
 }

@@ -185,7 +185,7 @@ static void program_run_device_allocation_sweep(void **state)
 
 static void program_run_device_failure_keeps_the_device_code(void **state)
 {
-    sweep s = {.kind = FAULT_DEVICE, .call = PLATFORM_CALL_STREAM_SYNCHRONIZE, .code = SIMDEV_ERROR_KERNEL_FAULT};
+    sweep s = {.kind = FAULT_DEVICE, .call = PLATFORM_CALL_STREAMS_SYNCHRONIZE, .code = SIMDEV_ERROR_KERNEL_FAULT};
     static vadd_buffers v;
     ChipStorageTaskArgs args;
     (void)state;

@@ -55,6 +55,11 @@ static inline int stub_mem_signal(void *u, void *w, uint32_t v)
 static inline int stub_stream_create(void *u, platform_stream **s) { (void)s; return STUB_HIT(u, PLATFORM_CALL_STREAM_CREATE); }
 static inline int stub_stream_destroy(void *u, platform_stream *s) { (void)s; return STUB_HIT(u, PLATFORM_CALL_STREAM_DESTROY); }
 static inline int stub_stream_synchronize(void *u, platform_stream *s) { (void)s; return STUB_HIT(u, PLATFORM_CALL_STREAM_SYNCHRONIZE); }
+static inline int stub_streams_synchronize(void *u, platform_stream *const *s, uint32_t n)
+{
+    (void)s, (void)n;
+    return STUB_HIT(u, PLATFORM_CALL_STREAMS_SYNCHRONIZE);
+}
 static inline int stub_stream_query(void *u, platform_stream *s) { (void)s; return STUB_HIT(u, PLATFORM_CALL_STREAM_QUERY); }
 static inline int stub_stream_wait_event(void *u, platform_stream *s, platform_event *e)
 {
@@ -107,6 +112,7 @@ static inline platform_ops platform_stub_ops(platform_stub *stub)
         .stream_create = stub_stream_create,
         .stream_destroy = stub_stream_destroy,
         .stream_synchronize = stub_stream_synchronize,
+        .streams_synchronize = stub_streams_synchronize,
         .stream_query = stub_stream_query,
         .stream_wait_event = stub_stream_wait_event,
         .event_create = stub_event_create,
@@ -150,6 +156,7 @@ static inline int platform_stub_call(const platform_ops *ops, int call)
     case PLATFORM_CALL_STREAM_CREATE: return ops->stream_create(u, &s);
     case PLATFORM_CALL_STREAM_DESTROY: return ops->stream_destroy(u, s);
     case PLATFORM_CALL_STREAM_SYNCHRONIZE: return ops->stream_synchronize(u, s);
+    case PLATFORM_CALL_STREAMS_SYNCHRONIZE: return ops->streams_synchronize(u, &s, 1);
     case PLATFORM_CALL_STREAM_QUERY: return ops->stream_query(u, s);
     case PLATFORM_CALL_STREAM_WAIT_EVENT: return ops->stream_wait_event(u, s, e);
     case PLATFORM_CALL_EVENT_CREATE: return ops->event_create(u, &e);
