@@ -168,10 +168,14 @@ void sd_stream_early_wake(struct simdev_stream *s, uint64_t done_ops)
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&s->early_sleepers, memory_order_relaxed) == 0)
         return;
+    /* Under s->mu, a sleeper is either inside its wait or has yet to look
+     * at done_early, which it will see. The broadcast comes after the
+     * unlock: the sleeper, woken on this CPU, preempts the waker, and
+     * would find s->mu still held (set AX). */
     pthread_mutex_lock(&s->mu);
     s->idle_wake_at = 0; /* woken waiters still behind register again */
-    pthread_cond_broadcast(&s->space_cv);
     pthread_mutex_unlock(&s->mu);
+    pthread_cond_broadcast(&s->space_cv);
 }
 
 static void stream_destroy_sync(struct simdev_stream *s)

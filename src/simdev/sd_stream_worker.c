@@ -141,13 +141,19 @@ static void idle_poll(struct simdev_stream *s)
 
 /* Under s->mu, after an op retired: wakes the space_cv waiters if one of
  * them can go on. Every woken idle waiter whose target is still ahead
- * registers it again before it blocks. */
+ * registers it again before it blocks. The broadcast is made with s->mu
+ * dropped: a waiter woken on this CPU preempts the worker and would find
+ * s->mu held, block on it and wait for the worker to let it go, two more
+ * switches and a futex wake (docs/performance.md, set AX). The stream
+ * stays alive meanwhile: a destroy joins this worker before it frees. */
 static void space_notify(struct simdev_stream *s)
 {
     if (s->room_waiters == 0 && (s->idle_wake_at == 0 || s->tail < s->idle_wake_at))
         return;
     s->idle_wake_at = 0;
+    pthread_mutex_unlock(&s->mu);
     pthread_cond_broadcast(&s->space_cv);
+    pthread_mutex_lock(&s->mu);
 }
 
 void *sd_stream_main(void *arg)
