@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "simdev/sd_internal.h"
+#include "simdev_engine_cpus.h"
 #include "simdev_setup.h"
 #include "support.h"
 
@@ -323,10 +324,7 @@ static void tail_counts(uint32_t block_idx, uint32_t block_dim, const void *args
 /* The CPU set of `engine`'s pool threads as a cpu_set_t. */
 static void engine_cpus(int engine, cpu_set_t *set)
 {
-    CPU_ZERO(set);
-    for (int cpu = 0; cpu < CPU_SETSIZE && cpu < SD_CPU_WORDS * 64; cpu++)
-        if (sd_g.dev[0].pools[engine].cpus.bits[cpu / 64] >> (cpu % 64) & 1u)
-            CPU_SET(cpu, set);
+    simdev_engine_cpus(0, engine, set);
 }
 
 /* Captures the chain whose AICore kernel ends last and whose tail

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "simdev/sd_internal.h"
+#include "simdev_engine_cpus.h"
 #include "simdev_setup.h"
 #include "support.h"
 
@@ -157,15 +158,11 @@ static void record_wait(struct simdev_stream *s)
 static int move_beside(int engine)
 {
     cpu_set_t set;
-    CPU_ZERO(&set);
-    const struct sd_pool *p = &sd_g.dev[0].pools[engine];
-    for (int cpu = 0; cpu < CPU_SETSIZE && cpu < SD_CPU_WORDS * 64; cpu++)
-        if (p->cpus.bits[cpu / 64] >> (cpu % 64) & 1u)
-            CPU_SET(cpu, &set);
+    simdev_engine_cpus(0, engine, &set);
     if (CPU_COUNT(&set) == 0)
         return 0;
     assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(set), &set), 0);
-    return sd_engine_runs_here(p);
+    return sd_engine_runs_here(&sd_g.dev[0].pools[engine]);
 }
 #endif
 
