@@ -104,6 +104,24 @@ void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, cons
     kernel_status_publish(&w->run, &w->sticky, atomic_load_explicit(&w->run, memory_order_acquire));
 }
 
+void kernel_dismiss_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    const device_run_desc *d = args;
+    (void)block_dim;
+    if (block_idx != 0 || !device_run_desc_sealed(d) || !kernel_gate_held(d))
+        return; /* nothing trusted, or the executors returned at the gate */
+    /* Every scheduler path that ends an execution tells its cores to
+     * quit (core 0 always among them); one still IDLE after the
+     * scheduler returned was left by a scheduler whose copy it could not
+     * trust and which had no status words to report through. */
+    if (atomic_load_explicit(&device_core_slot_at(d, 0)->state, memory_order_acquire) == DEVICE_SLOT_IDLE) {
+        kernel_status_words *w =
+            (kernel_status_words *)(uintptr_t)(d->status_addr - offsetof(kernel_status_words, run));
+        kernel_status_publish(&w->run, &w->sticky, DEVICE_ERR_DESC_SEAL);
+        device_slots_quit(d);
+    }
+}
+
 void kernel_status_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
     const kernel_status_args *a = args;

@@ -324,6 +324,15 @@ static inline int kernel_gate_held(const device_run_desc *d)
  * the scheduler ends the execution with DEVICE_ERR_DESC_SEAL instead of
  * waiting for this core. */
 void kernel_executor_kernel(uint32_t block, uint32_t block_dim, const void *args);
+/* AICPU body after the scheduler on the AICPU stream (device_gate.dismiss),
+ * with its own copy of the executor's descriptor: when the copy's seal
+ * holds, its execution holds the gate and the scheduler returned
+ * without telling the cores to quit (its copy failed the seal and it
+ * found no status words it could trust), publishes
+ * DEVICE_ERR_DESC_SEAL as the run and (if first) sticky status and tells
+ * the execution's cores to quit, so the chain ends instead of waiting
+ * for them. Otherwise writes nothing. */
+void kernel_dismiss_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
 /* A scheduler whose descriptor failed its seal ends the execution
  * through status words it still trusts (the packet's, vouched for by the
  * head checksum, or an argument-slot launch's own): DEVICE_ERR_DESC_SEAL

@@ -282,7 +282,8 @@ int kernel_chain_enqueue(simpler_context *ctx, kernel_state *ks, const platform_
     d->seal = device_run_desc_seal_of(d);
     kernel_gate_args gate_args = {(uint64_t)(uintptr_t)ks->status, d->serial, d->runtime_base,
                                   device_run_desc_clear_bytes(d), platform_kernel_report_fault};
-    device_gate gate = {kernel_gate_kernel, &gate_args, sizeof(gate_args), kernel_executor_kernel};
+    device_gate gate = {kernel_gate_kernel, &gate_args, sizeof(gate_args), kernel_executor_kernel,
+                        kernel_dismiss_kernel};
     memcpy(&ks->chain_desc, d, sizeof(ks->chain_desc));
     int code = device_chain_enqueue_gated(ops, &streams, &events, &gate, sched_fn, ks->packet, sched_bytes,
                                           &enqueued);

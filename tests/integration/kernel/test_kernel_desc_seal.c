@@ -7,7 +7,10 @@
  * serial or core count changed on its way to the device is refused with
  * DEVICE_ERR_DESC_SEAL: no task runs, the context is poisoned, and the
  * chain ends (before the seal, a changed serial or core count left one
- * side waiting for the other forever).
+ * side waiting for the other forever). A scheduler's copy whose packet
+ * head checksum fails too trusts no address and returns; the dismiss
+ * body after it ends the execution with its own copy (before it, the
+ * executor blocks waited forever). Every synchronize is bounded.
  *
  * The copies are changed on their way to the device: the context calls
  * simdev through a copy of its platform table whose launch_kernel
@@ -15,7 +18,13 @@
  * (which a capture records). */
 #include "support.h"
 
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "context/context.h"
 #include "device/device_status.h"
@@ -26,7 +35,10 @@
 
 /* ---- the corrupting platform table ---- */
 
-enum { FIELD_GATE, FIELD_SERIAL, FIELD_AIC_COUNT };
+/* FIELD_SEAL_AND_HEAD: the seal and the packet's head checksum both
+ * changed (the scheduler's arguments only), so the scheduler's copy
+ * names nothing it can trust. */
+enum { FIELD_GATE, FIELD_SERIAL, FIELD_AIC_COUNT, FIELD_SEAL_AND_HEAD };
 
 static platform_ops corrupting_ops;
 static platform_kernel_fn corrupt_fn; /* the body whose arguments change; NULL: none */
@@ -36,7 +48,11 @@ static _Alignas(64) uint8_t corrupted_args[1u << 16];
 
 static void corrupt(device_run_desc *d)
 {
-    if (corrupt_field == FIELD_GATE)
+    if (corrupt_field == FIELD_SEAL_AND_HEAD) {
+        kernel_graph_packet *p = (kernel_graph_packet *)(uintptr_t)kernel_packet_of(d);
+        d->seal ^= 1u << 9;
+        p->head_checksum ^= 1u << 9;
+    } else if (corrupt_field == FIELD_GATE)
         d->gate_addr = 0;
     else if (corrupt_field == FIELD_SERIAL)
         d->serial += 1;
@@ -69,6 +85,52 @@ static void open_corruptible(kfix *k)
     kfix_open_over(k, &image, &c, &corrupting_ops);
 }
 
+/* ---- a bounded synchronize ---- */
+
+/* Seconds a refused execution may take to end: far above its few
+ * milliseconds, and the test never waits on a hang. */
+#define SYNC_LIMIT_S 10
+
+typedef struct sync_call {
+    simdev_stream_t stream;
+    int rc;
+    sem_t returned;
+} sync_call;
+
+static void *sync_thread(void *arg)
+{
+    sync_call *c = arg;
+    c->rc = simdev_stream_synchronize(c->stream);
+    sem_post(&c->returned);
+    return NULL;
+}
+
+/* simdev_stream_synchronize(stream), failing the process if it has not
+ * returned within SYNC_LIMIT_S: a stream that hangs cannot be cleaned
+ * up, so the suite exits instead of waiting forever. */
+static int synchronize_bounded(simdev_stream_t stream)
+{
+    static sync_call c;
+    pthread_t th;
+    struct timespec limit;
+    c.stream = stream;
+    c.rc = -1;
+    assert_int_equal(sem_init(&c.returned, 0, 0), 0);
+    assert_int_equal(pthread_create(&th, NULL, sync_thread, &c), 0);
+    clock_gettime(CLOCK_REALTIME, &limit);
+    limit.tv_sec += SYNC_LIMIT_S;
+    while (sem_timedwait(&c.returned, &limit) != 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, "the stream did not end within %d s: the refused execution hangs\n", SYNC_LIMIT_S);
+            fflush(stderr);
+            _exit(1);
+        }
+    }
+    assert_int_equal(pthread_join(th, NULL), 0);
+    sem_destroy(&c.returned);
+    return c.rc;
+}
+
 /* The execution ended refused by the seal: the stream faulted, the
  * device status is DEVICE_ERR_DESC_SEAL, no task wrote the output (it
  * keeps its -1 fill), and the context is poisoned (the next launch is
@@ -76,7 +138,7 @@ static void open_corruptible(kfix *k)
 static void assert_refused_by_the_seal(kfix *k, const kbufs *d)
 {
     int runtime = 0;
-    assert_int_not_equal(simdev_stream_synchronize(k->stream), SIMDEV_SUCCESS);
+    assert_int_not_equal(synchronize_bounded(k->stream), SIMDEV_SUCCESS);
     assert_int_equal(simpler_kernel_mode_errors(k->ctx, &runtime, NULL), 0);
     assert_int_equal(runtime, DEVICE_ERR_DESC_SEAL);
     float f[VADD_N];
@@ -185,6 +247,22 @@ static void captured_scheduler_core_count_changed_refused(void **state)
     captured_refused(kernel_packet_scheduler_kernel, FIELD_AIC_COUNT);
 }
 
+/* The scheduler's copy with its seal and its packet's head checksum
+ * both changed: the scheduler trusts no address in its arguments, and
+ * the executor blocks, whose copy is sound, still end (not wait for a
+ * scheduler that returned). */
+static void scheduler_seal_and_head_changed_refused(void **state)
+{
+    (void)state;
+    eager_refused(kernel_packet_scheduler_kernel, FIELD_SEAL_AND_HEAD);
+}
+
+static void captured_scheduler_seal_and_head_changed_refused(void **state)
+{
+    (void)state;
+    captured_refused(kernel_packet_scheduler_kernel, FIELD_SEAL_AND_HEAD);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -196,6 +274,8 @@ int main(void)
         cmocka_unit_test(scheduler_core_count_changed_refused),
         cmocka_unit_test(captured_executor_serial_changed_refused),
         cmocka_unit_test(captured_scheduler_core_count_changed_refused),
+        cmocka_unit_test(scheduler_seal_and_head_changed_refused),
+        cmocka_unit_test(captured_scheduler_seal_and_head_changed_refused),
     };
     return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
 }
