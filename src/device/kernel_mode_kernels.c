@@ -28,6 +28,23 @@ static void refusal_raise(uint64_t runtime_base)
     device_wait_wake(&rt->doorbell);
 }
 
+/* The runtime arena a block whose copy failed its seal reports to, 0
+ * for none. The copy's status word and gate word both name the status
+ * words, at their fixed offsets: when the two agree (one changed field
+ * cannot make them), the frozen arena base written there at init is
+ * used, so a changed runtime_base is never followed. When they
+ * disagree, one of them is the changed field and the copy's own base,
+ * if an arena's alignment, is the best left. */
+static uint64_t refusal_arena(const device_run_desc *d)
+{
+    uint64_t words = d->status_addr - offsetof(kernel_status_words, run);
+    if (d->status_addr != 0 && (words & 7u) == 0 && d->gate_addr == words + offsetof(kernel_status_words, owner))
+        return ((const kernel_status_words *)(uintptr_t)words)->frozen.runtime_base;
+    if ((d->runtime_base & (RUNTIME_BASE_ALIGN - 1u)) == 0)
+        return d->runtime_base;
+    return 0;
+}
+
 void kernel_executor_kernel(uint32_t block, uint32_t block_dim, const void *args)
 {
     const device_run_desc *d = args;
@@ -35,12 +52,12 @@ void kernel_executor_kernel(uint32_t block, uint32_t block_dim, const void *args
         device_executor_kernel(block, block_dim, args);
         return;
     }
-    /* A changed copy: no field is trusted but the runtime arena's base,
-     * which this block needs to tell the scheduler (which would otherwise
-     * wait for this core forever). A base that is not an arena's
-     * alignment is not followed. */
-    if (d->runtime_base != 0 && (d->runtime_base & (RUNTIME_BASE_ALIGN - 1u)) == 0)
-        refusal_raise(d->runtime_base);
+    /* A changed copy: this block must still tell the scheduler, which
+     * would otherwise wait for this core forever, through the one arena
+     * base it can trust most. */
+    uint64_t runtime = refusal_arena(d);
+    if (runtime != 0 && (runtime & (RUNTIME_BASE_ALIGN - 1u)) == 0)
+        refusal_raise(runtime);
 }
 
 void kernel_unsealed_refuse(uint64_t status_words_addr)

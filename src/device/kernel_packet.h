@@ -319,10 +319,12 @@ static inline int kernel_gate_held(const device_run_desc *d)
 }
 /* AICore body of a kernel-mode chain (device_gate.executor): runs
  * device_executor_kernel on the descriptor when its seal holds
- * (device_run_desc_sealed); otherwise reads no field but the runtime
- * arena's base, there raises the refusal flag and rings the doorbell, so
- * the scheduler ends the execution with DEVICE_ERR_DESC_SEAL instead of
- * waiting for this core. */
+ * (device_run_desc_sealed); otherwise raises the refusal flag and rings
+ * the doorbell in the frozen runtime arena of the status words its
+ * status word and gate word both name (or, when those two disagree, at
+ * its own runtime_base), reading no other field, so the scheduler ends
+ * the execution with DEVICE_ERR_DESC_SEAL instead of waiting for this
+ * core. */
 void kernel_executor_kernel(uint32_t block, uint32_t block_dim, const void *args);
 /* AICPU body after the scheduler on the AICPU stream (device_gate.dismiss),
  * with its own copy of the executor's descriptor: when the copy's seal

@@ -38,13 +38,17 @@
 /* FIELD_SEAL_AND_HEAD: the seal and the packet's head checksum both
  * changed (the scheduler's arguments only), so the scheduler's copy
  * names nothing it can trust. */
-enum { FIELD_GATE, FIELD_SERIAL, FIELD_AIC_COUNT, FIELD_SEAL_AND_HEAD };
+enum { FIELD_GATE, FIELD_SERIAL, FIELD_AIC_COUNT, FIELD_SEAL_AND_HEAD, FIELD_RUNTIME_BASE, FIELD_STATUS_WORD };
 
 static platform_ops corrupting_ops;
 static platform_kernel_fn corrupt_fn; /* the body whose arguments change; NULL: none */
 static int corrupt_field;
 static int corrupted; /* launches changed */
 static _Alignas(64) uint8_t corrupted_args[1u << 16];
+/* FIELD_RUNTIME_BASE: memory no execution owns, shaped like a runtime
+ * arena's header, which a changed runtime_base names instead of the
+ * context's arena. Nothing may write it. */
+static _Alignas(64) uint8_t decoy_arena[256];
 
 static void corrupt(device_run_desc *d)
 {
@@ -52,6 +56,10 @@ static void corrupt(device_run_desc *d)
         kernel_graph_packet *p = (kernel_graph_packet *)(uintptr_t)kernel_packet_of(d);
         d->seal ^= 1u << 9;
         p->head_checksum ^= 1u << 9;
+    } else if (corrupt_field == FIELD_RUNTIME_BASE) {
+        d->runtime_base = (uint64_t)(uintptr_t)decoy_arena;
+    } else if (corrupt_field == FIELD_STATUS_WORD) {
+        d->status_addr += 64; /* the gate word then names other status words */
     } else if (corrupt_field == FIELD_GATE)
         d->gate_addr = 0;
     else if (corrupt_field == FIELD_SERIAL)
@@ -247,6 +255,28 @@ static void captured_scheduler_core_count_changed_refused(void **state)
     captured_refused(kernel_packet_scheduler_kernel, FIELD_AIC_COUNT);
 }
 
+/* An executor block's copy naming another runtime arena: the block
+ * refuses it and raises the refusal flag in the context's frozen arena
+ * (its status word and gate word agree on the status words), never in
+ * the memory its runtime_base names. */
+static void executor_runtime_base_changed_refused(void **state)
+{
+    static const uint8_t zero[sizeof(decoy_arena)];
+    (void)state;
+    memset(decoy_arena, 0, sizeof(decoy_arena));
+    eager_refused(kernel_executor_kernel, FIELD_RUNTIME_BASE);
+    assert_memory_equal(decoy_arena, zero, sizeof(zero));
+}
+
+/* An executor block's copy with its status word changed: the status
+ * word and the gate word disagree, so the block reports through its
+ * copy's runtime_base, which a single change left as it was. */
+static void executor_status_word_changed_refused(void **state)
+{
+    (void)state;
+    eager_refused(kernel_executor_kernel, FIELD_STATUS_WORD);
+}
+
 /* The scheduler's copy with its seal and its packet's head checksum
  * both changed: the scheduler trusts no address in its arguments, and
  * the executor blocks, whose copy is sound, still end (not wait for a
@@ -275,6 +305,8 @@ int main(void)
         cmocka_unit_test(captured_executor_serial_changed_refused),
         cmocka_unit_test(captured_scheduler_core_count_changed_refused),
         cmocka_unit_test(scheduler_seal_and_head_changed_refused),
+        cmocka_unit_test(executor_runtime_base_changed_refused),
+        cmocka_unit_test(executor_status_word_changed_refused),
         cmocka_unit_test(captured_scheduler_seal_and_head_changed_refused),
     };
     return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
