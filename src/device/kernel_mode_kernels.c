@@ -144,7 +144,10 @@ void kernel_status_kernel(uint32_t block_idx, uint32_t block_dim, const void *ar
     const kernel_status_args *a = args;
     kernel_status_words *w = (kernel_status_words *)(uintptr_t)a->status_addr;
     (void)block_dim;
-    if (block_idx != 0)
+    /* A changed copy names no status words or fault function that can
+     * be trusted: touch nothing, call nothing. The gate stays held, so
+     * every later execution of the context is refused (-23). */
+    if (block_idx != 0 || a->seal != kernel_status_args_seal_of(a))
         return;
     int32_t run = KERNEL_GATE_ERR_OVERLAP;
     if (atomic_load_explicit(&w->owner, memory_order_acquire) == a->serial) {
@@ -164,7 +167,10 @@ void kernel_gate_kernel(uint32_t block_idx, uint32_t block_dim, const void *args
     uint64_t free_gate = 0;
     int32_t none = 0;
     (void)block_dim;
-    if (block_idx != 0)
+    /* A changed copy: no gate taken, no span cleared, nothing called.
+     * The execution's other bodies find the gate not theirs and run
+     * nothing; its status check fails the stream. */
+    if (block_idx != 0 || a->seal != kernel_gate_args_seal_of(a))
         return;
     if (atomic_compare_exchange_strong(&w->owner, &free_gate, a->serial)) {
         memset((void *)(uintptr_t)a->clear_base, 0, (size_t)a->clear_bytes);

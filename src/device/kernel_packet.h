@@ -138,6 +138,7 @@ typedef struct kernel_status_args {
     uint64_t status_addr;
     platform_fault_fn report_fault;
     uint64_t serial; /* the execution whose status it reports and whose gate it releases */
+    uint64_t seal;   /* kernel_status_args_seal_of the rest, set last on the host */
 } kernel_status_args;
 
 /* Arguments of kernel_gate_kernel. */
@@ -147,7 +148,27 @@ typedef struct kernel_gate_args {
     uint64_t clear_base;  /* the runtime arena */
     uint64_t clear_bytes; /* header and handshake slots of the execution's cores */
     platform_fault_fn report_fault;
+    uint64_t seal;        /* kernel_gate_args_seal_of the rest, set last on the host */
 } kernel_gate_args;
+
+_Static_assert(offsetof(kernel_status_args, seal) + sizeof(uint64_t) == sizeof(kernel_status_args) &&
+                   offsetof(kernel_gate_args, seal) + sizeof(uint64_t) == sizeof(kernel_gate_args) &&
+                   offsetof(kernel_status_args, seal) % 8 == 0 && offsetof(kernel_gate_args, seal) % 8 == 0,
+               "each seal is the last word and covers every word before it");
+
+/* The seals of the gate's and the status check's arguments, as the
+ * descriptor's (device_run_desc_seal_of): each body verifies its copy
+ * before it reads a field, so a changed clear span, status address or
+ * fault function is never followed. */
+static inline uint64_t kernel_gate_args_seal_of(const kernel_gate_args *a)
+{
+    return device_seal_words(a, offsetof(kernel_gate_args, seal));
+}
+
+static inline uint64_t kernel_status_args_seal_of(const kernel_status_args *a)
+{
+    return device_seal_words(a, offsetof(kernel_status_args, seal));
+}
 
 /* An argument slot (simpler_kernel_mode_write_args): a frozen device
  * buffer that starts with this header, followed by packet_bytes of the

@@ -10,7 +10,9 @@
  * side waiting for the other forever). A scheduler's copy whose packet
  * head checksum fails too trusts no address and returns; the dismiss
  * body after it ends the execution with its own copy (before it, the
- * executor blocks waited forever). Every synchronize is bounded.
+ * executor blocks waited forever). The gate kernel's and the status
+ * check's own arguments are sealed too: a changed copy is followed
+ * nowhere and calls nothing. Every synchronize is bounded.
  *
  * The copies are changed on their way to the device: the context calls
  * simdev through a copy of its platform table whose launch_kernel
@@ -38,7 +40,20 @@
 /* FIELD_SEAL_AND_HEAD: the seal and the packet's head checksum both
  * changed (the scheduler's arguments only), so the scheduler's copy
  * names nothing it can trust. */
-enum { FIELD_GATE, FIELD_SERIAL, FIELD_AIC_COUNT, FIELD_SEAL_AND_HEAD, FIELD_RUNTIME_BASE, FIELD_STATUS_WORD };
+/* FIELD_CLEAR_SPAN: the gate's arguments (kernel_gate_args) name the
+ * decoy span as the arena to clear. FIELD_STATUS_FAULT: the status
+ * check's arguments (kernel_status_args) carry another serial and the
+ * counting fault function. */
+enum {
+    FIELD_GATE,
+    FIELD_SERIAL,
+    FIELD_AIC_COUNT,
+    FIELD_SEAL_AND_HEAD,
+    FIELD_RUNTIME_BASE,
+    FIELD_STATUS_WORD,
+    FIELD_CLEAR_SPAN,
+    FIELD_STATUS_FAULT
+};
 
 static platform_ops corrupting_ops;
 static platform_kernel_fn corrupt_fn; /* the body whose arguments change; NULL: none */
@@ -49,10 +64,32 @@ static _Alignas(64) uint8_t corrupted_args[1u << 16];
  * arena's header, which a changed runtime_base names instead of the
  * context's arena. Nothing may write it. */
 static _Alignas(64) uint8_t decoy_arena[256];
+/* FIELD_CLEAR_SPAN: memory no execution owns, room for any clear span
+ * of the fixture; filled with DECOY_FILL, which nothing may change. */
+#define DECOY_FILL 0xa5
+static _Alignas(64) uint8_t decoy_span[1u << 16];
+/* FIELD_STATUS_FAULT: calls of the fault function a changed copy names. */
+static int counted_faults;
 
-static void corrupt(device_run_desc *d)
+static int counting_fault(int code)
 {
-    if (corrupt_field == FIELD_SEAL_AND_HEAD) {
+    (void)code;
+    counted_faults++;
+    return 0;
+}
+
+static void corrupt(void *args)
+{
+    device_run_desc *d = args;
+    if (corrupt_field == FIELD_CLEAR_SPAN) {
+        kernel_gate_args *g = args;
+        assert_true(g->clear_bytes <= sizeof(decoy_span));
+        g->clear_base = (uint64_t)(uintptr_t)decoy_span;
+    } else if (corrupt_field == FIELD_STATUS_FAULT) {
+        kernel_status_args *a = args;
+        a->serial += 1;
+        a->report_fault = counting_fault;
+    } else if (corrupt_field == FIELD_SEAL_AND_HEAD) {
         kernel_graph_packet *p = (kernel_graph_packet *)(uintptr_t)kernel_packet_of(d);
         d->seal ^= 1u << 9;
         p->head_checksum ^= 1u << 9;
@@ -75,7 +112,7 @@ static int corrupting_launch(void *user, platform_stream *stream, int engine, pl
     if (corrupt_fn != NULL && fn == corrupt_fn) {
         assert_true(args_size <= sizeof(corrupted_args));
         memcpy(corrupted_args, args, args_size);
-        corrupt((device_run_desc *)(void *)corrupted_args);
+        corrupt(corrupted_args);
         args = corrupted_args;
         corrupted++;
     }
@@ -277,6 +314,86 @@ static void executor_status_word_changed_refused(void **state)
     eager_refused(kernel_executor_kernel, FIELD_STATUS_WORD);
 }
 
+/* The gate's arguments naming another span to clear: the gate refuses
+ * them (their seal) and takes nothing, clears nothing, calls nothing;
+ * the execution runs no task and its status check fails the stream
+ * (the gate is not its execution's). The context is not poisoned: a
+ * graph captured before, replayed on a fresh stream (the refused one's
+ * fault is sticky), computes the golden. */
+static void gate_args_changed_refused(void **state)
+{
+    static vadd_buffers v;
+    static uint8_t fill[sizeof(decoy_span)];
+    simdev_stream_t fresh = NULL;
+    kfix k;
+    kbufs d;
+    int runtime = 0;
+    (void)state;
+    memset(decoy_span, DECOY_FILL, sizeof(decoy_span));
+    memset(fill, DECOY_FILL, sizeof(fill));
+    open_corruptible(&k);
+    kbufs_alloc(&d);
+    simdev_graph_t g = kfix_capture(&k, &d, 1);
+    kbufs_upload(&d, &v, 7.0f);
+    corrupt_fn = kernel_gate_kernel;
+    corrupt_field = FIELD_CLEAR_SPAN;
+    assert_int_equal(kfix_launch(&k, &d, 1), 0);
+    corrupt_fn = NULL;
+    assert_int_equal(corrupted, 1);
+    assert_int_not_equal(synchronize_bounded(k.stream), SIMDEV_SUCCESS);
+    assert_memory_equal(decoy_span, fill, sizeof(fill));
+    float f[VADD_N];
+    assert_int_equal(simdev_memcpy(f, d.f, sizeof(f)), SIMDEV_SUCCESS);
+    for (uint32_t i = 0; i < VADD_N; i++)
+        if (f[i] != -1.0f)
+            fail_msg("element %u of the output was written by an execution without the gate", i);
+    assert_int_equal(simpler_kernel_mode_errors(k.ctx, &runtime, NULL), 0);
+    assert_int_equal(runtime, 0);
+    assert_int_not_equal(kernel_phase(k.ctx), KERNEL_PHASE_POISONED);
+    assert_int_equal(simdev_stream_create(&fresh), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_graph_launch(g, fresh), SIMDEV_SUCCESS);
+    assert_int_equal(synchronize_bounded(fresh), SIMDEV_SUCCESS);
+    assert_int_equal(kbufs_check(&d, &v, 1), 0);
+    assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(fresh), SIMDEV_SUCCESS);
+    kbufs_free(&d);
+    close_refused(&k);
+}
+
+/* The status check's arguments with another serial and another fault
+ * function: the check refuses them (their seal) and neither releases
+ * the gate nor calls the function. The execution itself ran (the
+ * golden); the gate stays held, so the next launch is refused on the
+ * device (-23) and the context poisoned: it fails, it never hangs. */
+static void status_args_changed_refused(void **state)
+{
+    static vadd_buffers v;
+    kfix k;
+    kbufs d;
+    int runtime = 0;
+    (void)state;
+    counted_faults = 0;
+    open_corruptible(&k);
+    kbufs_alloc(&d);
+    kbufs_upload(&d, &v, 7.0f);
+    corrupt_fn = kernel_status_kernel;
+    corrupt_field = FIELD_STATUS_FAULT;
+    assert_int_equal(kfix_launch(&k, &d, 1), 0);
+    corrupt_fn = NULL;
+    assert_int_equal(corrupted, 1);
+    assert_int_equal(synchronize_bounded(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(kbufs_check(&d, &v, 1), 0);
+    assert_int_equal(counted_faults, 0);
+    assert_int_equal(kfix_launch(&k, &d, 1), 0);
+    assert_int_not_equal(synchronize_bounded(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(simpler_kernel_mode_errors(k.ctx, &runtime, NULL), 0);
+    assert_int_equal(runtime, KERNEL_GATE_ERR_OVERLAP);
+    assert_int_equal(kernel_phase(k.ctx), KERNEL_PHASE_POISONED);
+    assert_int_equal(counted_faults, 0);
+    kbufs_free(&d);
+    close_refused(&k);
+}
+
 /* The scheduler's copy with its seal and its packet's head checksum
  * both changed: the scheduler trusts no address in its arguments, and
  * the executor blocks, whose copy is sound, still end (not wait for a
@@ -307,6 +424,8 @@ int main(void)
         cmocka_unit_test(scheduler_seal_and_head_changed_refused),
         cmocka_unit_test(executor_runtime_base_changed_refused),
         cmocka_unit_test(executor_status_word_changed_refused),
+        cmocka_unit_test(gate_args_changed_refused),
+        cmocka_unit_test(status_args_changed_refused),
         cmocka_unit_test(captured_scheduler_seal_and_head_changed_refused),
     };
     return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
