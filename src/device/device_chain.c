@@ -72,14 +72,19 @@ static int enqueue_front(const platform_launch_ops *ops, const device_streams *s
     return ops->event_record(ops->user, ev->aicore_done, st->aicore);
 }
 
-/* The scheduler launch and the join back into the caller stream. */
+/* The scheduler launch, the gate's dismiss body behind it, and the join
+ * back into the caller stream. */
 static int enqueue_back(const platform_launch_ops *ops, const device_streams *st, const device_events *ev,
-                        platform_kernel_fn sched_fn, const void *sched_args, size_t sched_bytes)
+                        const device_gate *gate, platform_kernel_fn sched_fn, const void *sched_args,
+                        size_t sched_bytes)
 {
     int rc;
 
     if ((rc = ops->launch_kernel(ops->user, st->aicpu, PLATFORM_ENGINE_AICPU, sched_fn, 1,
                                  sched_args, sched_bytes)) != 0 ||
+        (gate != NULL && gate->dismiss != NULL &&
+         (rc = ops->launch_kernel(ops->user, st->aicpu, PLATFORM_ENGINE_AICPU, gate->dismiss, 1, sched_args,
+                                  sizeof(device_run_desc))) != 0) ||
         (rc = ops->stream_wait_event(ops->user, st->aicpu, ev->aicore_done)) != 0 ||
         (rc = ops->event_record(ops->user, ev->aicpu_done, st->aicpu)) != 0)
         return rc;
@@ -105,7 +110,7 @@ static int enqueue_launch(const platform_launch_ops *ops, const device_streams *
     rc = enqueue_front(ops, streams, events, desc, gate, enqueued);
     if (rc != 0)
         return rc;
-    return enqueue_back(ops, streams, events, sched_fn, sched_args, sched_bytes);
+    return enqueue_back(ops, streams, events, gate, sched_fn, sched_args, sched_bytes);
 }
 
 int device_chain_enqueue_launch(const platform_launch_ops *ops, const device_streams *streams,

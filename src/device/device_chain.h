@@ -86,10 +86,16 @@ typedef struct device_gate {
      * device_executor_kernel (kernel mode: kernel_executor_kernel, which
      * verifies the descriptor's seal first); NULL: device_executor_kernel. */
     platform_kernel_fn executor;
+    /* An AICPU body launched with the descriptor right after the
+     * scheduler, before the AICPU stream waits for the executor (kernel
+     * mode: kernel_dismiss_kernel, which ends an execution the scheduler
+     * refused without a word to its cores); NULL: none. */
+    platform_kernel_fn dismiss;
 } device_gate;
 
 /* device_chain_enqueue_launch behind a gate: the gate kernel first on the
- * caller stream (12 operations), and no arena memset on the AICPU stream
+ * caller stream (12 operations; 13 with a dismiss body, launched on the
+ * AICPU stream after the scheduler), and no arena memset on the AICPU stream
  * (the gate clears the arena only when it claims the regions). Same
  * arguments, returns and partial-enqueue rule; `gate` and its fields
  * non-NULL. */

@@ -56,7 +56,8 @@ typedef struct device_run_desc {
 
 _Static_assert(sizeof(device_run_desc) % 8 == 0, "an inline image after the descriptor stays 8-aligned");
 
-/* The seal of a kernel-mode descriptor: a checksum over every word but
+/* The seal of a kernel-mode descriptor (and of the gate's and the status
+ * check's arguments, kernel_packet.h): a checksum over every word but
  * the seal itself, computed by the host once the serial and the started
  * cores are set. The scheduler and the executor get their own copies of
  * the launch arguments and verify them before they read a field: a word
@@ -65,16 +66,21 @@ _Static_assert(sizeof(device_run_desc) % 8 == 0, "an inline image after the desc
  * word is mixed in at its own rotation, so changing any one field always
  * changes the seal; the multiply at the end spreads it. Not a MAC: it
  * catches corruption, not a forger. */
-static inline uint64_t device_run_desc_seal_of(const device_run_desc *d)
+static inline uint64_t device_seal_words(const void *p, size_t sealed_bytes)
 {
-    const unsigned char *bytes = (const unsigned char *)d;
+    const unsigned char *bytes = (const unsigned char *)p;
     uint64_t h = 0x9e3779b97f4a7c15u;
-    for (size_t at = 0; at < offsetof(device_run_desc, seal); at += sizeof(uint64_t)) {
+    for (size_t at = 0; at < sealed_bytes; at += sizeof(uint64_t)) {
         uint64_t w;
         memcpy(&w, bytes + at, sizeof(w)); /* one load; no aliasing question */
         h = ((h << 7) | (h >> 57)) ^ w;
     }
-    return (h * 0xff51afd7ed558ccdu) | 1u; /* never 0: an unsealed descriptor never passes */
+    return (h * 0xff51afd7ed558ccdu) | 1u; /* never 0: an unsealed block never passes */
+}
+
+static inline uint64_t device_run_desc_seal_of(const device_run_desc *d)
+{
+    return device_seal_words(d, offsetof(device_run_desc, seal));
 }
 
 static inline int device_run_desc_sealed(const device_run_desc *d)

@@ -28,6 +28,23 @@ static void refusal_raise(uint64_t runtime_base)
     device_wait_wake(&rt->doorbell);
 }
 
+/* The runtime arena a block whose copy failed its seal reports to, 0
+ * for none. The copy's status word and gate word both name the status
+ * words, at their fixed offsets: when the two agree (one changed field
+ * cannot make them), the frozen arena base written there at init is
+ * used, so a changed runtime_base is never followed. When they
+ * disagree, one of them is the changed field and the copy's own base,
+ * if an arena's alignment, is the best left. */
+static uint64_t refusal_arena(const device_run_desc *d)
+{
+    uint64_t words = d->status_addr - offsetof(kernel_status_words, run);
+    if (d->status_addr != 0 && (words & 7u) == 0 && d->gate_addr == words + offsetof(kernel_status_words, owner))
+        return ((const kernel_status_words *)(uintptr_t)words)->frozen.runtime_base;
+    if ((d->runtime_base & (RUNTIME_BASE_ALIGN - 1u)) == 0)
+        return d->runtime_base;
+    return 0;
+}
+
 void kernel_executor_kernel(uint32_t block, uint32_t block_dim, const void *args)
 {
     const device_run_desc *d = args;
@@ -35,12 +52,12 @@ void kernel_executor_kernel(uint32_t block, uint32_t block_dim, const void *args
         device_executor_kernel(block, block_dim, args);
         return;
     }
-    /* A changed copy: no field is trusted but the runtime arena's base,
-     * which this block needs to tell the scheduler (which would otherwise
-     * wait for this core forever). A base that is not an arena's
-     * alignment is not followed. */
-    if (d->runtime_base != 0 && (d->runtime_base & (RUNTIME_BASE_ALIGN - 1u)) == 0)
-        refusal_raise(d->runtime_base);
+    /* A changed copy: this block must still tell the scheduler, which
+     * would otherwise wait for this core forever, through the one arena
+     * base it can trust most. */
+    uint64_t runtime = refusal_arena(d);
+    if (runtime != 0 && (runtime & (RUNTIME_BASE_ALIGN - 1u)) == 0)
+        refusal_raise(runtime);
 }
 
 void kernel_unsealed_refuse(uint64_t status_words_addr)
@@ -104,12 +121,33 @@ void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, cons
     kernel_status_publish(&w->run, &w->sticky, atomic_load_explicit(&w->run, memory_order_acquire));
 }
 
+void kernel_dismiss_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    const device_run_desc *d = args;
+    (void)block_dim;
+    if (block_idx != 0 || !device_run_desc_sealed(d) || !kernel_gate_held(d))
+        return; /* nothing trusted, or the executors returned at the gate */
+    /* Every scheduler path that ends an execution tells its cores to
+     * quit (core 0 always among them); one still IDLE after the
+     * scheduler returned was left by a scheduler whose copy it could not
+     * trust and which had no status words to report through. */
+    if (atomic_load_explicit(&device_core_slot_at(d, 0)->state, memory_order_acquire) == DEVICE_SLOT_IDLE) {
+        kernel_status_words *w =
+            (kernel_status_words *)(uintptr_t)(d->status_addr - offsetof(kernel_status_words, run));
+        kernel_status_publish(&w->run, &w->sticky, DEVICE_ERR_DESC_SEAL);
+        device_slots_quit(d);
+    }
+}
+
 void kernel_status_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
     const kernel_status_args *a = args;
     kernel_status_words *w = (kernel_status_words *)(uintptr_t)a->status_addr;
     (void)block_dim;
-    if (block_idx != 0)
+    /* A changed copy names no status words or fault function that can
+     * be trusted: touch nothing, call nothing. The gate stays held, so
+     * every later execution of the context is refused (-23). */
+    if (block_idx != 0 || a->seal != kernel_status_args_seal_of(a))
         return;
     int32_t run = KERNEL_GATE_ERR_OVERLAP;
     if (atomic_load_explicit(&w->owner, memory_order_acquire) == a->serial) {
@@ -129,7 +167,10 @@ void kernel_gate_kernel(uint32_t block_idx, uint32_t block_dim, const void *args
     uint64_t free_gate = 0;
     int32_t none = 0;
     (void)block_dim;
-    if (block_idx != 0)
+    /* A changed copy: no gate taken, no span cleared, nothing called.
+     * The execution's other bodies find the gate not theirs and run
+     * nothing; its status check fails the stream. */
+    if (block_idx != 0 || a->seal != kernel_gate_args_seal_of(a))
         return;
     if (atomic_compare_exchange_strong(&w->owner, &free_gate, a->serial)) {
         memset((void *)(uintptr_t)a->clear_base, 0, (size_t)a->clear_bytes);

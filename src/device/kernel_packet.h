@@ -138,6 +138,7 @@ typedef struct kernel_status_args {
     uint64_t status_addr;
     platform_fault_fn report_fault;
     uint64_t serial; /* the execution whose status it reports and whose gate it releases */
+    uint64_t seal;   /* kernel_status_args_seal_of the rest, set last on the host */
 } kernel_status_args;
 
 /* Arguments of kernel_gate_kernel. */
@@ -147,7 +148,27 @@ typedef struct kernel_gate_args {
     uint64_t clear_base;  /* the runtime arena */
     uint64_t clear_bytes; /* header and handshake slots of the execution's cores */
     platform_fault_fn report_fault;
+    uint64_t seal;        /* kernel_gate_args_seal_of the rest, set last on the host */
 } kernel_gate_args;
+
+_Static_assert(offsetof(kernel_status_args, seal) + sizeof(uint64_t) == sizeof(kernel_status_args) &&
+                   offsetof(kernel_gate_args, seal) + sizeof(uint64_t) == sizeof(kernel_gate_args) &&
+                   offsetof(kernel_status_args, seal) % 8 == 0 && offsetof(kernel_gate_args, seal) % 8 == 0,
+               "each seal is the last word and covers every word before it");
+
+/* The seals of the gate's and the status check's arguments, as the
+ * descriptor's (device_run_desc_seal_of): each body verifies its copy
+ * before it reads a field, so a changed clear span, status address or
+ * fault function is never followed. */
+static inline uint64_t kernel_gate_args_seal_of(const kernel_gate_args *a)
+{
+    return device_seal_words(a, offsetof(kernel_gate_args, seal));
+}
+
+static inline uint64_t kernel_status_args_seal_of(const kernel_status_args *a)
+{
+    return device_seal_words(a, offsetof(kernel_status_args, seal));
+}
 
 /* An argument slot (simpler_kernel_mode_write_args): a frozen device
  * buffer that starts with this header, followed by packet_bytes of the
@@ -319,11 +340,22 @@ static inline int kernel_gate_held(const device_run_desc *d)
 }
 /* AICore body of a kernel-mode chain (device_gate.executor): runs
  * device_executor_kernel on the descriptor when its seal holds
- * (device_run_desc_sealed); otherwise reads no field but the runtime
- * arena's base, there raises the refusal flag and rings the doorbell, so
- * the scheduler ends the execution with DEVICE_ERR_DESC_SEAL instead of
- * waiting for this core. */
+ * (device_run_desc_sealed); otherwise raises the refusal flag and rings
+ * the doorbell in the frozen runtime arena of the status words its
+ * status word and gate word both name (or, when those two disagree, at
+ * its own runtime_base), reading no other field, so the scheduler ends
+ * the execution with DEVICE_ERR_DESC_SEAL instead of waiting for this
+ * core. */
 void kernel_executor_kernel(uint32_t block, uint32_t block_dim, const void *args);
+/* AICPU body after the scheduler on the AICPU stream (device_gate.dismiss),
+ * with its own copy of the executor's descriptor: when the copy's seal
+ * holds, its execution holds the gate and the scheduler returned
+ * without telling the cores to quit (its copy failed the seal and it
+ * found no status words it could trust), publishes
+ * DEVICE_ERR_DESC_SEAL as the run and (if first) sticky status and tells
+ * the execution's cores to quit, so the chain ends instead of waiting
+ * for them. Otherwise writes nothing. */
+void kernel_dismiss_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
 /* A scheduler whose descriptor failed its seal ends the execution
  * through status words it still trusts (the packet's, vouched for by the
  * head checksum, or an argument-slot launch's own): DEVICE_ERR_DESC_SEAL

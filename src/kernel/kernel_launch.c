@@ -255,7 +255,8 @@ static int copy_back_enqueue(const platform_launch_ops *ops, simpler_context *ct
  * the join (kernel_status_kernel faults the stream on a nonzero word). */
 static int status_check_enqueue(const platform_launch_ops *ops, const kernel_state *ks, platform_stream *caller)
 {
-    kernel_status_args status = {(uint64_t)(uintptr_t)ks->status, platform_kernel_report_fault, ks->serial};
+    kernel_status_args status = {(uint64_t)(uintptr_t)ks->status, platform_kernel_report_fault, ks->serial, 0};
+    status.seal = kernel_status_args_seal_of(&status);
     return ops->launch_kernel(ops->user, caller, PLATFORM_ENGINE_AICPU, kernel_status_kernel, 1, &status,
                               sizeof(status));
 }
@@ -281,8 +282,10 @@ int kernel_chain_enqueue(simpler_context *ctx, kernel_state *ks, const platform_
      * against it before either reads a field. */
     d->seal = device_run_desc_seal_of(d);
     kernel_gate_args gate_args = {(uint64_t)(uintptr_t)ks->status, d->serial, d->runtime_base,
-                                  device_run_desc_clear_bytes(d), platform_kernel_report_fault};
-    device_gate gate = {kernel_gate_kernel, &gate_args, sizeof(gate_args), kernel_executor_kernel};
+                                  device_run_desc_clear_bytes(d), platform_kernel_report_fault, 0};
+    gate_args.seal = kernel_gate_args_seal_of(&gate_args);
+    device_gate gate = {kernel_gate_kernel, &gate_args, sizeof(gate_args), kernel_executor_kernel,
+                        kernel_dismiss_kernel};
     memcpy(&ks->chain_desc, d, sizeof(ks->chain_desc));
     int code = device_chain_enqueue_gated(ops, &streams, &events, &gate, sched_fn, ks->packet, sched_bytes,
                                           &enqueued);

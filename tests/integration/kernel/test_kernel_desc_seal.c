@@ -7,7 +7,12 @@
  * serial or core count changed on its way to the device is refused with
  * DEVICE_ERR_DESC_SEAL: no task runs, the context is poisoned, and the
  * chain ends (before the seal, a changed serial or core count left one
- * side waiting for the other forever).
+ * side waiting for the other forever). A scheduler's copy whose packet
+ * head checksum fails too trusts no address and returns; the dismiss
+ * body after it ends the execution with its own copy (before it, the
+ * executor blocks waited forever). The gate kernel's and the status
+ * check's own arguments are sealed too: a changed copy is followed
+ * nowhere and calls nothing. Every synchronize is bounded.
  *
  * The copies are changed on their way to the device: the context calls
  * simdev through a copy of its platform table whose launch_kernel
@@ -15,7 +20,13 @@
  * (which a capture records). */
 #include "support.h"
 
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "context/context.h"
 #include "device/device_status.h"
@@ -26,17 +37,67 @@
 
 /* ---- the corrupting platform table ---- */
 
-enum { FIELD_GATE, FIELD_SERIAL, FIELD_AIC_COUNT };
+/* FIELD_SEAL_AND_HEAD: the seal and the packet's head checksum both
+ * changed (the scheduler's arguments only), so the scheduler's copy
+ * names nothing it can trust. */
+/* FIELD_CLEAR_SPAN: the gate's arguments (kernel_gate_args) name the
+ * decoy span as the arena to clear. FIELD_STATUS_FAULT: the status
+ * check's arguments (kernel_status_args) carry another serial and the
+ * counting fault function. */
+enum {
+    FIELD_GATE,
+    FIELD_SERIAL,
+    FIELD_AIC_COUNT,
+    FIELD_SEAL_AND_HEAD,
+    FIELD_RUNTIME_BASE,
+    FIELD_STATUS_WORD,
+    FIELD_CLEAR_SPAN,
+    FIELD_STATUS_FAULT
+};
 
 static platform_ops corrupting_ops;
 static platform_kernel_fn corrupt_fn; /* the body whose arguments change; NULL: none */
 static int corrupt_field;
 static int corrupted; /* launches changed */
 static _Alignas(64) uint8_t corrupted_args[1u << 16];
+/* FIELD_RUNTIME_BASE: memory no execution owns, shaped like a runtime
+ * arena's header, which a changed runtime_base names instead of the
+ * context's arena. Nothing may write it. */
+static _Alignas(64) uint8_t decoy_arena[256];
+/* FIELD_CLEAR_SPAN: memory no execution owns, room for any clear span
+ * of the fixture; filled with DECOY_FILL, which nothing may change. */
+#define DECOY_FILL 0xa5
+static _Alignas(64) uint8_t decoy_span[1u << 16];
+/* FIELD_STATUS_FAULT: calls of the fault function a changed copy names. */
+static int counted_faults;
 
-static void corrupt(device_run_desc *d)
+static int counting_fault(int code)
 {
-    if (corrupt_field == FIELD_GATE)
+    (void)code;
+    counted_faults++;
+    return 0;
+}
+
+static void corrupt(void *args)
+{
+    device_run_desc *d = args;
+    if (corrupt_field == FIELD_CLEAR_SPAN) {
+        kernel_gate_args *g = args;
+        assert_true(g->clear_bytes <= sizeof(decoy_span));
+        g->clear_base = (uint64_t)(uintptr_t)decoy_span;
+    } else if (corrupt_field == FIELD_STATUS_FAULT) {
+        kernel_status_args *a = args;
+        a->serial += 1;
+        a->report_fault = counting_fault;
+    } else if (corrupt_field == FIELD_SEAL_AND_HEAD) {
+        kernel_graph_packet *p = (kernel_graph_packet *)(uintptr_t)kernel_packet_of(d);
+        d->seal ^= 1u << 9;
+        p->head_checksum ^= 1u << 9;
+    } else if (corrupt_field == FIELD_RUNTIME_BASE) {
+        d->runtime_base = (uint64_t)(uintptr_t)decoy_arena;
+    } else if (corrupt_field == FIELD_STATUS_WORD) {
+        d->status_addr += 64; /* the gate word then names other status words */
+    } else if (corrupt_field == FIELD_GATE)
         d->gate_addr = 0;
     else if (corrupt_field == FIELD_SERIAL)
         d->serial += 1;
@@ -51,7 +112,7 @@ static int corrupting_launch(void *user, platform_stream *stream, int engine, pl
     if (corrupt_fn != NULL && fn == corrupt_fn) {
         assert_true(args_size <= sizeof(corrupted_args));
         memcpy(corrupted_args, args, args_size);
-        corrupt((device_run_desc *)(void *)corrupted_args);
+        corrupt(corrupted_args);
         args = corrupted_args;
         corrupted++;
     }
@@ -69,6 +130,52 @@ static void open_corruptible(kfix *k)
     kfix_open_over(k, &image, &c, &corrupting_ops);
 }
 
+/* ---- a bounded synchronize ---- */
+
+/* Seconds a refused execution may take to end: far above its few
+ * milliseconds, and the test never waits on a hang. */
+#define SYNC_LIMIT_S 10
+
+typedef struct sync_call {
+    simdev_stream_t stream;
+    int rc;
+    sem_t returned;
+} sync_call;
+
+static void *sync_thread(void *arg)
+{
+    sync_call *c = arg;
+    c->rc = simdev_stream_synchronize(c->stream);
+    sem_post(&c->returned);
+    return NULL;
+}
+
+/* simdev_stream_synchronize(stream), failing the process if it has not
+ * returned within SYNC_LIMIT_S: a stream that hangs cannot be cleaned
+ * up, so the suite exits instead of waiting forever. */
+static int synchronize_bounded(simdev_stream_t stream)
+{
+    static sync_call c;
+    pthread_t th;
+    struct timespec limit;
+    c.stream = stream;
+    c.rc = -1;
+    assert_int_equal(sem_init(&c.returned, 0, 0), 0);
+    assert_int_equal(pthread_create(&th, NULL, sync_thread, &c), 0);
+    clock_gettime(CLOCK_REALTIME, &limit);
+    limit.tv_sec += SYNC_LIMIT_S;
+    while (sem_timedwait(&c.returned, &limit) != 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, "the stream did not end within %d s: the refused execution hangs\n", SYNC_LIMIT_S);
+            fflush(stderr);
+            _exit(1);
+        }
+    }
+    assert_int_equal(pthread_join(th, NULL), 0);
+    sem_destroy(&c.returned);
+    return c.rc;
+}
+
 /* The execution ended refused by the seal: the stream faulted, the
  * device status is DEVICE_ERR_DESC_SEAL, no task wrote the output (it
  * keeps its -1 fill), and the context is poisoned (the next launch is
@@ -76,7 +183,7 @@ static void open_corruptible(kfix *k)
 static void assert_refused_by_the_seal(kfix *k, const kbufs *d)
 {
     int runtime = 0;
-    assert_int_not_equal(simdev_stream_synchronize(k->stream), SIMDEV_SUCCESS);
+    assert_int_not_equal(synchronize_bounded(k->stream), SIMDEV_SUCCESS);
     assert_int_equal(simpler_kernel_mode_errors(k->ctx, &runtime, NULL), 0);
     assert_int_equal(runtime, DEVICE_ERR_DESC_SEAL);
     float f[VADD_N];
@@ -185,6 +292,124 @@ static void captured_scheduler_core_count_changed_refused(void **state)
     captured_refused(kernel_packet_scheduler_kernel, FIELD_AIC_COUNT);
 }
 
+/* An executor block's copy naming another runtime arena: the block
+ * refuses it and raises the refusal flag in the context's frozen arena
+ * (its status word and gate word agree on the status words), never in
+ * the memory its runtime_base names. */
+static void executor_runtime_base_changed_refused(void **state)
+{
+    static const uint8_t zero[sizeof(decoy_arena)];
+    (void)state;
+    memset(decoy_arena, 0, sizeof(decoy_arena));
+    eager_refused(kernel_executor_kernel, FIELD_RUNTIME_BASE);
+    assert_memory_equal(decoy_arena, zero, sizeof(zero));
+}
+
+/* An executor block's copy with its status word changed: the status
+ * word and the gate word disagree, so the block reports through its
+ * copy's runtime_base, which a single change left as it was. */
+static void executor_status_word_changed_refused(void **state)
+{
+    (void)state;
+    eager_refused(kernel_executor_kernel, FIELD_STATUS_WORD);
+}
+
+/* The gate's arguments naming another span to clear: the gate refuses
+ * them (their seal) and takes nothing, clears nothing, calls nothing;
+ * the execution runs no task and its status check fails the stream
+ * (the gate is not its execution's). The context is not poisoned: a
+ * graph captured before, replayed on a fresh stream (the refused one's
+ * fault is sticky), computes the golden. */
+static void gate_args_changed_refused(void **state)
+{
+    static vadd_buffers v;
+    static uint8_t fill[sizeof(decoy_span)];
+    simdev_stream_t fresh = NULL;
+    kfix k;
+    kbufs d;
+    int runtime = 0;
+    (void)state;
+    memset(decoy_span, DECOY_FILL, sizeof(decoy_span));
+    memset(fill, DECOY_FILL, sizeof(fill));
+    open_corruptible(&k);
+    kbufs_alloc(&d);
+    simdev_graph_t g = kfix_capture(&k, &d, 1);
+    kbufs_upload(&d, &v, 7.0f);
+    corrupt_fn = kernel_gate_kernel;
+    corrupt_field = FIELD_CLEAR_SPAN;
+    assert_int_equal(kfix_launch(&k, &d, 1), 0);
+    corrupt_fn = NULL;
+    assert_int_equal(corrupted, 1);
+    assert_int_not_equal(synchronize_bounded(k.stream), SIMDEV_SUCCESS);
+    assert_memory_equal(decoy_span, fill, sizeof(fill));
+    float f[VADD_N];
+    assert_int_equal(simdev_memcpy(f, d.f, sizeof(f)), SIMDEV_SUCCESS);
+    for (uint32_t i = 0; i < VADD_N; i++)
+        if (f[i] != -1.0f)
+            fail_msg("element %u of the output was written by an execution without the gate", i);
+    assert_int_equal(simpler_kernel_mode_errors(k.ctx, &runtime, NULL), 0);
+    assert_int_equal(runtime, 0);
+    assert_int_not_equal(kernel_phase(k.ctx), KERNEL_PHASE_POISONED);
+    assert_int_equal(simdev_stream_create(&fresh), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_graph_launch(g, fresh), SIMDEV_SUCCESS);
+    assert_int_equal(synchronize_bounded(fresh), SIMDEV_SUCCESS);
+    assert_int_equal(kbufs_check(&d, &v, 1), 0);
+    assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(fresh), SIMDEV_SUCCESS);
+    kbufs_free(&d);
+    close_refused(&k);
+}
+
+/* The status check's arguments with another serial and another fault
+ * function: the check refuses them (their seal) and neither releases
+ * the gate nor calls the function. The execution itself ran (the
+ * golden); the gate stays held, so the next launch is refused on the
+ * device (-23) and the context poisoned: it fails, it never hangs. */
+static void status_args_changed_refused(void **state)
+{
+    static vadd_buffers v;
+    kfix k;
+    kbufs d;
+    int runtime = 0;
+    (void)state;
+    counted_faults = 0;
+    open_corruptible(&k);
+    kbufs_alloc(&d);
+    kbufs_upload(&d, &v, 7.0f);
+    corrupt_fn = kernel_status_kernel;
+    corrupt_field = FIELD_STATUS_FAULT;
+    assert_int_equal(kfix_launch(&k, &d, 1), 0);
+    corrupt_fn = NULL;
+    assert_int_equal(corrupted, 1);
+    assert_int_equal(synchronize_bounded(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(kbufs_check(&d, &v, 1), 0);
+    assert_int_equal(counted_faults, 0);
+    assert_int_equal(kfix_launch(&k, &d, 1), 0);
+    assert_int_not_equal(synchronize_bounded(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(simpler_kernel_mode_errors(k.ctx, &runtime, NULL), 0);
+    assert_int_equal(runtime, KERNEL_GATE_ERR_OVERLAP);
+    assert_int_equal(kernel_phase(k.ctx), KERNEL_PHASE_POISONED);
+    assert_int_equal(counted_faults, 0);
+    kbufs_free(&d);
+    close_refused(&k);
+}
+
+/* The scheduler's copy with its seal and its packet's head checksum
+ * both changed: the scheduler trusts no address in its arguments, and
+ * the executor blocks, whose copy is sound, still end (not wait for a
+ * scheduler that returned). */
+static void scheduler_seal_and_head_changed_refused(void **state)
+{
+    (void)state;
+    eager_refused(kernel_packet_scheduler_kernel, FIELD_SEAL_AND_HEAD);
+}
+
+static void captured_scheduler_seal_and_head_changed_refused(void **state)
+{
+    (void)state;
+    captured_refused(kernel_packet_scheduler_kernel, FIELD_SEAL_AND_HEAD);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -196,6 +421,12 @@ int main(void)
         cmocka_unit_test(scheduler_core_count_changed_refused),
         cmocka_unit_test(captured_executor_serial_changed_refused),
         cmocka_unit_test(captured_scheduler_core_count_changed_refused),
+        cmocka_unit_test(scheduler_seal_and_head_changed_refused),
+        cmocka_unit_test(executor_runtime_base_changed_refused),
+        cmocka_unit_test(executor_status_word_changed_refused),
+        cmocka_unit_test(gate_args_changed_refused),
+        cmocka_unit_test(status_args_changed_refused),
+        cmocka_unit_test(captured_scheduler_seal_and_head_changed_refused),
     };
     return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
 }

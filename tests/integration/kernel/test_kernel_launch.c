@@ -200,8 +200,8 @@ static void kernel_eager_launches_allocate_sync_query_and_create_nothing(void **
     assert_int_equal(host_alloc_count(), allocs);
     assert_int_equal(host_free_count(), frees);
     kfix_assert_no_forbidden_calls(&before, &after);
-    /* gate, executor, scheduler, status check */
-    assert_int_equal(after.kernel_launches - before.kernel_launches, 4 * ZERO_ALLOC_LAUNCHES);
+    /* gate, executor, scheduler, dismiss, status check */
+    assert_int_equal(after.kernel_launches - before.kernel_launches, 5 * ZERO_ALLOC_LAUNCHES);
     assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
     assert_int_equal(kbufs_check(&d, &v, 2), 0);
     bases b1 = bases_of(&k);
@@ -234,8 +234,8 @@ static void kernel_captured_launches_allocate_sync_query_and_create_nothing(void
     assert_int_equal(simdev_get_thread_counters(&after), SIMDEV_SUCCESS);
     assert_int_equal(simdev_capture_end(k.stream, &captured), SIMDEV_SUCCESS);
     kfix_assert_no_forbidden_calls(&before, &after);
-    /* gate, executor, scheduler, status check */
-    assert_int_equal(after.kernel_launches - before.kernel_launches, 4 * ZERO_ALLOC_LAUNCHES);
+    /* gate, executor, scheduler, dismiss, status check */
+    assert_int_equal(after.kernel_launches - before.kernel_launches, 5 * ZERO_ALLOC_LAUNCHES);
     /* Replays: the runtime is not called at all; its capacity stays put. */
     for (uint32_t r = 0; r < 2; r++)
         assert_int_equal(simdev_graph_launch(captured, k.stream), SIMDEV_SUCCESS);
