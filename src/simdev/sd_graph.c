@@ -208,6 +208,24 @@ static int runs_here(const struct simdev_graph *g, uint32_t r, uint32_t l)
     return !moves(g, r, l) || (last_node_alone(g, l) && placed_idle(g, l));
 }
 
+/* Under g->mu: when lane l's next node is the replay's last, `me` is not
+ * on the AICore engine's CPUs, and a synchronizer of the launching stream
+ * sleeps beside them (it blocked at once there, sd_stream_wait_idle): an
+ * idle runner placed on the AICore engine, which runs the node where it
+ * is and then wakes the sleeper on its own CPU; else LANE_NONE. Run by
+ * `me`, the node's end would wake the sleeper across vCPUs (~20-30 us
+ * here; a kernel-mode replay whose AICPU lane ends last, set AY). */
+static uint32_t sleeper_side_runner(const struct simdev_graph *g, uint32_t me, uint32_t l)
+{
+    if (!last_node_alone(g, l) || g->lane[me].placed == SIMDEV_ENGINE_AICORE ||
+        atomic_load_explicit(&g->run_stream->early_sleepers, memory_order_relaxed) == 0)
+        return LANE_NONE;
+    for (uint32_t r = 0; r < g->lane_count; r++)
+        if (r != me && g->lane[r].idle && g->lane[r].placed == SIMDEV_ENGINE_AICORE)
+            return r;
+    return LANE_NONE;
+}
+
 /* Under g->mu: gives lane l to idle runner r. */
 static void hand_to(struct simdev_graph *g, uint32_t r, uint32_t l)
 {
@@ -272,8 +290,13 @@ static uint32_t dispatch(struct simdev_graph *g, uint32_t me, uint32_t prefer, u
             continue;
         g->lane[l].state = SD_LANE_READY;
         ready++;
-        if (runs_here(g, me, l))
+        uint32_t side = sleeper_side_runner(g, me, l);
+        if (side != LANE_NONE) {
+            g->lane[side].unplaced = 1;
+            hand_to(g, side, l);
+        } else if (runs_here(g, me, l)) {
             keep = l;
+        }
     }
     if (ready == 0)
         return LANE_NONE;

@@ -480,6 +480,58 @@ static void engine_affinity_blocked_synchronize_is_woken_by_the_last_runner(void
 #endif
 }
 
+/* When the AICPU side ends last while the synchronizer sleeps beside the
+ * AICore cores, the tail goes to the idle runner on the AICore's CPUs,
+ * which runs it there, unmoved, and wakes the sleeper on its own CPU (the
+ * AICPU runner that made it ready would wake it across CPUs). The AICPU
+ * kernel beside the AICore one waits (bounded) until the caller sleeps
+ * and the AICore kernel's runner is idle. */
+static void aicpu_ends_last(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    record_thread(block_idx, block_dim, args);
+    for (int i = 0; i < 20000; i++) {
+        int ready = atomic_load(&launched_on->early_sleepers) != 0;
+        pthread_mutex_lock(&watched->mu);
+        int side_idle = 0;
+        for (uint32_t r = 1; r < watched->lane_count; r++)
+            side_idle |= watched->lane[r].idle && watched->lane[r].placed == SIMDEV_ENGINE_AICORE;
+        pthread_mutex_unlock(&watched->mu);
+        if (ready && side_idle)
+            return;
+        usleep(100);
+    }
+}
+
+static void engine_affinity_last_node_goes_to_the_sleepers_side(void **state)
+{
+    (void)state;
+    cpu_set_t process;
+    configure_one_device(&process);
+    if (CPU_COUNT(&process) < 2)
+        skip(); /* no placement: a synchronize polls */
+    simdev_stream_t s[3];
+    simdev_event_t fork, join[2];
+    const simdev_kernel_fn kernels[GRAPH_KERNELS] = {record_thread, aicpu_ends_last, record_thread, tail_counts};
+    watched = capture_chain(s, &fork, join, kernels);
+    launched_on = s[0];
+    cpu_set_t aicore;
+    engine_cpus(SIMDEV_ENGINE_AICORE, &aicore);
+    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(aicore), &aicore), 0);
+    tail_fault = 0;
+    tail_count = 0;
+    for (int r = 0; r < 3; r++) {
+        replay_no = (uint32_t)r;
+        assert_int_equal(simdev_graph_launch(watched, s[0]), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_synchronize(s[0]), SIMDEV_SUCCESS);
+        assert_int_equal(__atomic_load_n(&tail_count, __ATOMIC_ACQUIRE), r + 1);
+        assert_true(pthread_equal(ran_by[r][3], ran_by[r][2]));
+        assert_false(pthread_equal(ran_by[r][3], ran_by[r][1]));
+        assert_true(CPU_EQUAL(&tail_cpus[r], &aicore));
+    }
+    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(process), &process), 0);
+    release_chain(s, fork, join, watched);
+}
+
 /* A replay whose last node faults is not published early: the worker
  * records the fault first, and the synchronize returns it. */
 static void engine_affinity_faulted_replay_is_not_published_early(void **state)
@@ -514,6 +566,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(engine_affinity_faulted_replay_is_not_published_early, clean, clean),
         cmocka_unit_test_setup_teardown(engine_affinity_blocked_synchronize_is_woken_by_the_last_runner, clean,
                                         clean),
+        cmocka_unit_test_setup_teardown(engine_affinity_last_node_goes_to_the_sleepers_side, clean, clean),
         cmocka_unit_test_setup_teardown(engine_affinity_synchronize_returns_on_a_published_completion, clean,
                                         clean),
     };
