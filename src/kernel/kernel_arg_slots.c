@@ -108,6 +108,8 @@ static void slot_launch_fill(const simpler_context *ctx, const kernel_state *ks,
     a->slot_addr = kernel_arg_slot_addr(ctx, ks, slot);
     a->slot_bytes = ks->arg_slot_stride;
     a->status_words_addr = (uint64_t)(uintptr_t)ks->status;
+    /* Last: the scheduler verifies it before it reads any of the three. */
+    a->seal = kernel_slot_launch_args_seal_of(a);
 }
 
 static int launch_slot_check(simpler_context *ctx, uint32_t slot, void *caller_stream)
