@@ -192,9 +192,21 @@ typedef struct kernel_arg_store_args {
     uint64_t slot_addr;
     uint64_t slot_bytes;
     kernel_arg_slot_header header;
+    uint64_t seal; /* kernel_arg_store_args_seal_of the fields above, set last on the host */
 } kernel_arg_store_args;
 
-_Static_assert(sizeof(kernel_arg_store_args) % 8 == 0, "the packet after the store arguments stays 8-aligned");
+_Static_assert(sizeof(kernel_arg_store_args) % 8 == 0 &&
+                   offsetof(kernel_arg_store_args, seal) + sizeof(uint64_t) == sizeof(kernel_arg_store_args),
+               "the seal is the fixed part's last word; the packet after it stays 8-aligned");
+
+/* The seal of the store's fixed arguments (the slot, its size, the
+ * header), as the descriptor's: the store verifies it before it reads a
+ * field, so a changed slot address or size is never written through.
+ * The packet after it carries its own checksums. */
+static inline uint64_t kernel_arg_store_args_seal_of(const kernel_arg_store_args *a)
+{
+    return device_seal_words(a, offsetof(kernel_arg_store_args, seal));
+}
 
 /* Arguments of kernel_slot_scheduler_kernel (launch_slot), by value: the
  * executor's descriptor (deferred: no task count or kernel table yet),
@@ -382,7 +394,9 @@ void kernel_unsealed_refuse(uint64_t status_words_addr);
 /* AICPU body: copies a kernel_register_args record into its slot. */
 void kernel_register_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
 /* AICPU body on the caller stream: stores a kernel_arg_store_args
- * packet into its argument slot (the header last). */
+ * packet into its argument slot (the header last), once the arguments'
+ * seal holds; a copy that fails it stores nothing anywhere (the slot
+ * keeps what it held) and reports nothing. */
 void kernel_arg_store_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
 /* AICPU body, block_dim 1, of an argument-slot launch: verifies the
  * descriptor's seal and the launch's own (kernel_slot_launch_args_seal_of;

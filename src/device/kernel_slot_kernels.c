@@ -14,7 +14,12 @@ void kernel_arg_store_kernel(uint32_t block_idx, uint32_t block_dim, const void 
 {
     const kernel_arg_store_args *a = args;
     (void)block_dim;
-    if (block_idx != 0 || a->header.packet_bytes > a->slot_bytes - sizeof(a->header))
+    /* A changed copy names no slot that can be trusted: store nothing.
+     * The slot keeps what it held (docs/kernel-mode.md, "Argument
+     * slots"). */
+    if (block_idx != 0 || a->seal != kernel_arg_store_args_seal_of(a))
+        return;
+    if (a->header.packet_bytes > a->slot_bytes - sizeof(a->header))
         return; /* the host never sends a packet bigger than the slot */
     uint8_t *slot = (uint8_t *)(uintptr_t)a->slot_addr;
     memcpy(slot + sizeof(a->header), a + 1, (size_t)a->header.packet_bytes);

@@ -50,6 +50,8 @@ static int store_enqueue(simpler_context *ctx, kernel_state *ks, uint32_t slot, 
     a->header.magic = KERNEL_ARG_SLOT_MAGIC;
     a->header.reserved = 0;
     a->header.packet_bytes = packet_bytes;
+    /* Last: the store verifies it before it reads a field. */
+    a->seal = kernel_arg_store_args_seal_of(a);
     int code = ops.launch_kernel(ops.user, caller, PLATFORM_ENGINE_AICPU, kernel_arg_store_kernel, 1, a,
                                  sizeof(*a) + packet_bytes);
     return code == 0 ? 0 : context_device_status(ctx, "write_args enqueue", code);

@@ -15,8 +15,9 @@
  * nowhere and calls nothing. So are an argument-slot launch's own
  * fields (slot, size, status words): a changed slot is never read, a
  * changed status-words address never written, and with the descriptor
- * changed too the dismiss ends the execution. Every synchronize is
- * bounded.
+ * changed too the dismiss ends the execution. The store of
+ * write_args is sealed: a changed copy stores nothing. Every
+ * synchronize is bounded.
  *
  * The copies are changed on their way to the device: the context calls
  * simdev through a copy of its platform table whose launch_kernel
@@ -59,7 +60,8 @@ enum {
     FIELD_STATUS_FAULT,
     FIELD_SLOT_ADDR,
     FIELD_SLOT_STATUS_WORDS,
-    FIELD_SLOT_SEAL_AND_STATUS_WORDS
+    FIELD_SLOT_SEAL_AND_STATUS_WORDS,
+    FIELD_STORE_SLOT_ADDR
 };
 
 static platform_ops corrupting_ops;
@@ -100,6 +102,8 @@ static void corrupt(void *args)
     } else if (corrupt_field == FIELD_SLOT_SEAL_AND_STATUS_WORDS) {
         d->seal ^= 1u << 9;
         ((kernel_slot_launch_args *)args)->status_words_addr = (uint64_t)(uintptr_t)&decoy_words;
+    } else if (corrupt_field == FIELD_STORE_SLOT_ADDR) {
+        ((kernel_arg_store_args *)args)->slot_addr = (uint64_t)(uintptr_t)decoy_span;
     } else if (corrupt_field == FIELD_CLEAR_SPAN) {
         kernel_gate_args *g = args;
         assert_true(g->clear_bytes <= sizeof(decoy_span));
@@ -545,6 +549,40 @@ static void captured_slot_launch_seal_and_status_words_changed_dismissed(void **
     slot_launch_refused(FIELD_SLOT_SEAL_AND_STATUS_WORDS, 1);
 }
 
+/* write_args whose store copy names a decoy as the slot: the store
+ * refuses it (its seal) and writes nothing, not the decoy and not the
+ * slot, which stays empty: the next launch_slot is refused with -20
+ * before any task runs. */
+static void store_slot_addr_changed_stores_nothing(void **state)
+{
+    static uint8_t fill[sizeof(decoy_span)];
+    kfix k;
+    kbufs d;
+    int runtime = 0;
+    (void)state;
+    memset(decoy_span, DECOY_FILL, sizeof(decoy_span));
+    memset(fill, DECOY_FILL, sizeof(fill));
+    open_slot_refusal(&k, &d);
+    corrupt_fn = kernel_arg_store_kernel;
+    corrupt_field = FIELD_STORE_SLOT_ADDR;
+    assert_int_equal(write_step(&k, &d), 0);
+    corrupt_fn = NULL;
+    assert_int_equal(corrupted, 1);
+    assert_int_equal(synchronize_bounded(k.stream), SIMDEV_SUCCESS);
+    assert_memory_equal(decoy_span, fill, sizeof(fill));
+    assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, SLOT, k.stream), 0);
+    assert_int_not_equal(synchronize_bounded(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(simpler_kernel_mode_errors(k.ctx, &runtime, NULL), 0);
+    assert_int_equal(runtime, KERNEL_PACKET_ERR_ARG_SLOT_EMPTY);
+    float f[VADD_N];
+    assert_int_equal(simdev_memcpy(f, d.f, sizeof(f)), SIMDEV_SUCCESS);
+    for (uint32_t i = 0; i < VADD_N; i++)
+        if (f[i] != -1.0f)
+            fail_msg("element %u of the output was written by a refused execution", i);
+    kbufs_free(&d);
+    close_refused(&k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -566,6 +604,7 @@ int main(void)
         cmocka_unit_test(slot_launch_status_words_changed_refused),
         cmocka_unit_test(slot_launch_seal_and_status_words_changed_dismissed),
         cmocka_unit_test(captured_slot_launch_seal_and_status_words_changed_dismissed),
+        cmocka_unit_test(store_slot_addr_changed_stores_nothing),
     };
     return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
 }
