@@ -192,9 +192,21 @@ typedef struct kernel_arg_store_args {
     uint64_t slot_addr;
     uint64_t slot_bytes;
     kernel_arg_slot_header header;
+    uint64_t seal; /* kernel_arg_store_args_seal_of the fields above, set last on the host */
 } kernel_arg_store_args;
 
-_Static_assert(sizeof(kernel_arg_store_args) % 8 == 0, "the packet after the store arguments stays 8-aligned");
+_Static_assert(sizeof(kernel_arg_store_args) % 8 == 0 &&
+                   offsetof(kernel_arg_store_args, seal) + sizeof(uint64_t) == sizeof(kernel_arg_store_args),
+               "the seal is the fixed part's last word; the packet after it stays 8-aligned");
+
+/* The seal of the store's fixed arguments (the slot, its size, the
+ * header), as the descriptor's: the store verifies it before it reads a
+ * field, so a changed slot address or size is never written through.
+ * The packet after it carries its own checksums. */
+static inline uint64_t kernel_arg_store_args_seal_of(const kernel_arg_store_args *a)
+{
+    return device_seal_words(a, offsetof(kernel_arg_store_args, seal));
+}
 
 /* Arguments of kernel_slot_scheduler_kernel (launch_slot), by value: the
  * executor's descriptor (deferred: no task count or kernel table yet),
@@ -204,8 +216,23 @@ typedef struct kernel_slot_launch_args {
     uint64_t slot_addr;
     uint64_t slot_bytes;
     uint64_t status_words_addr;
-    uint64_t reserved; /* zero */
+    uint64_t seal; /* kernel_slot_launch_args_seal_of the three fields above, set last on the host */
 } kernel_slot_launch_args;
+
+_Static_assert(offsetof(kernel_slot_launch_args, slot_addr) == sizeof(device_run_desc) &&
+                   offsetof(kernel_slot_launch_args, seal) ==
+                       offsetof(kernel_slot_launch_args, slot_addr) + 3 * sizeof(uint64_t) &&
+                   offsetof(kernel_slot_launch_args, seal) + sizeof(uint64_t) == sizeof(kernel_slot_launch_args),
+               "the seal is the last word and covers every word after the descriptor");
+
+/* The seal of a slot launch's own fields (the slot, its size, the
+ * status words), apart from the descriptor's own seal: either can be
+ * trusted when the other fails (kernel_slot_scheduler_kernel). */
+static inline uint64_t kernel_slot_launch_args_seal_of(const kernel_slot_launch_args *a)
+{
+    return device_seal_words(&a->slot_addr, offsetof(kernel_slot_launch_args, seal) -
+                                                offsetof(kernel_slot_launch_args, slot_addr));
+}
 
 /* An execution's status: `run`, and `sticky` if it is the first error. */
 static inline void kernel_status_publish(_Atomic int32_t *run, _Atomic int32_t *sticky, int32_t status)
@@ -358,7 +385,7 @@ void kernel_executor_kernel(uint32_t block, uint32_t block_dim, const void *args
 void kernel_dismiss_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
 /* A scheduler whose descriptor failed its seal ends the execution
  * through status words it still trusts (the packet's, vouched for by the
- * head checksum, or an argument-slot launch's own): DEVICE_ERR_DESC_SEAL
+ * head checksum, or an argument-slot launch's own, under their seal): DEVICE_ERR_DESC_SEAL
  * as the run and (if first) sticky status, the refusal flag raised in
  * the frozen runtime arena and every core slot there told to quit.
  * Whether the execution holds the gate is unknown, so a concurrent
@@ -367,9 +394,15 @@ void kernel_unsealed_refuse(uint64_t status_words_addr);
 /* AICPU body: copies a kernel_register_args record into its slot. */
 void kernel_register_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
 /* AICPU body on the caller stream: stores a kernel_arg_store_args
- * packet into its argument slot (the header last). */
+ * packet into its argument slot (the header last), once the arguments'
+ * seal holds; a copy that fails it stores nothing anywhere (the slot
+ * keeps what it held) and reports nothing. */
 void kernel_arg_store_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
-/* AICPU body, block_dim 1, of an argument-slot launch: reads the slot
+/* AICPU body, block_dim 1, of an argument-slot launch: verifies the
+ * descriptor's seal and the launch's own (kernel_slot_launch_args_seal_of;
+ * either failing: DEVICE_ERR_DESC_SEAL through the status words the
+ * other vouches for, or, both failing, nothing written, left to the
+ * dismiss), then reads the slot
  * when the execution runs, copies its fixed parts out and checks them as
  * kernel_packet_check_restore does (an empty slot or a stale generation
  * with their own errors) and compares the stored descriptor whole with

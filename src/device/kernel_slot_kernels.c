@@ -14,7 +14,12 @@ void kernel_arg_store_kernel(uint32_t block_idx, uint32_t block_dim, const void 
 {
     const kernel_arg_store_args *a = args;
     (void)block_dim;
-    if (block_idx != 0 || a->header.packet_bytes > a->slot_bytes - sizeof(a->header))
+    /* A changed copy names no slot that can be trusted: store nothing.
+     * The slot keeps what it held (docs/kernel-mode.md, "Argument
+     * slots"). */
+    if (block_idx != 0 || a->seal != kernel_arg_store_args_seal_of(a))
+        return;
+    if (a->header.packet_bytes > a->slot_bytes - sizeof(a->header))
         return; /* the host never sends a packet bigger than the slot */
     uint8_t *slot = (uint8_t *)(uintptr_t)a->slot_addr;
     memcpy(slot + sizeof(a->header), a + 1, (size_t)a->header.packet_bytes);
@@ -129,14 +134,25 @@ void kernel_slot_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const 
     (void)block_dim;
     if (block_idx != 0)
         return;
+    /* Two seals, each over fields the other does not cover: the
+     * descriptor's, and the slot's, size's and status words' own. */
+    int own_sealed = a->seal == kernel_slot_launch_args_seal_of(a);
     if (!device_run_desc_sealed(&a->desc)) {
-        kernel_unsealed_refuse(a->status_words_addr); /* this launch's own status words */
+        /* This launch's own status words, when their seal vouches for
+         * them; otherwise nothing is trusted and the dismiss after this
+         * body, with its own copy of the descriptor, ends the execution. */
+        if (own_sealed)
+            kernel_unsealed_refuse(a->status_words_addr);
         return;
     }
     if (!kernel_gate_held(&a->desc))
         return; /* refused at the gate: the regions belong to another execution */
-    kernel_status_words *w = (kernel_status_words *)(uintptr_t)a->status_words_addr;
-    int rc = slot_read(a, &f);
+    /* The sealed descriptor's status word (&status->run), not the
+     * launch's status_words_addr: the same words, and trusted here
+     * even when the launch's own fields failed their seal. */
+    kernel_status_words *w =
+        (kernel_status_words *)(uintptr_t)(a->desc.status_addr - offsetof(kernel_status_words, run));
+    int rc = own_sealed ? slot_read(a, &f) : DEVICE_ERR_DESC_SEAL;
     rc = rc ? rc : slot_restore(a, &f);
     if (rc != 0) {
         kernel_status_publish(&w->run, &w->sticky, rc);

@@ -50,6 +50,8 @@ static int store_enqueue(simpler_context *ctx, kernel_state *ks, uint32_t slot, 
     a->header.magic = KERNEL_ARG_SLOT_MAGIC;
     a->header.reserved = 0;
     a->header.packet_bytes = packet_bytes;
+    /* Last: the store verifies it before it reads a field. */
+    a->seal = kernel_arg_store_args_seal_of(a);
     int code = ops.launch_kernel(ops.user, caller, PLATFORM_ENGINE_AICPU, kernel_arg_store_kernel, 1, a,
                                  sizeof(*a) + packet_bytes);
     return code == 0 ? 0 : context_device_status(ctx, "write_args enqueue", code);
@@ -108,6 +110,8 @@ static void slot_launch_fill(const simpler_context *ctx, const kernel_state *ks,
     a->slot_addr = kernel_arg_slot_addr(ctx, ks, slot);
     a->slot_bytes = ks->arg_slot_stride;
     a->status_words_addr = (uint64_t)(uintptr_t)ks->status;
+    /* Last: the scheduler verifies it before it reads any of the three. */
+    a->seal = kernel_slot_launch_args_seal_of(a);
 }
 
 static int launch_slot_check(simpler_context *ctx, uint32_t slot, void *caller_stream)

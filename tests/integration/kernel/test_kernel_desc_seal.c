@@ -12,7 +12,12 @@
  * body after it ends the execution with its own copy (before it, the
  * executor blocks waited forever). The gate kernel's and the status
  * check's own arguments are sealed too: a changed copy is followed
- * nowhere and calls nothing. Every synchronize is bounded.
+ * nowhere and calls nothing. So are an argument-slot launch's own
+ * fields (slot, size, status words): a changed slot is never read, a
+ * changed status-words address never written, and with the descriptor
+ * changed too the dismiss ends the execution. The store of
+ * write_args is sealed: a changed copy stores nothing. Every
+ * synchronize is bounded.
  *
  * The copies are changed on their way to the device: the context calls
  * simdev through a copy of its platform table whose launch_kernel
@@ -52,7 +57,11 @@ enum {
     FIELD_RUNTIME_BASE,
     FIELD_STATUS_WORD,
     FIELD_CLEAR_SPAN,
-    FIELD_STATUS_FAULT
+    FIELD_STATUS_FAULT,
+    FIELD_SLOT_ADDR,
+    FIELD_SLOT_STATUS_WORDS,
+    FIELD_SLOT_SEAL_AND_STATUS_WORDS,
+    FIELD_STORE_SLOT_ADDR
 };
 
 static platform_ops corrupting_ops;
@@ -68,6 +77,11 @@ static _Alignas(64) uint8_t decoy_arena[256];
  * of the fixture; filled with DECOY_FILL, which nothing may change. */
 #define DECOY_FILL 0xa5
 static _Alignas(64) uint8_t decoy_span[1u << 16];
+/* FIELD_SLOT_STATUS_WORDS, FIELD_SLOT_SEAL_AND_STATUS_WORDS: memory no
+ * execution owns, shaped as the context's status words (a copy of
+ * them, its frozen regions the context's), which a slot launch's
+ * changed status_words_addr names. Nothing may write it. */
+static _Alignas(64) kernel_status_words decoy_words;
 /* FIELD_STATUS_FAULT: calls of the fault function a changed copy names. */
 static int counted_faults;
 
@@ -81,7 +95,16 @@ static int counting_fault(int code)
 static void corrupt(void *args)
 {
     device_run_desc *d = args;
-    if (corrupt_field == FIELD_CLEAR_SPAN) {
+    if (corrupt_field == FIELD_SLOT_ADDR) {
+        ((kernel_slot_launch_args *)args)->slot_addr = (uint64_t)(uintptr_t)decoy_span;
+    } else if (corrupt_field == FIELD_SLOT_STATUS_WORDS) {
+        ((kernel_slot_launch_args *)args)->status_words_addr = (uint64_t)(uintptr_t)&decoy_words;
+    } else if (corrupt_field == FIELD_SLOT_SEAL_AND_STATUS_WORDS) {
+        d->seal ^= 1u << 9;
+        ((kernel_slot_launch_args *)args)->status_words_addr = (uint64_t)(uintptr_t)&decoy_words;
+    } else if (corrupt_field == FIELD_STORE_SLOT_ADDR) {
+        ((kernel_arg_store_args *)args)->slot_addr = (uint64_t)(uintptr_t)decoy_span;
+    } else if (corrupt_field == FIELD_CLEAR_SPAN) {
         kernel_gate_args *g = args;
         assert_true(g->clear_bytes <= sizeof(decoy_span));
         g->clear_base = (uint64_t)(uintptr_t)decoy_span;
@@ -120,14 +143,20 @@ static int corrupting_launch(void *user, platform_stream *stream, int engine, pl
     return inner->launch_kernel(inner->user, stream, engine, fn, block_dim, args, args_size);
 }
 
-static void open_corruptible(kfix *k)
+static void open_corruptible_slots(kfix *k, uint32_t slots)
 {
     SimplerKernelCtxControl c = kfix_plan(&image, 1);
+    c.arg_slot_count = slots;
     corrupting_ops = *platform_ops_simdev();
     corrupting_ops.launch_kernel = corrupting_launch;
     corrupt_fn = NULL;
     corrupted = 0;
     kfix_open_over(k, &image, &c, &corrupting_ops);
+}
+
+static void open_corruptible(kfix *k)
+{
+    open_corruptible_slots(k, 0);
 }
 
 /* ---- a bounded synchronize ---- */
@@ -410,6 +439,150 @@ static void captured_scheduler_seal_and_head_changed_refused(void **state)
     captured_refused(kernel_packet_scheduler_kernel, FIELD_SEAL_AND_HEAD);
 }
 
+/* ---- the argument-slot path ---- */
+
+#define SLOT 0u
+
+static int write_step(kfix *k, const kbufs *d)
+{
+    ChipStorageTaskArgs args;
+    vadd_args_make(&args, d->a, d->b, d->f, SIMPLER_ADDRESS_SPACE_DEVICE, 1, 0);
+    return simpler_kernel_mode_write_args(k->ctx, SLOT, KFIX_ID, &args, k->stream);
+}
+
+/* A slot context with the inputs uploaded and the output at -1; the
+ * decoy status words a copy of the context's. */
+static void open_slot_refusal(kfix *k, kbufs *d)
+{
+    static vadd_buffers v;
+    open_corruptible_slots(k, 1);
+    kbufs_alloc(d);
+    kbufs_upload(d, &v, 7.0f);
+    memcpy(&decoy_words, kernel_state_of(k->ctx)->status, sizeof(decoy_words));
+}
+
+/* A launch_slot whose scheduler copy has `field` changed, eager or
+ * captured (and replayed): refused with -16, no task run, the context
+ * poisoned, the chain ended, the decoy status words untouched. */
+static void slot_launch_refused(int field, int captured)
+{
+    kfix k;
+    kbufs d;
+    kernel_status_words before;
+    open_slot_refusal(&k, &d);
+    assert_int_equal(write_step(&k, &d), 0);
+    memcpy(&before, &decoy_words, sizeof(before));
+    corrupt_fn = kernel_slot_scheduler_kernel;
+    corrupt_field = field;
+    simdev_graph_t g = NULL;
+    if (captured) {
+        assert_int_equal(simdev_capture_begin(k.stream, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+        assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, SLOT, k.stream), 0);
+        assert_int_equal(simdev_capture_end(k.stream, &g), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
+    } else {
+        assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, SLOT, k.stream), 0);
+    }
+    corrupt_fn = NULL;
+    assert_int_equal(corrupted, 1);
+    assert_refused_by_the_seal(&k, &d);
+    assert_memory_equal(&decoy_words, &before, sizeof(before));
+    if (g != NULL)
+        assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
+    kbufs_free(&d);
+    close_refused(&k);
+}
+
+/* The slot launch's slot address changed to a decoy slot holding a
+ * sound packet (the real slot emptied): the scheduler refuses its own
+ * fields (their seal) and reads neither slot; it reports through the
+ * sealed descriptor's status word. */
+static void slot_launch_slot_addr_changed_refused(void **state)
+{
+    kfix k;
+    kbufs d;
+    static uint8_t before[sizeof(decoy_span)];
+    static const uint32_t empty = 0;
+    (void)state;
+    open_slot_refusal(&k, &d);
+    const kernel_state *ks = kernel_state_of(k.ctx);
+    uint64_t slot = kernel_arg_slot_addr(k.ctx, ks, SLOT);
+    assert_true(ks->arg_slot_stride <= sizeof(decoy_span));
+    assert_int_equal(write_step(&k, &d), 0);
+    assert_int_equal(synchronize_bounded(k.stream), SIMDEV_SUCCESS);
+    /* The decoy holds the slot's sound packet; the slot itself reads
+     * empty, so only the decoy could make the execution run. */
+    assert_int_equal(simdev_memcpy(decoy_span, (void *)(uintptr_t)slot, ks->arg_slot_stride), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_memcpy((void *)(uintptr_t)slot, &empty, sizeof(empty)), SIMDEV_SUCCESS);
+    memcpy(before, decoy_span, sizeof(before));
+    corrupt_fn = kernel_slot_scheduler_kernel;
+    corrupt_field = FIELD_SLOT_ADDR;
+    assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, SLOT, k.stream), 0);
+    corrupt_fn = NULL;
+    assert_int_equal(corrupted, 1);
+    assert_refused_by_the_seal(&k, &d);
+    assert_memory_equal(decoy_span, before, sizeof(before));
+    kbufs_free(&d);
+    close_refused(&k);
+}
+
+/* The slot launch's status words changed (its descriptor sound): the
+ * refusal goes through the descriptor's status word, never the decoy. */
+static void slot_launch_status_words_changed_refused(void **state)
+{
+    (void)state;
+    slot_launch_refused(FIELD_SLOT_STATUS_WORDS, 0);
+}
+
+/* The descriptor's seal and the status words both changed: nothing in
+ * the scheduler's copy is trusted, it writes nothing (not the decoy) and
+ * returns; the dismiss after it ends the execution with its own copy. */
+static void slot_launch_seal_and_status_words_changed_dismissed(void **state)
+{
+    (void)state;
+    slot_launch_refused(FIELD_SLOT_SEAL_AND_STATUS_WORDS, 0);
+}
+
+static void captured_slot_launch_seal_and_status_words_changed_dismissed(void **state)
+{
+    (void)state;
+    slot_launch_refused(FIELD_SLOT_SEAL_AND_STATUS_WORDS, 1);
+}
+
+/* write_args whose store copy names a decoy as the slot: the store
+ * refuses it (its seal) and writes nothing, not the decoy and not the
+ * slot, which stays empty: the next launch_slot is refused with -20
+ * before any task runs. */
+static void store_slot_addr_changed_stores_nothing(void **state)
+{
+    static uint8_t fill[sizeof(decoy_span)];
+    kfix k;
+    kbufs d;
+    int runtime = 0;
+    (void)state;
+    memset(decoy_span, DECOY_FILL, sizeof(decoy_span));
+    memset(fill, DECOY_FILL, sizeof(fill));
+    open_slot_refusal(&k, &d);
+    corrupt_fn = kernel_arg_store_kernel;
+    corrupt_field = FIELD_STORE_SLOT_ADDR;
+    assert_int_equal(write_step(&k, &d), 0);
+    corrupt_fn = NULL;
+    assert_int_equal(corrupted, 1);
+    assert_int_equal(synchronize_bounded(k.stream), SIMDEV_SUCCESS);
+    assert_memory_equal(decoy_span, fill, sizeof(fill));
+    assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, SLOT, k.stream), 0);
+    assert_int_not_equal(synchronize_bounded(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(simpler_kernel_mode_errors(k.ctx, &runtime, NULL), 0);
+    assert_int_equal(runtime, KERNEL_PACKET_ERR_ARG_SLOT_EMPTY);
+    float f[VADD_N];
+    assert_int_equal(simdev_memcpy(f, d.f, sizeof(f)), SIMDEV_SUCCESS);
+    for (uint32_t i = 0; i < VADD_N; i++)
+        if (f[i] != -1.0f)
+            fail_msg("element %u of the output was written by a refused execution", i);
+    kbufs_free(&d);
+    close_refused(&k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -427,6 +600,11 @@ int main(void)
         cmocka_unit_test(gate_args_changed_refused),
         cmocka_unit_test(status_args_changed_refused),
         cmocka_unit_test(captured_scheduler_seal_and_head_changed_refused),
+        cmocka_unit_test(slot_launch_slot_addr_changed_refused),
+        cmocka_unit_test(slot_launch_status_words_changed_refused),
+        cmocka_unit_test(slot_launch_seal_and_status_words_changed_dismissed),
+        cmocka_unit_test(captured_slot_launch_seal_and_status_words_changed_dismissed),
+        cmocka_unit_test(store_slot_addr_changed_stores_nothing),
     };
     return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
 }
