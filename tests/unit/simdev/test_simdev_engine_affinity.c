@@ -422,6 +422,23 @@ static void engine_affinity_synchronize_returns_on_a_published_completion(void *
     assert_int_equal(simdev_stream_destroy(s), SIMDEV_SUCCESS);
 }
 
+/* simdev configured with one device; skips the test when the process has
+ * fewer than two CPUs (no placement: a synchronize polls). */
+static void configure_split_or_skip(cpu_set_t *process)
+{
+    configure_one_device(process);
+    if (CPU_COUNT(process) < 2)
+        skip();
+}
+
+/* Moves the calling thread onto the AICore engine's CPUs (*aicore). */
+static void pin_beside_aicore(cpu_set_t *aicore)
+{
+    engine_cpus(SIMDEV_ENGINE_AICORE, aicore);
+    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(*aicore), aicore), 0);
+    assert_true(sd_engine_runs_here(&sd_g.dev[0].pools[SIMDEV_ENGINE_AICORE]));
+}
+
 /* A synchronize beside the AICore cores blocks at once; the runner that
  * finishes the replay's last node wakes it, so it returns before the
  * stream worker retires the replay: the worker is held before its retire
@@ -448,16 +465,12 @@ static void engine_affinity_blocked_synchronize_is_woken_by_the_last_runner(void
     skip(); /* the retire hook is compiled in SIMPLER_VERIFY builds only */
 #else
     cpu_set_t process;
-    configure_one_device(&process);
-    if (CPU_COUNT(&process) < 2)
-        skip(); /* no placement: a synchronize polls */
+    configure_split_or_skip(&process);
     simdev_stream_t s[3];
     simdev_event_t fork, join[2];
     watch_chain(s, &fork, join);
     cpu_set_t aicore;
-    engine_cpus(SIMDEV_ENGINE_AICORE, &aicore);
-    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(aicore), &aicore), 0);
-    assert_true(sd_engine_runs_here(&sd_g.dev[0].pools[SIMDEV_ENGINE_AICORE]));
+    pin_beside_aicore(&aicore);
     tail_fault = 0;
     for (int r = 0; r < 3; r++) {
         replay_no = (uint32_t)r;
@@ -506,17 +519,14 @@ static void engine_affinity_last_node_goes_to_the_sleepers_side(void **state)
 {
     (void)state;
     cpu_set_t process;
-    configure_one_device(&process);
-    if (CPU_COUNT(&process) < 2)
-        skip(); /* no placement: a synchronize polls */
+    configure_split_or_skip(&process);
     simdev_stream_t s[3];
     simdev_event_t fork, join[2];
     const simdev_kernel_fn kernels[GRAPH_KERNELS] = {record_thread, aicpu_ends_last, record_thread, tail_counts};
     watched = capture_chain(s, &fork, join, kernels);
     launched_on = s[0];
     cpu_set_t aicore;
-    engine_cpus(SIMDEV_ENGINE_AICORE, &aicore);
-    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(aicore), &aicore), 0);
+    pin_beside_aicore(&aicore);
     tail_fault = 0;
     tail_count = 0;
     for (int r = 0; r < 3; r++) {
