@@ -76,6 +76,17 @@ void kernel_unsealed_refuse(uint64_t status_words_addr)
     device_slots_quit(&all);
 }
 
+kernel_status_words *kernel_packet_vouched_status_words(const void *args)
+{
+    const SimplerKernelInvocationHeader *h = kernel_packet_header_of(args);
+    const kernel_graph_packet *p = kernel_packet_of(args);
+    /* The checksum first: the address is followed only once it holds. */
+    if (kernel_packet_head_checksum(h, p) != p->head_checksum || p->status_addr == 0 || (p->status_addr & 7u) != 0)
+        return NULL;
+    kernel_status_words *w = (kernel_status_words *)(uintptr_t)p->status_addr;
+    return memcmp(&w->frozen, &p->regions, sizeof(p->regions)) == 0 ? w : NULL;
+}
+
 void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
     const device_run_desc *d = args;
@@ -85,12 +96,9 @@ void kernel_packet_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, cons
     if (!device_run_desc_sealed(d)) {
         /* The status words the packet names, once its head checksum
          * vouches for them and their frozen regions are the packet's. */
-        const SimplerKernelInvocationHeader *h = kernel_packet_header_of(args);
-        const kernel_graph_packet *p = kernel_packet_of(args);
-        const kernel_status_words *w = (const kernel_status_words *)(uintptr_t)p->status_addr;
-        if (kernel_packet_head_checksum(h, p) == p->head_checksum && w != NULL && (p->status_addr & 7u) == 0 &&
-            memcmp(&w->frozen, &p->regions, sizeof(p->regions)) == 0)
-            kernel_unsealed_refuse(p->status_addr);
+        const kernel_status_words *w = kernel_packet_vouched_status_words(args);
+        if (w != NULL)
+            kernel_unsealed_refuse((uint64_t)(uintptr_t)w);
         return;
     }
     if (!kernel_gate_held(d))

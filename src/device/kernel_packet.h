@@ -123,9 +123,23 @@ typedef struct kernel_status_words {
      * none): written and read only by the scheduler holding the gate
      * (device_scheduler_run). */
     uint64_t image_passed;
-    uint32_t reserved[10];
+    /* Raised (1) by a write_args store that refused its own arguments
+     * (their seal failed) and found these words vouched for by its
+     * packet's head checksum (kernel_arg_store_kernel): the slot it was
+     * to write, which the refused arguments do not name reliably, may
+     * still hold an older sound packet, so kernel_slot_scheduler_kernel
+     * refuses every slot launch with DEVICE_ERR_DESC_SEAL while it is
+     * set. Never cleared: only init writes these words (zero), and the
+     * store also latched -16 as the sticky status, which poisons the
+     * context. */
+    _Atomic uint32_t store_refused;
+    uint32_t reserved[9];
     kernel_frozen_regions frozen; /* written once at init */
 } kernel_status_words;
+
+_Static_assert(sizeof(_Atomic uint32_t) == sizeof(uint32_t) &&
+                   offsetof(kernel_status_words, frozen) == 2 * sizeof(uint64_t) + 12 * sizeof(uint32_t),
+               "store_refused took one reserved word; the frozen regions did not move");
 
 /* Arguments of kernel_register_kernel: the record is copied into place. */
 typedef struct kernel_register_args {
@@ -393,16 +407,27 @@ void kernel_dismiss_kernel(uint32_t block_idx, uint32_t block_dim, const void *a
 void kernel_unsealed_refuse(uint64_t status_words_addr);
 /* AICPU body: copies a kernel_register_args record into its slot. */
 void kernel_register_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
+/* The status words the argument block at `args` (layout above) names,
+ * when its packet's head checksum vouches for its status_addr and the
+ * frozen regions written there at init are the packet's; NULL when
+ * nothing can be trusted. Reads the header, the packet and those
+ * regions only. */
+kernel_status_words *kernel_packet_vouched_status_words(const void *args);
 /* AICPU body on the caller stream: stores a kernel_arg_store_args
  * packet into its argument slot (the header last), once the arguments'
- * seal holds; a copy that fails it stores nothing anywhere (the slot
- * keeps what it held) and reports nothing. */
+ * seal holds. A copy that fails it stores nothing anywhere (the slot
+ * keeps what it held); when its packet vouches for the context's status
+ * words (kernel_packet_vouched_status_words), it raises store_refused
+ * there and publishes DEVICE_ERR_DESC_SEAL as the run and (if first)
+ * sticky status, so no later slot launch runs what the slot kept.
+ * Otherwise (the packet head changed too) it reports nothing. */
 void kernel_arg_store_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
 /* AICPU body, block_dim 1, of an argument-slot launch: verifies the
  * descriptor's seal and the launch's own (kernel_slot_launch_args_seal_of;
  * either failing: DEVICE_ERR_DESC_SEAL through the status words the
  * other vouches for, or, both failing, nothing written, left to the
- * dismiss), then reads the slot
+ * dismiss), refuses with DEVICE_ERR_DESC_SEAL while a refused store
+ * raised store_refused (the slot may hold an older packet), then reads the slot
  * when the execution runs, copies its fixed parts out and checks them as
  * kernel_packet_check_restore does (an empty slot or a stale generation
  * with their own errors) and compares the stored descriptor whole with

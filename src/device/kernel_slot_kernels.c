@@ -10,15 +10,35 @@
 #include "device/device_slot.h"
 #include "device/device_status.h"
 
+/* A store that refused its arguments: the slot keeps what it held,
+ * which may be an older sound packet of the same generation, and the
+ * next launch_slot would run it again with success. The packet after
+ * the arguments names the context's status words under its own head
+ * checksum, which the refused seal does not cover: when that vouches
+ * for them, every later slot launch of the context is refused there
+ * (store_refused; which slot the store was for is not known). With the
+ * packet head changed too nothing is trusted and nothing is written. */
+static void store_refused_report(const kernel_arg_store_args *a)
+{
+    kernel_status_words *w = kernel_packet_vouched_status_words(a + 1);
+    if (w == NULL)
+        return;
+    atomic_store_explicit(&w->store_refused, 1, memory_order_release);
+    kernel_status_publish(&w->run, &w->sticky, DEVICE_ERR_DESC_SEAL);
+}
+
 void kernel_arg_store_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
     const kernel_arg_store_args *a = args;
     (void)block_dim;
-    /* A changed copy names no slot that can be trusted: store nothing.
-     * The slot keeps what it held (docs/kernel-mode.md, "Argument
-     * slots"). */
-    if (block_idx != 0 || a->seal != kernel_arg_store_args_seal_of(a))
+    if (block_idx != 0)
         return;
+    /* A changed copy names no slot that can be trusted: store nothing
+     * (docs/kernel-mode.md, "Argument slots"). */
+    if (a->seal != kernel_arg_store_args_seal_of(a)) {
+        store_refused_report(a);
+        return;
+    }
     if (a->header.packet_bytes > a->slot_bytes - sizeof(a->header))
         return; /* the host never sends a packet bigger than the slot */
     uint8_t *slot = (uint8_t *)(uintptr_t)a->slot_addr;
@@ -152,7 +172,11 @@ void kernel_slot_scheduler_kernel(uint32_t block_idx, uint32_t block_dim, const 
      * even when the launch's own fields failed their seal. */
     kernel_status_words *w =
         (kernel_status_words *)(uintptr_t)(a->desc.status_addr - offsetof(kernel_status_words, run));
-    int rc = own_sealed ? slot_read(a, &f) : DEVICE_ERR_DESC_SEAL;
+    /* After a refused store the slot may hold an older packet: refused
+     * before the slot is read (store_refused_report). */
+    int rc = !own_sealed || atomic_load_explicit(&w->store_refused, memory_order_acquire) != 0
+                 ? DEVICE_ERR_DESC_SEAL
+                 : slot_read(a, &f);
     rc = rc ? rc : slot_restore(a, &f);
     if (rc != 0) {
         kernel_status_publish(&w->run, &w->sticky, rc);

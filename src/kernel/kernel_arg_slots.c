@@ -124,6 +124,8 @@ static int launch_slot_check(simpler_context *ctx, uint32_t slot, void *caller_s
     int rc = kernel_status_observe(ctx, ks);
     if (rc != 0)
         return rc;
+    if (ks->phase == KERNEL_PHASE_POISONED)
+        return kernel_poisoned_fail(ks);
     if (ks->phase != KERNEL_PHASE_READY_ENQUEUED)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "launch_slot: the context is not ReadyEnqueued (phase %d)",
                             ks->phase);

@@ -62,9 +62,7 @@ int kernel_launch_check(simpler_context *ctx, int32_t id, const ChipStorageTaskA
         return rc;
     if (ks->phase != KERNEL_PHASE_READY_ENQUEUED)
         return ks->phase == KERNEL_PHASE_POISONED
-                   ? simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
-                                  "ctx: Poisoned by device error %d (%s); finalize_device and init again",
-                                  ks->last_runtime_error, simpler_strerror(ks->last_runtime_error))
+                   ? kernel_poisoned_fail(ks)
                    : simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: phase %s: launch needs ReadyEnqueued (FREEZE "
                                                                  "after init)",
                                   kernel_phase_name(ks->phase));

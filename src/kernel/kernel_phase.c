@@ -34,7 +34,27 @@ int kernel_status_observe(simpler_context *ctx, kernel_state *ks)
         ctx, "mem_peek", ctx->ops->mem_peek(ctx->ops->user, &word, (const void *)&ks->status->sticky, sizeof(word)));
     if (rc == 0 && word != 0)
         kernel_poison(ks, word);
+    if (rc != 0 || word == 0 || ks->store_refused)
+        return rc;
+    /* Only once poisoned: the word is raised with the sticky status. */
+    uint32_t refused = 0;
+    rc = context_device_status(ctx, "mem_peek", ctx->ops->mem_peek(ctx->ops->user, &refused,
+                                                                   (const void *)&ks->status->store_refused,
+                                                                   sizeof(refused)));
+    ks->store_refused = rc == 0 && refused != 0;
     return rc;
+}
+
+int kernel_poisoned_fail(const kernel_state *ks)
+{
+    if (ks->store_refused)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
+                            "ctx: Poisoned by device error %d (%s): a write_args store refused its arguments (their "
+                            "seal failed), so an argument slot may hold an older packet and every launch_slot is "
+                            "refused on the device; finalize_device and init again",
+                            ks->last_runtime_error, simpler_strerror(ks->last_runtime_error));
+    return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
+                        "ctx: Poisoned by device error %d (%s); finalize_device and init again", ks->last_runtime_error, simpler_strerror(ks->last_runtime_error));
 }
 
 int kernel_gate_observe(simpler_context *ctx, kernel_state *ks, uint64_t *owner)

@@ -51,6 +51,7 @@ typedef struct kernel_state {
     int launched;                 /* a launch was enqueued since init */
     int half_chain;               /* a launch's enqueue failed midway: close must dismiss the cores */
     kernel_status_words *status;  /* at the gm_sm base */
+    int store_refused;            /* status->store_refused was seen raised (kernel_status_observe) */
     kernel_frozen_regions frozen; /* host copy of status->frozen */
     kernel_slot_record *slots[SIMPLER_KERNEL_MAX_CALLABLES]; /* per id, or NULL */
     void *packet;                 /* AICPU argument block storage, 8-aligned */
@@ -86,9 +87,15 @@ void kernel_poison(kernel_state *ks, int status);
 
 /* Reads the device's sticky status word with the platform's mem_peek
  * (no stream, no synchronization, allowed while capturing) and poisons
- * the context when the device latched an error. Returns 0, or the
+ * the context when the device latched an error; then also peeks the
+ * store_refused word (so only on the poisoned path). Returns 0, or the
  * peek's status (-1008) with nothing changed. */
 int kernel_status_observe(simpler_context *ctx, kernel_state *ks);
+
+/* Fails with PTO_RUNTIME_ERR_INVALID_STATE and a message naming the
+ * device error that poisoned the context (and, when a write_args store
+ * was refused on the device, that and its consequence). */
+int kernel_poisoned_fail(const kernel_state *ks);
 
 /* Reads the gate's owner word with mem_peek (no stream, no
  * synchronization) into *owner. Returns 0 or -1008 with *owner 0. */

@@ -16,8 +16,9 @@
  * fields (slot, size, status words): a changed slot is never read, a
  * changed status-words address never written, and with the descriptor
  * changed too the dismiss ends the execution. The store of
- * write_args is sealed: a changed copy stores nothing. Every
- * synchronize is bounded.
+ * write_args is sealed: a changed copy stores nothing, and, through the
+ * status words its packet vouches for, refuses every later slot launch
+ * (the slot may hold an older packet). Every synchronize is bounded.
  *
  * The copies are changed on their way to the device: the context calls
  * simdev through a copy of its platform table whose launch_kernel
@@ -549,16 +550,51 @@ static void captured_slot_launch_seal_and_status_words_changed_dismissed(void **
     slot_launch_refused(FIELD_SLOT_SEAL_AND_STATUS_WORDS, 1);
 }
 
+/* The context's store_refused word, read back from the device. */
+static uint32_t store_refused_word(const kfix *k)
+{
+    uint32_t word = 0;
+    const kernel_status_words *w = kernel_state_of(k->ctx)->status;
+    assert_int_equal(simdev_memcpy(&word, (const void *)&w->store_refused, sizeof(word)), SIMDEV_SUCCESS);
+    return word;
+}
+
+/* After a store refused on the device and a synchronize: the context
+ * reports -16, is poisoned, and says why (the refused store) when the
+ * next launch_slot is refused on the host. */
+static void assert_store_refusal_reported(kfix *k)
+{
+    int runtime = 0;
+    assert_int_equal(store_refused_word(k), 1);
+    assert_int_equal(simpler_kernel_mode_errors(k->ctx, &runtime, NULL), 0);
+    assert_int_equal(runtime, DEVICE_ERR_DESC_SEAL);
+    assert_int_equal(kernel_phase(k->ctx), KERNEL_PHASE_POISONED);
+    assert_int_equal(simpler_kernel_mode_launch_slot(k->ctx, SLOT, k->stream), PTO_RUNTIME_ERR_INVALID_STATE);
+    assert_non_null(strstr(simpler_last_error_message(), "write_args store refused"));
+}
+
+/* Every element of the device output still holds `fill`. */
+static void assert_output_unchanged(const kbufs *d, float fill)
+{
+    float f[VADD_N];
+    assert_int_equal(simdev_memcpy(f, d->f, sizeof(f)), SIMDEV_SUCCESS);
+    for (uint32_t i = 0; i < VADD_N; i++)
+        if (f[i] != fill)
+            fail_msg("element %u of the output is %g, not %g: a refused execution wrote it", i, (double)f[i],
+                     (double)fill);
+}
+
 /* write_args whose store copy names a decoy as the slot: the store
- * refuses it (its seal) and writes nothing, not the decoy and not the
- * slot, which stays empty: the next launch_slot is refused with -20
- * before any task runs. */
+ * refuses it (its seal) and writes nothing to the decoy or the slot; its
+ * packet's head vouches for the context's status words, so it raises
+ * store_refused there and latches -16: the write_args stream itself
+ * ends clean, the context is poisoned and the next launch_slot refused
+ * on the host. */
 static void store_slot_addr_changed_stores_nothing(void **state)
 {
     static uint8_t fill[sizeof(decoy_span)];
     kfix k;
     kbufs d;
-    int runtime = 0;
     (void)state;
     memset(decoy_span, DECOY_FILL, sizeof(decoy_span));
     memset(fill, DECOY_FILL, sizeof(fill));
@@ -570,17 +606,96 @@ static void store_slot_addr_changed_stores_nothing(void **state)
     assert_int_equal(corrupted, 1);
     assert_int_equal(synchronize_bounded(k.stream), SIMDEV_SUCCESS);
     assert_memory_equal(decoy_span, fill, sizeof(fill));
-    assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, SLOT, k.stream), 0);
-    assert_int_not_equal(synchronize_bounded(k.stream), SIMDEV_SUCCESS);
-    assert_int_equal(simpler_kernel_mode_errors(k.ctx, &runtime, NULL), 0);
-    assert_int_equal(runtime, KERNEL_PACKET_ERR_ARG_SLOT_EMPTY);
-    float f[VADD_N];
-    assert_int_equal(simdev_memcpy(f, d.f, sizeof(f)), SIMDEV_SUCCESS);
-    for (uint32_t i = 0; i < VADD_N; i++)
-        if (f[i] != -1.0f)
-            fail_msg("element %u of the output was written by a refused execution", i);
+    assert_store_refusal_reported(&k);
+    assert_output_unchanged(&d, -1.0f);
     kbufs_free(&d);
     close_refused(&k);
+}
+
+/* A host function that holds its stream until released (or for at most
+ * SYNC_LIMIT_S): what follows it on the stream runs only after the host
+ * calls that come before the release. */
+static sem_t held;
+
+static void hold_stream(void *user)
+{
+    struct timespec limit;
+    (void)user;
+    clock_gettime(CLOCK_REALTIME, &limit);
+    limit.tv_sec += SYNC_LIMIT_S;
+    while (sem_timedwait(&held, &limit) != 0 && errno == EINTR) {
+    }
+}
+
+/* write_args over other inputs (d2's a and b, the same output) whose
+ * store copy is changed, after the slot held a sound packet that ran
+ * once: the slot keeps the old packet, and the next launch_slot, eager
+ * or a replay captured before, must not run it again. It is refused on
+ * the device (the stream held until launch_slot returned, so the host
+ * could not see the status first) with -16:
+ * the stream faults, the output (reset to -1 before) stays -1, the
+ * context reports the refused store. Before store_refused, the old
+ * packet ran and wrote the first output again with success. */
+static void store_refused_old_packet_not_run(int captured)
+{
+    static vadd_buffers v, v2;
+    kfix k;
+    kbufs d, d2;
+    simdev_graph_t g = NULL;
+    open_slot_refusal(&k, &d);
+    kbufs_alloc(&d2);
+    kbufs_upload(&d2, &v2, 3.0f);
+    vadd_buffers_fill(&v, 7.0f); /* the inputs open_slot_refusal uploaded to d */
+    assert_int_equal(write_step(&k, &d), 0);
+    if (captured) {
+        assert_int_equal(simdev_capture_begin(k.stream, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+        assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, SLOT, k.stream), 0);
+        assert_int_equal(simdev_capture_end(k.stream, &g), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
+    } else {
+        assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, SLOT, k.stream), 0);
+    }
+    assert_int_equal(synchronize_bounded(k.stream), SIMDEV_SUCCESS);
+    assert_int_equal(kbufs_check(&d, &v, 1), 0); /* output A */
+    assert_int_equal(simdev_memcpy(d.f, v2.f, sizeof(v2.f)), SIMDEV_SUCCESS); /* -1 again */
+
+    /* The store runs after launch_slot returned, so the host cannot have
+     * seen its status: the device must refuse. */
+    assert_int_equal(sem_init(&held, 0, 0), 0);
+    assert_int_equal(simdev_launch_host_func(k.stream, hold_stream, NULL), SIMDEV_SUCCESS);
+    ChipStorageTaskArgs args;
+    vadd_args_make(&args, d2.a, d2.b, d.f, SIMPLER_ADDRESS_SPACE_DEVICE, 1, 0);
+    corrupt_fn = kernel_arg_store_kernel;
+    corrupt_field = FIELD_STORE_SLOT_ADDR;
+    assert_int_equal(simpler_kernel_mode_write_args(k.ctx, SLOT, KFIX_ID, &args, k.stream), 0);
+    corrupt_fn = NULL;
+    assert_int_equal(corrupted, 1);
+    if (captured)
+        assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
+    else
+        assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, SLOT, k.stream), 0);
+    assert_int_equal(sem_post(&held), 0);
+    assert_int_not_equal(synchronize_bounded(k.stream), SIMDEV_SUCCESS);
+    sem_destroy(&held);
+    assert_output_unchanged(&d, -1.0f);
+    assert_store_refusal_reported(&k);
+    if (g != NULL)
+        assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
+    kbufs_free(&d2);
+    kbufs_free(&d);
+    close_refused(&k);
+}
+
+static void store_refused_eager_slot_launch_refused(void **state)
+{
+    (void)state;
+    store_refused_old_packet_not_run(0);
+}
+
+static void store_refused_captured_slot_launch_refused(void **state)
+{
+    (void)state;
+    store_refused_old_packet_not_run(1);
 }
 
 int main(void)
@@ -605,6 +720,8 @@ int main(void)
         cmocka_unit_test(slot_launch_seal_and_status_words_changed_dismissed),
         cmocka_unit_test(captured_slot_launch_seal_and_status_words_changed_dismissed),
         cmocka_unit_test(store_slot_addr_changed_stores_nothing),
+        cmocka_unit_test(store_refused_eager_slot_launch_refused),
+        cmocka_unit_test(store_refused_captured_slot_launch_refused),
     };
     return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
 }
