@@ -201,10 +201,6 @@ struct simdev_stream {
      * done_early may release: the runner that publishes it wakes them
      * (sd_stream_early_wake); the worker's retire wakes the others. */
     _Atomic uint32_t early_sleepers;
-    /* The engine of the newest op pushed when it is a kernel, else -1
-     * (under mu): where the worker will finish the stream's queue, as a
-     * one-block kernel runs on its worker placed on the engine's CPUs. */
-    int8_t tail_engine;
     uint8_t *arg_ring;
     uint64_t arg_head, arg_tail;
     int fault;                 /* sticky kernel fault, under mu */

@@ -106,7 +106,6 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
     }
     s->ring[s->head % SIMDEV_STREAM_RING_OPS] = *op;
     s->head++;
-    s->tail_engine = op->kind == SD_OP_KERNEL ? (int8_t)op->engine : -1;
     pthread_cond_signal(&s->work_cv);
     pthread_mutex_unlock(&s->mu);
 }
@@ -219,7 +218,6 @@ int simdev_stream_create(simdev_stream_t *stream)
     s->device = device;
     atomic_init(&s->tail, 0);
     atomic_init(&s->done_early, 0);
-    s->tail_engine = -1;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->work_cv, NULL);
     pthread_cond_init(&s->space_cv, NULL);
@@ -363,6 +361,18 @@ static int wait_one(struct simdev_stream *s)
     return sd_stream_wait_idle(s, 1);
 }
 
+/* Under s->mu: the engine of the newest op queued when it is a kernel,
+ * else -1: where the worker will finish the stream's queue, as a
+ * one-block kernel runs on its worker placed on the engine's CPUs. The
+ * ring keeps the newest op until RING_OPS more are queued. */
+static int newest_kernel_engine(const struct simdev_stream *s)
+{
+    if (s->head == 0)
+        return -1;
+    const struct sd_op *op = &s->ring[(s->head - 1) % SIMDEV_STREAM_RING_OPS];
+    return op->kind == SD_OP_KERNEL ? op->engine : -1;
+}
+
 /* The engine whose CPUs the calling thread is on, or -1 (no placement). */
 static int engine_here(int device)
 {
@@ -388,7 +398,7 @@ static int wait_held(struct simdev_stream **held, size_t count)
     int faults[64] = {0};
     for (size_t i = 0; here >= 0 && i < count && i < 64; i++) {
         pthread_mutex_lock(&held[i]->mu);
-        first |= (uint64_t)(held[i]->tail_engine == here) << i;
+        first |= (uint64_t)(newest_kernel_engine(held[i]) == here) << i;
         pthread_mutex_unlock(&held[i]->mu);
     }
     for (size_t i = 0; i < count && i < 64; i++)

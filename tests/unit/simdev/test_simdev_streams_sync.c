@@ -136,6 +136,30 @@ static void streams_sync_refuses_bad_input_without_waiting(void **state)
     assert_int_equal(simdev_stream_destroy(cap), SIMDEV_SUCCESS);
 }
 
+/* An injected failure of the call (class SYNCHRONIZE, counted once)
+ * returns the code at once, with no effect: the held stream is not waited
+ * for; the next call waits as usual. */
+static void streams_sync_injected_failure_waits_for_nothing(void **state)
+{
+    (void)state;
+    configure();
+    static atomic_int release;
+    atomic_store(&release, 0);
+    simdev_stream_t held;
+    assert_int_equal(simdev_stream_create(&held), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_host_func(held, wait_flag, &release), SIMDEV_SUCCESS);
+    simdev_counters before, after;
+    assert_int_equal(simdev_get_counters(&before), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_fault_inject(SIMDEV_CALL_SYNCHRONIZE, 1, SIMDEV_ERROR_MEMORY_ALLOCATION), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_streams_synchronize(&held, 1), SIMDEV_ERROR_MEMORY_ALLOCATION);
+    assert_int_equal(simdev_get_counters(&after), SIMDEV_SUCCESS);
+    assert_int_equal(after.synchronize_calls - before.synchronize_calls, 1);
+    assert_int_equal(simdev_stream_query(held), SIMDEV_ERROR_NOT_READY);
+    atomic_store(&release, 1);
+    assert_int_equal(simdev_streams_synchronize(&held, 1), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(held), SIMDEV_SUCCESS);
+}
+
 #ifdef SIMPLER_VERIFY
 static void empty_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
@@ -217,6 +241,7 @@ int main(void)
         cmocka_unit_test_teardown(streams_sync_returns_the_first_fault_in_list_order, clean),
         cmocka_unit_test_teardown(streams_sync_refuses_bad_input_without_waiting, clean),
         cmocka_unit_test_teardown(streams_sync_waits_first_beside_the_caller, clean),
+        cmocka_unit_test_teardown(streams_sync_injected_failure_waits_for_nothing, clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
