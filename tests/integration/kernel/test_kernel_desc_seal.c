@@ -232,20 +232,27 @@ static void close_refused(kfix *k)
     assert_int_equal(simdev_stream_destroy(k->stream), SIMDEV_SUCCESS);
 }
 
+/* Opens a corruptible context with the inputs uploaded and launches it
+ * once with `fn`'s copy of its arguments changed at `field`. */
+static void launch_corrupted(kfix *k, kbufs *d, vadd_buffers *v, platform_kernel_fn fn, int field)
+{
+    open_corruptible(k);
+    kbufs_alloc(d);
+    kbufs_upload(d, v, 7.0f);
+    corrupt_fn = fn;
+    corrupt_field = field;
+    assert_int_equal(kfix_launch(k, d, 1), 0);
+    corrupt_fn = NULL;
+    assert_int_equal(corrupted, 1);
+}
+
 /* One eager launch whose `fn` copy has `field` changed: refused. */
 static void eager_refused(platform_kernel_fn fn, int field)
 {
     static vadd_buffers v;
     kfix k;
     kbufs d;
-    open_corruptible(&k);
-    kbufs_alloc(&d);
-    kbufs_upload(&d, &v, 7.0f);
-    corrupt_fn = fn;
-    corrupt_field = field;
-    assert_int_equal(kfix_launch(&k, &d, 1), 0);
-    corrupt_fn = NULL;
-    assert_int_equal(corrupted, 1);
+    launch_corrupted(&k, &d, &v, fn, field);
     assert_refused_by_the_seal(&k, &d);
     kbufs_free(&d);
     close_refused(&k);
@@ -274,52 +281,44 @@ static void captured_refused(platform_kernel_fn fn, int field)
     close_refused(&k);
 }
 
-static void executor_gate_word_changed_refused(void **state)
-{
-    (void)state;
-    eager_refused(kernel_executor_kernel, FIELD_GATE);
-}
+/* One corrupted field of one body's copy, refused; eager or captured. */
+typedef struct seal_case {
+    const char *name;
+    platform_kernel_fn fn;
+    int field;
+    int captured;
+} seal_case;
 
-static void executor_serial_changed_refused(void **state)
-{
-    (void)state;
-    eager_refused(kernel_executor_kernel, FIELD_SERIAL);
-}
+static const seal_case seal_cases[] = {
+    {"executor_gate_word_changed_refused", kernel_executor_kernel, FIELD_GATE, 0},
+    {"executor_serial_changed_refused", kernel_executor_kernel, FIELD_SERIAL, 0},
+    {"executor_core_count_changed_refused", kernel_executor_kernel, FIELD_AIC_COUNT, 0},
+    {"scheduler_gate_word_changed_refused", kernel_packet_scheduler_kernel, FIELD_GATE, 0},
+    {"scheduler_serial_changed_refused", kernel_packet_scheduler_kernel, FIELD_SERIAL, 0},
+    {"scheduler_core_count_changed_refused", kernel_packet_scheduler_kernel, FIELD_AIC_COUNT, 0},
+    {"captured_executor_serial_changed_refused", kernel_executor_kernel, FIELD_SERIAL, 1},
+    {"captured_scheduler_core_count_changed_refused", kernel_packet_scheduler_kernel, FIELD_AIC_COUNT, 1},
+    /* An executor block's copy with its status word changed: the status
+     * word and the gate word disagree, so the block reports through its
+     * copy's runtime_base, which a single change left as it was. */
+    {"executor_status_word_changed_refused", kernel_executor_kernel, FIELD_STATUS_WORD, 0},
+    /* The scheduler's copy with its seal and its packet's head checksum
+     * both changed: the scheduler trusts no address in its arguments, and
+     * the executor blocks, whose copy is sound, still end (not wait for a
+     * scheduler that returned). */
+    {"scheduler_seal_and_head_changed_refused", kernel_packet_scheduler_kernel, FIELD_SEAL_AND_HEAD, 0},
+    {"captured_scheduler_seal_and_head_changed_refused", kernel_packet_scheduler_kernel, FIELD_SEAL_AND_HEAD, 1},
+};
 
-static void executor_core_count_changed_refused(void **state)
-{
-    (void)state;
-    eager_refused(kernel_executor_kernel, FIELD_AIC_COUNT);
-}
+#define SEAL_CASES (sizeof(seal_cases) / sizeof(seal_cases[0]))
 
-static void scheduler_gate_word_changed_refused(void **state)
+static void seal_case_refused(void **state)
 {
-    (void)state;
-    eager_refused(kernel_packet_scheduler_kernel, FIELD_GATE);
-}
-
-static void scheduler_serial_changed_refused(void **state)
-{
-    (void)state;
-    eager_refused(kernel_packet_scheduler_kernel, FIELD_SERIAL);
-}
-
-static void scheduler_core_count_changed_refused(void **state)
-{
-    (void)state;
-    eager_refused(kernel_packet_scheduler_kernel, FIELD_AIC_COUNT);
-}
-
-static void captured_executor_serial_changed_refused(void **state)
-{
-    (void)state;
-    captured_refused(kernel_executor_kernel, FIELD_SERIAL);
-}
-
-static void captured_scheduler_core_count_changed_refused(void **state)
-{
-    (void)state;
-    captured_refused(kernel_packet_scheduler_kernel, FIELD_AIC_COUNT);
+    const seal_case *c = *state;
+    if (c->captured)
+        captured_refused(c->fn, c->field);
+    else
+        eager_refused(c->fn, c->field);
 }
 
 /* An executor block's copy naming another runtime arena: the block
@@ -333,15 +332,6 @@ static void executor_runtime_base_changed_refused(void **state)
     memset(decoy_arena, 0, sizeof(decoy_arena));
     eager_refused(kernel_executor_kernel, FIELD_RUNTIME_BASE);
     assert_memory_equal(decoy_arena, zero, sizeof(zero));
-}
-
-/* An executor block's copy with its status word changed: the status
- * word and the gate word disagree, so the block reports through its
- * copy's runtime_base, which a single change left as it was. */
-static void executor_status_word_changed_refused(void **state)
-{
-    (void)state;
-    eager_refused(kernel_executor_kernel, FIELD_STATUS_WORD);
 }
 
 /* The gate's arguments naming another span to clear: the gate refuses
@@ -403,14 +393,7 @@ static void status_args_changed_refused(void **state)
     int runtime = 0;
     (void)state;
     counted_faults = 0;
-    open_corruptible(&k);
-    kbufs_alloc(&d);
-    kbufs_upload(&d, &v, 7.0f);
-    corrupt_fn = kernel_status_kernel;
-    corrupt_field = FIELD_STATUS_FAULT;
-    assert_int_equal(kfix_launch(&k, &d, 1), 0);
-    corrupt_fn = NULL;
-    assert_int_equal(corrupted, 1);
+    launch_corrupted(&k, &d, &v, kernel_status_kernel, FIELD_STATUS_FAULT);
     assert_int_equal(synchronize_bounded(k.stream), SIMDEV_SUCCESS);
     assert_int_equal(kbufs_check(&d, &v, 1), 0);
     assert_int_equal(counted_faults, 0);
@@ -422,22 +405,6 @@ static void status_args_changed_refused(void **state)
     assert_int_equal(counted_faults, 0);
     kbufs_free(&d);
     close_refused(&k);
-}
-
-/* The scheduler's copy with its seal and its packet's head checksum
- * both changed: the scheduler trusts no address in its arguments, and
- * the executor blocks, whose copy is sound, still end (not wait for a
- * scheduler that returned). */
-static void scheduler_seal_and_head_changed_refused(void **state)
-{
-    (void)state;
-    eager_refused(kernel_packet_scheduler_kernel, FIELD_SEAL_AND_HEAD);
-}
-
-static void captured_scheduler_seal_and_head_changed_refused(void **state)
-{
-    (void)state;
-    captured_refused(kernel_packet_scheduler_kernel, FIELD_SEAL_AND_HEAD);
 }
 
 /* ---- the argument-slot path ---- */
@@ -700,21 +667,10 @@ static void store_refused_captured_slot_launch_refused(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(executor_gate_word_changed_refused),
-        cmocka_unit_test(executor_serial_changed_refused),
-        cmocka_unit_test(executor_core_count_changed_refused),
-        cmocka_unit_test(scheduler_gate_word_changed_refused),
-        cmocka_unit_test(scheduler_serial_changed_refused),
-        cmocka_unit_test(scheduler_core_count_changed_refused),
-        cmocka_unit_test(captured_executor_serial_changed_refused),
-        cmocka_unit_test(captured_scheduler_core_count_changed_refused),
-        cmocka_unit_test(scheduler_seal_and_head_changed_refused),
+    const struct CMUnitTest others[] = {
         cmocka_unit_test(executor_runtime_base_changed_refused),
-        cmocka_unit_test(executor_status_word_changed_refused),
         cmocka_unit_test(gate_args_changed_refused),
         cmocka_unit_test(status_args_changed_refused),
-        cmocka_unit_test(captured_scheduler_seal_and_head_changed_refused),
         cmocka_unit_test(slot_launch_slot_addr_changed_refused),
         cmocka_unit_test(slot_launch_status_words_changed_refused),
         cmocka_unit_test(slot_launch_seal_and_status_words_changed_dismissed),
@@ -723,5 +679,11 @@ int main(void)
         cmocka_unit_test(store_refused_eager_slot_launch_refused),
         cmocka_unit_test(store_refused_captured_slot_launch_refused),
     };
+    struct CMUnitTest tests[SEAL_CASES + sizeof(others) / sizeof(others[0])];
+    for (size_t i = 0; i < SEAL_CASES; i++)
+        tests[i] = (struct CMUnitTest){seal_cases[i].name, seal_case_refused, NULL, NULL,
+                                         (void *)(uintptr_t)&seal_cases[i]};
+    for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+        tests[SEAL_CASES + i] = others[i];
     return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
 }
