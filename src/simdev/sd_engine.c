@@ -169,11 +169,36 @@ static _Thread_local int inline_placed;
 static _Thread_local cpu_set_t own_cpus;
 static _Thread_local int own_cpus_known;
 
+/* A synchronizing host thread that runs a replay itself is a guest
+ * (sd_stream_help): it runs blocks where it is, as its affinity is the
+ * user's, not simdev's, and counts as placed on the engine it began
+ * beside (NULL: none). */
+static _Thread_local int guest;
+static _Thread_local const struct sd_pool *guest_beside;
+
+void sd_engine_guest_begin(const struct sd_pool *beside)
+{
+    guest = 1;
+    guest_beside = beside;
+}
+
+int sd_engine_guest(void)
+{
+    return guest;
+}
+
+void sd_engine_guest_end(void)
+{
+    guest = 0;
+    guest_beside = NULL;
+}
+
 /* Runs block `block` of `l` on the calling thread, placed on the pool's
- * CPUs (a syscall only when that differs from the last inline block). */
+ * CPUs (a syscall only when that differs from the last inline block),
+ * or where it is for a guest. */
 static void run_inline(struct sd_pool *p, struct sd_launch *l, uint32_t block)
 {
-    if (p->cpus.count != 0 && (!inline_placed || memcmp(&inline_cpus, &p->cpus, sizeof(p->cpus)) != 0)) {
+    if (p->cpus.count != 0 && !guest && (!inline_placed || memcmp(&inline_cpus, &p->cpus, sizeof(p->cpus)) != 0)) {
         if (!own_cpus_known)
             own_cpus_known = pthread_getaffinity_np(pthread_self(), sizeof(own_cpus), &own_cpus) == 0;
         cpus_apply(&p->cpus);
@@ -208,12 +233,14 @@ int sd_engine_runs_here(const struct sd_pool *p)
 
 int sd_engine_placed_on(const struct sd_pool *p)
 {
+    if (guest)
+        return guest_beside != NULL && memcmp(&guest_beside->cpus, &p->cpus, sizeof(p->cpus)) == 0;
     return inline_placed && memcmp(&inline_cpus, &p->cpus, sizeof(p->cpus)) == 0;
 }
 
 void sd_engine_unplace(void)
 {
-    if (!inline_placed)
+    if (!inline_placed || guest)
         return;
     if (own_cpus_known)
         (void)pthread_setaffinity_np(pthread_self(), sizeof(own_cpus), &own_cpus);

@@ -251,19 +251,26 @@ static int hand_placed(struct simdev_graph *g, uint32_t l)
 }
 
 /* Under g->mu: gives lane l to an idle runner, one placed for it if any,
- * else the first (the stream worker first). One always exists: there are
- * as many runners as lanes, and a runner that is not idle owns a lane
- * other than l. */
-static void hand(struct simdev_graph *g, uint32_t l)
+ * else the first (the stream worker first); 0 when none is idle. */
+static int hand_any(struct simdev_graph *g, uint32_t l)
 {
     if (hand_placed(g, l))
-        return;
+        return 1;
     for (uint32_t r = 0; r < g->lane_count; r++) {
         if (g->lane[r].idle) {
             hand_to(g, r, l);
-            return;
+            return 1;
         }
     }
+    return 0;
+}
+
+/* Under g->mu: as hand_any, for a lane nobody else keeps. One idle runner
+ * always exists: there are as many runners as lanes, and a runner that
+ * is not idle owns a lane other than l. */
+static void hand(struct simdev_graph *g, uint32_t l)
+{
+    (void)hand_any(g, l);
 }
 
 /* Under g->mu, runner `me` after a completion (or the stream worker at
@@ -307,6 +314,17 @@ static uint32_t dispatch(struct simdev_graph *g, uint32_t me, uint32_t prefer, u
             if (g->lane[l].state == SD_LANE_READY && !hand_placed(g, l))
                 last = l;
         keep = prefer != LANE_NONE && g->lane[prefer].state == SD_LANE_READY ? prefer : last;
+        /* A synchronizer running the replay (a guest) cannot move: the
+         * lanes go to runners that can, and it keeps one only when no
+         * runner is idle, to run where it is. At most one is left: with
+         * `me` owning none, each busy runner owns a lane that is not
+         * ready. */
+        if (sd_engine_guest()) {
+            keep = LANE_NONE;
+            for (uint32_t l = 0; l < g->lane_count; l++)
+                if (g->lane[l].state == SD_LANE_READY && !hand_any(g, l))
+                    keep = l;
+        }
     }
     if (keep != LANE_NONE) {
         g->lane[me].unplaced = moves(g, me, keep) && runs_here(g, me, keep);

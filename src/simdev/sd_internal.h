@@ -138,6 +138,13 @@ int sd_engine_placed_on(const struct sd_pool *p);
  * placed on; 0 when it is not, or `p` has no placement (engine affinity
  * off, or one CPU). */
 int sd_engine_runs_here(const struct sd_pool *p);
+/* Between these, the calling host thread runs device work as a guest
+ * (a synchronizer running a queued replay, sd_stream_help): blocks run
+ * where it is, never placed (its affinity is the user's), and it counts
+ * as placed on `beside`'s CPUs (NULL: on none). */
+void sd_engine_guest_begin(const struct sd_pool *beside);
+void sd_engine_guest_end(void);
+int sd_engine_guest(void); /* 1 between them */
 /* Runs all blocks of one launch, returns its fault code (0 if none).
  * The calling thread runs blocks of it too (sd_engine.c). */
 int sd_pool_run(struct sd_pool *p, simdev_kernel_fn fn, uint32_t block_dim, const void *args);
@@ -189,6 +196,10 @@ struct simdev_stream {
                                 * waits for; 0: none */
     struct sd_op *ring;
     uint64_t head;             /* ops queued, monotonic (under mu) */
+    /* Ops started, monotonic (under mu): tail, or tail + 1 while one
+     * runs. The worker starts the next op, or a synchronizer when it is
+     * a replay (sd_stream_help); one op runs at a time either way. */
+    uint64_t taken;
     _Atomic uint64_t tail;     /* ops retired, monotonic: changed under mu,
                                 * also polled without it (sd_stream_wait_idle) */
     /* Ops known complete before the worker retires them, monotonic, at
@@ -410,6 +421,11 @@ extern void (*_Atomic sd_test_before_retire)(struct simdev_stream *s);
  * synchronize, simdev_device_synchronize) calls it before each wait. */
 extern void (*_Atomic sd_test_before_wait)(struct simdev_stream *s);
 #endif
+/* Under s->mu (dropped while an op runs), by a synchronizer of s that
+ * waits for the ops before `target`: while the next op is a replay that
+ * nobody runs yet, runs it on the calling thread and retires it, as the
+ * worker would; returns with s->mu held. */
+void sd_stream_help(struct simdev_stream *s, uint64_t target);
 void sd_stream_free(struct simdev_stream *s);  /* drained, no holds */
 void *sd_stream_main(void *arg);              /* the worker thread */
 void sd_event_unref(struct simdev_event *e); /* under ev_mu; frees if dead */

@@ -124,6 +124,8 @@ int sd_stream_wait_idle(struct simdev_stream *s, int early)
     uint64_t target = s->head;
     /* 1: a sleeper the publisher of done_early wakes (sd_stream_early_wake). */
     uint32_t early_sleeper = 0;
+    if (early)
+        sd_stream_help(s, target);
     if (!done(s, target, early)) {
         pthread_mutex_unlock(&s->mu);
         uint64_t until = clock_now_ns() + SD_SYNC_POLL_NS;

@@ -95,7 +95,13 @@ static int run_op(struct simdev_stream *s, const struct sd_op *op, int faulted)
     }
 }
 
-/* With s->mu held and the ring empty, a worker placed on the AICore
+/* Under s->mu: an op is queued and none runs, so the next may start. */
+static int startable(const struct simdev_stream *s)
+{
+    return s->taken < s->head && s->taken == s->tail;
+}
+
+/* With s->mu held and nothing to start, a worker placed on the AICore
  * engine's CPUs (its last kernel ran there inline): naps for up to
  * SD_STREAM_NAP_WINDOW_NS, SD_STREAM_NAP_NS at a time, checking the ring
  * between naps; returns with s->mu held. A napping worker is no condvar
@@ -115,7 +121,7 @@ static void idle_nap(struct simdev_stream *s)
     if (!slack_set)
         slack_set = prctl(PR_SET_TIMERSLACK, SD_STREAM_NAP_SLACK_NS) == 0;
     uint64_t until = clock_now_ns() + SD_STREAM_NAP_WINDOW_NS;
-    while (s->tail == s->head && !s->stop && clock_now_ns() < until) {
+    while (!startable(s) && !s->stop && clock_now_ns() < until) {
         struct timespec nap = {0, SD_STREAM_NAP_NS};
         pthread_mutex_unlock(&s->mu);
         (void)nanosleep(&nap, NULL);
@@ -123,18 +129,26 @@ static void idle_nap(struct simdev_stream *s)
     }
 }
 
-/* With s->mu held and the ring empty: polls for a push for up to
- * SD_STREAM_IDLE_POLL_NS, yielding between polls (each poll takes s->mu
- * briefly), then naps (idle_nap), and returns with s->mu held; the
- * caller then blocks if the ring is still empty. A launch that follows
- * within the poll wakes no sleeping thread (docs/performance.md, set Y). */
+/* With s->mu held and nothing to start: polls for an op to start for up
+ * to SD_STREAM_IDLE_POLL_NS after the last op queued or retired,
+ * yielding between polls (each poll takes s->mu briefly), then naps
+ * (idle_nap), and returns with s->mu held; the caller then blocks if
+ * there is still nothing to start. A launch that follows within the poll
+ * wakes no sleeping thread (docs/performance.md, set Y), and neither
+ * does one while synchronizers run the replays (sd_stream_help): the
+ * window restarts with each op they start or retire. */
 static void idle_poll(struct simdev_stream *s)
 {
+    uint64_t seen = s->head + s->tail;
     uint64_t until = clock_now_ns() + SD_STREAM_IDLE_POLL_NS;
-    while (s->tail == s->head && !s->stop && clock_now_ns() < until) {
+    while (!startable(s) && !s->stop && clock_now_ns() < until) {
         pthread_mutex_unlock(&s->mu);
         sched_yield();
         pthread_mutex_lock(&s->mu);
+        if (s->head + s->tail != seen) {
+            seen = s->head + s->tail;
+            until = clock_now_ns() + SD_STREAM_IDLE_POLL_NS;
+        }
     }
     idle_nap(s);
 }
@@ -156,31 +170,67 @@ static void space_notify(struct simdev_stream *s)
     pthread_mutex_lock(&s->mu);
 }
 
+/* Under s->mu, when startable: starts the next op, runs it with s->mu
+ * dropped and retires it; returns with s->mu held. */
+static void run_next(struct simdev_stream *s, int worker)
+{
+    struct sd_op op = s->ring[s->taken % SIMDEV_STREAM_RING_OPS];
+    s->taken++;
+    int faulted = s->fault != 0;
+    pthread_mutex_unlock(&s->mu);
+    int fault = run_op(s, &op, faulted);
+#ifdef SIMPLER_VERIFY
+    void (*before_retire)(struct simdev_stream *) = atomic_load(&sd_test_before_retire);
+    if (worker && before_retire != NULL)
+        before_retire(s);
+#else
+    (void)worker;
+#endif
+    pthread_mutex_lock(&s->mu);
+    if (fault != 0 && s->fault == 0)
+        s->fault = fault;
+    atomic_store_explicit(&s->tail, s->tail + 1, memory_order_release);
+    s->arg_tail += op.arg_consumed;
+    space_notify(s);
+}
+
+/* A synchronizer beside the AICPU engine (or with no placement) runs a
+ * queued replay itself instead of waiting for the worker to start it:
+ * the worker shares that CPU, so the replay waited for it to be
+ * scheduled, ~2 us after the launch, and its retire, after the
+ * synchronize's next yield, ended up on the next replay's path
+ * (docs/performance.md, set AZ). The runner role it takes is the
+ * worker's: it runs the lanes it need not move for and hands the others
+ * to the graph's runners. Ops other than replays, and every op of a
+ * caller beside the AICore cores (whose CPUs run the replay's AICore
+ * kernels), stay with the worker. */
+void sd_stream_help(struct simdev_stream *s, uint64_t target)
+{
+    struct sd_device *dev = &sd_g.dev[s->device];
+    if (!startable(s) || s->taken >= target || s->ring[s->taken % SIMDEV_STREAM_RING_OPS].kind != SD_OP_GRAPH ||
+        sd_engine_runs_here(&dev->pools[SIMDEV_ENGINE_AICORE]))
+        return;
+    struct sd_pool *aicpu = &dev->pools[SIMDEV_ENGINE_AICPU];
+    sd_engine_guest_begin(sd_engine_runs_here(aicpu) ? aicpu : NULL);
+    while (startable(s) && s->taken < target && s->ring[s->taken % SIMDEV_STREAM_RING_OPS].kind == SD_OP_GRAPH)
+        run_next(s, 0);
+    sd_engine_guest_end();
+    /* An op queued meanwhile signalled a worker that found one running. */
+    if (startable(s))
+        pthread_cond_signal(&s->work_cv);
+}
+
 void *sd_stream_main(void *arg)
 {
     struct simdev_stream *s = arg;
     pthread_mutex_lock(&s->mu);
     for (;;) {
         idle_poll(s);
-        while (s->tail == s->head && !s->stop)
+        while (!startable(s) && !s->stop)
             pthread_cond_wait(&s->work_cv, &s->mu);
-        if (s->tail == s->head)
+        if (!startable(s))
             break;
-        struct sd_op op = s->ring[s->tail % SIMDEV_STREAM_RING_OPS];
-        int faulted = s->fault != 0;
-        pthread_mutex_unlock(&s->mu);
-        int fault = run_op(s, &op, faulted);
-#ifdef SIMPLER_VERIFY
-        void (*before_retire)(struct simdev_stream *) = atomic_load(&sd_test_before_retire);
-        if (before_retire != NULL)
-            before_retire(s);
-#endif
-        pthread_mutex_lock(&s->mu);
-        if (fault != 0 && s->fault == 0)
-            s->fault = fault;
-        atomic_store_explicit(&s->tail, s->tail + 1, memory_order_release);
-        s->arg_tail += op.arg_consumed;
-        space_notify(s);
+        run_next(s, 1);
     }
     pthread_mutex_unlock(&s->mu);
     return NULL;

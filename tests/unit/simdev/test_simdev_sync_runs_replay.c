@@ -1,0 +1,413 @@
+/*
+ * A synchronize runs a queued replay itself: a thread that synchronizes a
+ * stream whose next op is a graph replay nobody runs yet runs it on its own
+ * thread, as the stream worker would (the AICPU lanes there, the AICore
+ * lanes handed to the graph's runners), unless it sits beside the AICore
+ * cores; it never changes the thread's CPU affinity, leaves every other
+ * kind of op to the worker, records a kernel fault as the stream's, and
+ * leaves no op queued meanwhile waiting for a worker that slept.
+ *
+ * Which thread takes a replay is a race the synchronizing thread usually
+ * wins (the worker shares the caller's CPU here), so the tests that need
+ * the synchronizer to have run one repeat the launch until it did
+ * (bounded) and check what must hold for each replay it ran.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "simdev/sd_internal.h"
+#include "simdev_engine_cpus.h"
+#include "support.h"
+
+#define ATTEMPTS 40
+
+static pthread_t caller;
+static cpu_set_t process_cpus; /* the caller's CPUs before a test pinned it */
+
+static int clean(void **state)
+{
+    (void)state;
+    (void)pthread_setaffinity_np(pthread_self(), sizeof(process_cpus), &process_cpus);
+    return simdev_finalize() == SIMDEV_SUCCESS ? 0 : -1;
+}
+
+/* One device, engine affinity as the defaults give it (on); the
+ * process's CPUs in *process. */
+static void configure(cpu_set_t *process)
+{
+    assert_int_equal(sched_getaffinity(0, sizeof(*process), process), 0);
+    process_cpus = *process;
+    simdev_config c;
+    assert_int_equal(simdev_config_default(&c), SIMDEV_SUCCESS);
+    c.device_count = 1;
+    c.hbm_bytes = 4u << 20;
+    assert_int_equal(simdev_configure(&c), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_device_synchronize(), SIMDEV_SUCCESS); /* starts simdev: engines placed */
+    caller = pthread_self();
+}
+
+/* Pins the calling thread beside `engine` (its pool's CPUs); 0 when the
+ * engines are not placed (fewer than two CPUs): nothing pinned then. */
+static int pin_beside(int engine)
+{
+    cpu_set_t set;
+    simdev_engine_cpus(0, engine, &set);
+    if (CPU_COUNT(&set) == 0)
+        return 0;
+    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(set), &set), 0);
+    return 1;
+}
+
+/* ---- a two-lane replay whose kernels record their thread ---- */
+
+enum { K_FIRST, K_AICORE, K_LAST, KERNELS };
+static pthread_t ran_on[KERNELS];
+static cpu_set_t first_cpus; /* the affinity the first kernel ran with */
+
+static void record(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx;
+    (void)block_dim;
+    uint32_t k = *(const uint32_t *)args;
+    ran_on[k] = pthread_self();
+    if (k == K_FIRST)
+        (void)sched_getaffinity(0, sizeof(first_cpus), &first_cpus);
+}
+
+/* On s[0]: an AICPU kernel, then an AICore kernel on s[1] (lane 1) after
+ * it, then an AICPU kernel on s[0] after both. */
+static simdev_graph_t capture_two_lanes(simdev_stream_t s[2], simdev_event_t ev[2])
+{
+    static const uint32_t ids[KERNELS] = {K_FIRST, K_AICORE, K_LAST};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(simdev_stream_create(&s[i]), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_event_create(&ev[i]), SIMDEV_SUCCESS);
+    }
+    assert_int_equal(simdev_capture_begin(s[0], SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(s[0], SIMDEV_ENGINE_AICPU, record, 1, &ids[K_FIRST], 4), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_record(ev[0], s[0]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_wait_event(s[1], ev[0]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(s[1], SIMDEV_ENGINE_AICORE, record, 1, &ids[K_AICORE], 4), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_record(ev[1], s[1]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_wait_event(s[0], ev[1]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(s[0], SIMDEV_ENGINE_AICPU, record, 1, &ids[K_LAST], 4), SIMDEV_SUCCESS);
+    simdev_graph_t graph = NULL;
+    assert_int_equal(simdev_capture_end(s[0], &graph), SIMDEV_SUCCESS);
+    return graph;
+}
+
+static void release_two_lanes(simdev_stream_t s[2], simdev_event_t ev[2], simdev_graph_t graph)
+{
+    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(simdev_event_destroy(ev[i]), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_destroy(s[i]), SIMDEV_SUCCESS);
+    }
+}
+
+/* Moves the calling thread onto the AICPU engine's CPUs and lets it go
+ * again to `cpus`: it stays where it is for a while, so a synchronize
+ * right after starts beside the AICPU without being pinned there. */
+static void hop_beside_aicpu(const cpu_set_t *cpus)
+{
+    cpu_set_t aicpu;
+    simdev_engine_cpus(0, SIMDEV_ENGINE_AICPU, &aicpu);
+    if (CPU_COUNT(&aicpu) == 0)
+        return;
+    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(aicpu), &aicpu), 0);
+    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(*cpus), cpus), 0);
+}
+
+/* Launches and synchronizes `graph` on s ATTEMPTS times (with `hop`, each
+ * synchronize starting beside the AICPU, hop_beside_aicpu); returns how
+ * many of the replays the synchronizer ran, checking each: the thread
+ * never moved, ran the kernel where it was, and left the AICore lane to
+ * a graph runner. */
+static int replays_run_by_caller(simdev_graph_t graph, simdev_stream_t s, int hop, cpu_set_t *caller_cpus)
+{
+    int by_caller = 0;
+    for (int a = 0; a < ATTEMPTS; a++) {
+        memset(ran_on, 0, sizeof(ran_on));
+        if (hop)
+            hop_beside_aicpu(caller_cpus);
+        assert_int_equal(simdev_graph_launch(graph, s), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_synchronize(s), SIMDEV_SUCCESS);
+        cpu_set_t now;
+        assert_int_equal(sched_getaffinity(0, sizeof(now), &now), 0);
+        assert_true(CPU_EQUAL(&now, caller_cpus)); /* never moved */
+        if (!pthread_equal(ran_on[K_FIRST], caller))
+            continue;
+        by_caller++;
+        assert_true(CPU_EQUAL(&first_cpus, caller_cpus)); /* ran where it was */
+        if (sd_g.dev[0].pools[SIMDEV_ENGINE_AICORE].cpus.count != 0)
+            assert_false(pthread_equal(ran_on[K_AICORE], caller)); /* the AICore lane went to a runner */
+    }
+    return by_caller;
+}
+
+/* Beside the AICPU engine's CPUs (or with no placement), a synchronize
+ * runs the replay it waits for on its own thread, where the thread is:
+ * its affinity is the same inside the kernel and after, and the AICore
+ * lane goes to a graph runner on the AICore's CPUs. */
+static void sync_beside_the_aicpu_runs_the_replay_itself(void **state)
+{
+    (void)state;
+    cpu_set_t process;
+    configure(&process);
+    simdev_stream_t s[2];
+    simdev_event_t ev[2];
+    simdev_graph_t graph = capture_two_lanes(s, ev);
+    cpu_set_t mine = process;
+    if (pin_beside(SIMDEV_ENGINE_AICPU))
+        simdev_engine_cpus(0, SIMDEV_ENGINE_AICPU, &mine);
+    assert_true(replays_run_by_caller(graph, s[0], 0, &mine) > 0);
+    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(process), &process), 0);
+    release_two_lanes(s, ev, graph);
+}
+
+/* Unpinned, a synchronize that starts on an AICPU CPU runs the replay
+ * without placing its thread on the AICPU's CPUs: the thread keeps every
+ * CPU the process has. */
+static void sync_runs_the_replay_without_moving_an_unpinned_caller(void **state)
+{
+    (void)state;
+    cpu_set_t process;
+    configure(&process);
+    simdev_stream_t s[2];
+    simdev_event_t ev[2];
+    simdev_graph_t graph = capture_two_lanes(s, ev);
+    assert_true(replays_run_by_caller(graph, s[0], 1, &process) > 0);
+    release_two_lanes(s, ev, graph);
+}
+
+#ifdef SIMPLER_VERIFY
+static simdev_stream_t counted;
+static atomic_int worker_retires; /* of `counted`, by its worker */
+
+static void count_retire(struct simdev_stream *s)
+{
+    if (s == counted)
+        atomic_fetch_add(&worker_retires, 1);
+}
+#endif
+
+/* Beside the AICore cores the replay stays with the stream worker, which
+ * retires every one (seen through the worker's test-only retire hook):
+ * run there, its AICPU lane would take turns with the AICore one on the
+ * same CPUs. */
+static void sync_beside_the_aicore_leaves_the_replay_to_the_worker(void **state)
+{
+    (void)state;
+#ifndef SIMPLER_VERIFY
+    skip(); /* the retire hook is compiled in SIMPLER_VERIFY builds only */
+#else
+    cpu_set_t process;
+    configure(&process);
+    if (!pin_beside(SIMDEV_ENGINE_AICORE))
+        skip();
+    simdev_stream_t s[2];
+    simdev_event_t ev[2];
+    simdev_graph_t graph = capture_two_lanes(s, ev);
+    cpu_set_t mine;
+    simdev_engine_cpus(0, SIMDEV_ENGINE_AICORE, &mine);
+    counted = s[0];
+    atomic_store(&worker_retires, 0);
+    atomic_store(&sd_test_before_retire, count_retire);
+    int by_caller = replays_run_by_caller(graph, s[0], 0, &mine);
+    atomic_store(&sd_test_before_retire, NULL);
+    assert_int_equal(by_caller, 0);
+    assert_int_equal(atomic_load(&worker_retires), ATTEMPTS);
+    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(process), &process), 0);
+    release_two_lanes(s, ev, graph);
+#endif
+}
+
+/* ---- ops other than replays stay with the worker ---- */
+
+static pthread_t host_fn_ran_on;
+static pthread_t kernel_ran_on;
+
+static void record_host_fn(void *user)
+{
+    (void)user;
+    host_fn_ran_on = pthread_self();
+}
+
+static void record_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx;
+    (void)block_dim;
+    (void)args;
+    kernel_ran_on = pthread_self();
+}
+
+/* A host function and a kernel queued behind a replay run on the worker,
+ * also when the synchronizer ran the replay before them. */
+static void sync_leaves_other_ops_to_the_worker(void **state)
+{
+    (void)state;
+    cpu_set_t process;
+    configure(&process);
+    simdev_stream_t s[2];
+    simdev_event_t ev[2];
+    simdev_graph_t graph = capture_two_lanes(s, ev);
+    (void)pin_beside(SIMDEV_ENGINE_AICPU);
+    int by_caller = 0;
+    for (int a = 0; a < ATTEMPTS && by_caller == 0; a++) {
+        memset(ran_on, 0, sizeof(ran_on));
+        assert_int_equal(simdev_graph_launch(graph, s[0]), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_launch_host_func(s[0], record_host_fn, NULL), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_launch_kernel(s[0], SIMDEV_ENGINE_AICPU, record_kernel, 1, NULL, 0), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_synchronize(s[0]), SIMDEV_SUCCESS);
+        by_caller += pthread_equal(ran_on[K_FIRST], caller) != 0;
+        assert_false(pthread_equal(host_fn_ran_on, caller));
+        assert_false(pthread_equal(kernel_ran_on, caller));
+    }
+    assert_true(by_caller > 0);
+    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(process), &process), 0);
+    release_two_lanes(s, ev, graph);
+}
+
+/* ---- a fault in a replay the synchronizer ran ---- */
+
+static void fault_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx;
+    (void)block_dim;
+    (void)args;
+    kernel_ran_on = pthread_self();
+    (void)simdev_kernel_report_fault(SIMDEV_ERROR_KERNEL_FAULT);
+}
+
+/* The synchronize that ran a faulting replay returns the kernel's code,
+ * and the stream is faulted for every later call. */
+static void sync_returns_the_fault_of_a_replay_it_ran(void **state)
+{
+    (void)state;
+    cpu_set_t process;
+    configure(&process);
+    (void)pin_beside(SIMDEV_ENGINE_AICPU);
+    int by_caller = 0;
+    for (int a = 0; a < ATTEMPTS && by_caller == 0; a++) {
+        simdev_stream_t s;
+        simdev_graph_t graph = NULL;
+        assert_int_equal(simdev_stream_create(&s), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_capture_begin(s, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_launch_kernel(s, SIMDEV_ENGINE_AICPU, fault_kernel, 1, NULL, 0), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_capture_end(s, &graph), SIMDEV_SUCCESS);
+        kernel_ran_on = (pthread_t)0;
+        assert_int_equal(simdev_graph_launch(graph, s), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_synchronize(s), SIMDEV_ERROR_KERNEL_FAULT);
+        assert_int_equal(simdev_stream_query(s), SIMDEV_ERROR_KERNEL_FAULT);
+        assert_int_equal(simdev_stream_synchronize(s), SIMDEV_ERROR_KERNEL_FAULT);
+        by_caller += pthread_equal(kernel_ran_on, caller) != 0;
+        assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_destroy(s), SIMDEV_SUCCESS);
+    }
+    assert_true(by_caller > 0);
+    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(process), &process), 0);
+}
+
+/* ---- an op queued while the synchronizer runs a replay ---- */
+
+static simdev_stream_t shared;
+static atomic_int replay_started; /* by the caller, inside the replay */
+static atomic_int queued;         /* the other thread queued its op */
+static atomic_int other_ran;      /* ... and it ran */
+
+/* When the synchronizer runs it: lets the other thread queue, then
+ * outlasts the worker's poll (20 us) by far, so the worker woken by that
+ * launch finds the replay still running and blocks again. */
+static void slow_when_on_caller(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx;
+    (void)block_dim;
+    (void)args;
+    if (!pthread_equal(pthread_self(), caller))
+        return;
+    atomic_store(&replay_started, 1);
+    for (int i = 0; i < 20000 && !atomic_load(&queued); i++)
+        usleep(100);
+    usleep(30000);
+}
+
+static void mark_other(void *user)
+{
+    (void)user;
+    atomic_store(&other_ran, 1);
+}
+
+static void *queue_behind(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 20000 && !atomic_load(&replay_started); i++)
+        usleep(100);
+    if (atomic_load(&replay_started))
+        (void)simdev_launch_host_func(shared, mark_other, NULL);
+    atomic_store(&queued, 1);
+    return NULL;
+}
+
+/* An op another thread queues while the synchronizer runs a replay runs
+ * after it, on the worker, though the worker had gone to sleep again
+ * (the synchronizer wakes it when it leaves an op queued). Bounded: a
+ * worker left asleep fails the test, and a last launch wakes it so the
+ * stream can be destroyed. */
+static void sync_wakes_the_worker_for_an_op_queued_meanwhile(void **state)
+{
+    (void)state;
+    cpu_set_t process;
+    configure(&process);
+    (void)pin_beside(SIMDEV_ENGINE_AICPU);
+    simdev_graph_t graph = NULL;
+    assert_int_equal(simdev_stream_create(&shared), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_capture_begin(shared, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(shared, SIMDEV_ENGINE_AICPU, slow_when_on_caller, 1, NULL, 0), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_capture_end(shared, &graph), SIMDEV_SUCCESS);
+    int by_caller = 0, ran = 0;
+    for (int a = 0; a < ATTEMPTS && by_caller == 0; a++) {
+        atomic_store(&replay_started, 0);
+        atomic_store(&queued, 0);
+        atomic_store(&other_ran, 0);
+        pthread_t other;
+        assert_int_equal(simdev_graph_launch(graph, shared), SIMDEV_SUCCESS);
+        assert_int_equal(pthread_create(&other, NULL, queue_behind, NULL), 0);
+        assert_int_equal(simdev_stream_synchronize(shared), SIMDEV_SUCCESS);
+        by_caller = atomic_load(&replay_started);
+        if (!by_caller) {
+            atomic_store(&replay_started, 1); /* release the other thread at once */
+        }
+        assert_int_equal(pthread_join(other, NULL), 0);
+        for (int i = 0; i < 20000 && !atomic_load(&other_ran); i++)
+            usleep(100);
+        ran = atomic_load(&other_ran);
+        if (!ran)
+            (void)simdev_launch_host_func(shared, mark_other, NULL); /* wakes a sleeping worker */
+        assert_int_equal(simdev_stream_synchronize(shared), SIMDEV_SUCCESS);
+        assert_true(ran);
+    }
+    assert_true(by_caller);
+    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(shared), SIMDEV_SUCCESS);
+    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(process), &process), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        /* First: a test that ran a guest placed would leave its thread
+         * marked placed for the rest (so the guard's test must not
+         * follow one). */
+        cmocka_unit_test_teardown(sync_runs_the_replay_without_moving_an_unpinned_caller, clean),
+        cmocka_unit_test_teardown(sync_beside_the_aicpu_runs_the_replay_itself, clean),
+        cmocka_unit_test_teardown(sync_beside_the_aicore_leaves_the_replay_to_the_worker, clean),
+        cmocka_unit_test_teardown(sync_leaves_other_ops_to_the_worker, clean),
+        cmocka_unit_test_teardown(sync_returns_the_fault_of_a_replay_it_ran, clean),
+        cmocka_unit_test_teardown(sync_wakes_the_worker_for_an_op_queued_meanwhile, clean),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
