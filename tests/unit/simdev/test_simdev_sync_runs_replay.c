@@ -78,34 +78,45 @@ static void record(uint32_t block_idx, uint32_t block_dim, const void *args)
         (void)sched_getaffinity(0, sizeof(first_cpus), &first_cpus);
 }
 
-/* On s[0]: an AICPU kernel, then an AICore kernel on s[1] (lane 1) after
- * it, then an AICPU kernel on s[0] after both. */
-static simdev_graph_t capture_two_lanes(simdev_stream_t s[2], simdev_event_t ev[2])
+/* simdev configured (configure) and a captured two-lane graph: on s[0]
+ * an AICPU kernel, then an AICore kernel on s[1] (lane 1) after it, then
+ * an AICPU kernel on s[0] after both. */
+struct two_lanes {
+    cpu_set_t process;
+    simdev_stream_t s[2];
+    simdev_event_t ev[2];
+    simdev_graph_t graph;
+};
+
+static void two_lanes_open(struct two_lanes *t)
 {
     static const uint32_t ids[KERNELS] = {K_FIRST, K_AICORE, K_LAST};
+    configure(&t->process);
+    simdev_stream_t *s = t->s;
     for (int i = 0; i < 2; i++) {
         assert_int_equal(simdev_stream_create(&s[i]), SIMDEV_SUCCESS);
-        assert_int_equal(simdev_event_create(&ev[i]), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_event_create(&t->ev[i]), SIMDEV_SUCCESS);
     }
     assert_int_equal(simdev_capture_begin(s[0], SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
     assert_int_equal(simdev_launch_kernel(s[0], SIMDEV_ENGINE_AICPU, record, 1, &ids[K_FIRST], 4), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_event_record(ev[0], s[0]), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_stream_wait_event(s[1], ev[0]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_record(t->ev[0], s[0]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_wait_event(s[1], t->ev[0]), SIMDEV_SUCCESS);
     assert_int_equal(simdev_launch_kernel(s[1], SIMDEV_ENGINE_AICORE, record, 1, &ids[K_AICORE], 4), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_event_record(ev[1], s[1]), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_stream_wait_event(s[0], ev[1]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_record(t->ev[1], s[1]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_wait_event(s[0], t->ev[1]), SIMDEV_SUCCESS);
     assert_int_equal(simdev_launch_kernel(s[0], SIMDEV_ENGINE_AICPU, record, 1, &ids[K_LAST], 4), SIMDEV_SUCCESS);
-    simdev_graph_t graph = NULL;
-    assert_int_equal(simdev_capture_end(s[0], &graph), SIMDEV_SUCCESS);
-    return graph;
+    t->graph = NULL;
+    assert_int_equal(simdev_capture_end(s[0], &t->graph), SIMDEV_SUCCESS);
 }
 
-static void release_two_lanes(simdev_stream_t s[2], simdev_event_t ev[2], simdev_graph_t graph)
+/* Releases it all and gives the calling thread its CPUs back. */
+static void two_lanes_close(struct two_lanes *t)
 {
-    assert_int_equal(simdev_graph_destroy(graph), SIMDEV_SUCCESS);
+    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(t->process), &t->process), 0);
+    assert_int_equal(simdev_graph_destroy(t->graph), SIMDEV_SUCCESS);
     for (int i = 0; i < 2; i++) {
-        assert_int_equal(simdev_event_destroy(ev[i]), SIMDEV_SUCCESS);
-        assert_int_equal(simdev_stream_destroy(s[i]), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_event_destroy(t->ev[i]), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_destroy(t->s[i]), SIMDEV_SUCCESS);
     }
 }
 
@@ -156,17 +167,13 @@ static int replays_run_by_caller(simdev_graph_t graph, simdev_stream_t s, int ho
 static void sync_beside_the_aicpu_runs_the_replay_itself(void **state)
 {
     (void)state;
-    cpu_set_t process;
-    configure(&process);
-    simdev_stream_t s[2];
-    simdev_event_t ev[2];
-    simdev_graph_t graph = capture_two_lanes(s, ev);
-    cpu_set_t mine = process;
+    struct two_lanes t;
+    two_lanes_open(&t);
+    cpu_set_t mine = t.process;
     if (pin_beside(SIMDEV_ENGINE_AICPU))
         simdev_engine_cpus(0, SIMDEV_ENGINE_AICPU, &mine);
-    assert_true(replays_run_by_caller(graph, s[0], 0, &mine) > 0);
-    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(process), &process), 0);
-    release_two_lanes(s, ev, graph);
+    assert_true(replays_run_by_caller(t.graph, t.s[0], 0, &mine) > 0);
+    two_lanes_close(&t);
 }
 
 /* Unpinned, a synchronize that starts on an AICPU CPU runs the replay
@@ -175,13 +182,10 @@ static void sync_beside_the_aicpu_runs_the_replay_itself(void **state)
 static void sync_runs_the_replay_without_moving_an_unpinned_caller(void **state)
 {
     (void)state;
-    cpu_set_t process;
-    configure(&process);
-    simdev_stream_t s[2];
-    simdev_event_t ev[2];
-    simdev_graph_t graph = capture_two_lanes(s, ev);
-    assert_true(replays_run_by_caller(graph, s[0], 1, &process) > 0);
-    release_two_lanes(s, ev, graph);
+    struct two_lanes t;
+    two_lanes_open(&t);
+    assert_true(replays_run_by_caller(t.graph, t.s[0], 1, &t.process) > 0);
+    two_lanes_close(&t);
 }
 
 #ifdef SIMPLER_VERIFY
@@ -205,24 +209,20 @@ static void sync_beside_the_aicore_leaves_the_replay_to_the_worker(void **state)
 #ifndef SIMPLER_VERIFY
     skip(); /* the retire hook is compiled in SIMPLER_VERIFY builds only */
 #else
-    cpu_set_t process;
-    configure(&process);
+    struct two_lanes t;
+    two_lanes_open(&t);
     if (!pin_beside(SIMDEV_ENGINE_AICORE))
-        skip();
-    simdev_stream_t s[2];
-    simdev_event_t ev[2];
-    simdev_graph_t graph = capture_two_lanes(s, ev);
+        skip(); /* one CPU: nothing placed */
     cpu_set_t mine;
     simdev_engine_cpus(0, SIMDEV_ENGINE_AICORE, &mine);
-    counted = s[0];
+    counted = t.s[0];
     atomic_store(&worker_retires, 0);
     atomic_store(&sd_test_before_retire, count_retire);
-    int by_caller = replays_run_by_caller(graph, s[0], 0, &mine);
+    int by_caller = replays_run_by_caller(t.graph, t.s[0], 0, &mine);
     atomic_store(&sd_test_before_retire, NULL);
     assert_int_equal(by_caller, 0);
     assert_int_equal(atomic_load(&worker_retires), ATTEMPTS);
-    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(process), &process), 0);
-    release_two_lanes(s, ev, graph);
+    two_lanes_close(&t);
 #endif
 }
 
@@ -250,26 +250,23 @@ static void record_kernel(uint32_t block_idx, uint32_t block_dim, const void *ar
 static void sync_leaves_other_ops_to_the_worker(void **state)
 {
     (void)state;
-    cpu_set_t process;
-    configure(&process);
-    simdev_stream_t s[2];
-    simdev_event_t ev[2];
-    simdev_graph_t graph = capture_two_lanes(s, ev);
+    struct two_lanes t;
+    two_lanes_open(&t);
     (void)pin_beside(SIMDEV_ENGINE_AICPU);
+    simdev_stream_t s0 = t.s[0];
     int by_caller = 0;
     for (int a = 0; a < ATTEMPTS && by_caller == 0; a++) {
         memset(ran_on, 0, sizeof(ran_on));
-        assert_int_equal(simdev_graph_launch(graph, s[0]), SIMDEV_SUCCESS);
-        assert_int_equal(simdev_launch_host_func(s[0], record_host_fn, NULL), SIMDEV_SUCCESS);
-        assert_int_equal(simdev_launch_kernel(s[0], SIMDEV_ENGINE_AICPU, record_kernel, 1, NULL, 0), SIMDEV_SUCCESS);
-        assert_int_equal(simdev_stream_synchronize(s[0]), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_graph_launch(t.graph, s0), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_launch_host_func(s0, record_host_fn, NULL), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_launch_kernel(s0, SIMDEV_ENGINE_AICPU, record_kernel, 1, NULL, 0), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_synchronize(s0), SIMDEV_SUCCESS);
         by_caller += pthread_equal(ran_on[K_FIRST], caller) != 0;
         assert_false(pthread_equal(host_fn_ran_on, caller));
         assert_false(pthread_equal(kernel_ran_on, caller));
     }
     assert_true(by_caller > 0);
-    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(process), &process), 0);
-    release_two_lanes(s, ev, graph);
+    two_lanes_close(&t);
 }
 
 /* ---- a fault in a replay the synchronizer ran ---- */
