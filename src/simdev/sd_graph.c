@@ -474,18 +474,33 @@ int sd_graph_prepare(struct simdev_graph *g)
 /* Under g->mu, by an idle runner about to wait for a signal of its cv
  * (the stream worker inside a replay, a helper after its lanes): drops
  * g->mu and polls the runner's pings for up to SD_GRAPH_SPIN_NS, yielding
- * the CPU between polls, then takes g->mu back; the caller then checks
+ * the CPU between polls (a synchronizer running the replay spins up to
+ * SD_GUEST_SPIN_NS between them), then takes g->mu back; the caller then checks
  * its condition and blocks only if it still must. A hand-off that comes
  * while the runner polls (the tail's, or the next replay's executor lane
  * in a loop of replays) costs no futex wait or wake, and no wake-up of a
  * sleeping vCPU (docs/performance.md, set Y). */
+static int pinged(const struct sd_lane *me, unsigned seen)
+{
+    return atomic_load_explicit(&me->pings, memory_order_acquire) != seen;
+}
+
 static void idle_poll(struct simdev_graph *g, struct sd_lane *me)
 {
     unsigned seen = atomic_load_explicit(&me->pings, memory_order_relaxed);
+    int guest = me == &g->lane[0] && sd_engine_guest();
     pthread_mutex_unlock(&g->mu);
-    uint64_t until = clock_now_ns() + SD_GRAPH_SPIN_NS;
-    while (atomic_load_explicit(&me->pings, memory_order_acquire) == seen && clock_now_ns() < until)
-        sched_yield();
+    uint64_t now = clock_now_ns(), until = now + SD_GRAPH_SPIN_NS;
+    while (!pinged(me, seen) && now < until) {
+        /* A guest keeps its CPU a while: see SD_GUEST_SPIN_NS. */
+        for (uint64_t spin_until = now + SD_GUEST_SPIN_NS; guest && !pinged(me, seen) && now < spin_until;
+             now = clock_now_ns())
+            for (int i = 0; i < 8; i++)
+                sd_relax();
+        if (!pinged(me, seen))
+            sched_yield();
+        now = clock_now_ns();
+    }
     pthread_mutex_lock(&g->mu);
 }
 

@@ -311,6 +311,22 @@ int sd_graph_prepare(struct simdev_graph *g);  /* starts helper runners */
  * then cost a cross-CPU wake-up (30-80 us) before the scheduler could
  * start. */
 #define SD_GRAPH_SPIN_NS 50000u
+/* Within that poll, a synchronizer running the replay (runner 0 as a
+ * guest, sd_stream_help) checks with a pause instruction for up to
+ * SD_GUEST_SPIN_NS between yields: a yield there hands its CPU to the
+ * stream worker polling beside it, and the replay's end, published by a
+ * runner on the other CPU, was seen ~3 us late (docs/performance.md,
+ * set AZ). */
+#define SD_GUEST_SPIN_NS 3000u
+/* One polite poll iteration (a pause instruction where there is one). */
+static inline void sd_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
 /* On stream s's worker, running its op number s->tail: one replay, after
  * any replay of g already running; returns its kernel fault or 0. */
 int sd_graph_run(struct simdev_graph *g, struct simdev_stream *s);
