@@ -387,6 +387,14 @@ int main(int argc, char **argv)
     int exit_code = 0;
     if (bench_options_parse(argc, argv, &opt, &exit_code) != 0)
         return exit_code;
+    /* --host-cpu: simdev places its engines from the process's CPUs when
+     * it starts, so it starts first; the kernel-mode and 2-task program
+     * rows then run pinned, the baselines (whose threads inherit the
+     * main thread's CPUs) unpinned. */
+    if (opt.host_cpu >= 0 && (simdev_device_synchronize() != SIMDEV_SUCCESS || bench_pin_host(&opt) != 0)) {
+        fprintf(stderr, "bench_kernel: cannot start simdev or pin the main thread to CPU %d\n", opt.host_cpu);
+        return 1;
+    }
     static const uint32_t counts[] = {2, 10, 100, 1000};
     image vadd = image_read("../tests/fixtures/program/vadd.callable");
     image dag = image_read("callables/bench_dag.callable");
@@ -412,8 +420,10 @@ int main(int argc, char **argv)
                 strcpy(slash, "/callables/bench_dag.callable");
         }
         bench_w3(&report, &dag, opt.runs);
+        bench_unpin_host();
         bench_w3_others(&report, path, opt.runs);
         bench_w3_tbb(&report, opt.runs);
+        (void)bench_pin_host(&opt);
     } else if (dag.size == 0) {
         bench_report_skip(&report, "W3 layers", "bench_dag.callable not built");
     }

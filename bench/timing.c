@@ -126,7 +126,8 @@ static int usage(const char *prog, int status)
             "usage: %s [--json] [--runs N] [--only TEXT] [--host-cpu N]\n"
             "  --runs N        runs per measurement, 1..%d (default %d)\n"
             "  --only TEXT     only the groups of rows whose name contains TEXT\n"
-            "  --host-cpu N    pin the main thread to CPU N once simdev is up (bench_graph)\n",
+            "  --host-cpu N    pin the main thread to CPU N once simdev is up (bench_graph;\n"
+            "                  bench_kernel: its kernel-mode and 2-task program rows)\n",
             prog, BENCH_RUNS_MAX, BENCH_RUNS_DEFAULT);
     return status;
 }
@@ -171,12 +172,23 @@ int bench_options_parse(int argc, char **argv, struct bench_options *opt, int *e
     return 0;
 }
 
+static cpu_set_t host_unpinned;
+static int host_unpinned_known;
+
 int bench_pin_host(const struct bench_options *opt)
 {
     if (opt->host_cpu < 0)
         return 0;
+    if (!host_unpinned_known)
+        host_unpinned_known = pthread_getaffinity_np(pthread_self(), sizeof(host_unpinned), &host_unpinned) == 0;
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(opt->host_cpu, &set);
     return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0 ? 0 : -1;
+}
+
+void bench_unpin_host(void)
+{
+    if (host_unpinned_known)
+        (void)pthread_setaffinity_np(pthread_self(), sizeof(host_unpinned), &host_unpinned);
 }

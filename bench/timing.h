@@ -65,5 +65,9 @@ int bench_selected(const struct bench_options *opt, const char *group);
  * clock figures are bimodal with the host's CPU (docs/performance.md,
  * sets AP and AW); this fixes the mode. */
 int bench_pin_host(const struct bench_options *opt);
+/* Gives the calling thread back the CPUs it had before its first
+ * bench_pin_host (nothing if it was never pinned): threads a baseline
+ * creates inherit them (bench_kernel's pool and oneTBB rows). */
+void bench_unpin_host(void);
 
 #endif
