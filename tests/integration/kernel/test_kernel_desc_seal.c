@@ -429,6 +429,22 @@ static void open_slot_refusal(kfix *k, kbufs *d)
     memcpy(&decoy_words, kernel_state_of(k->ctx)->status, sizeof(decoy_words));
 }
 
+/* The slot launch, eager or (`captured`) captured on k's stream and its
+ * graph launched once; returns that graph (NULL when eager), which the
+ * caller destroys. */
+static simdev_graph_t launch_slot(kfix *k, int captured)
+{
+    simdev_graph_t g = NULL;
+    if (captured)
+        assert_int_equal(simdev_capture_begin(k->stream, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    assert_int_equal(simpler_kernel_mode_launch_slot(k->ctx, SLOT, k->stream), 0);
+    if (captured) {
+        assert_int_equal(simdev_capture_end(k->stream, &g), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_graph_launch(g, k->stream), SIMDEV_SUCCESS);
+    }
+    return g;
+}
+
 /* A launch_slot whose scheduler copy has `field` changed, eager or
  * captured (and replayed): refused with -16, no task run, the context
  * poisoned, the chain ended, the decoy status words untouched. */
@@ -442,15 +458,7 @@ static void slot_launch_refused(int field, int captured)
     memcpy(&before, &decoy_words, sizeof(before));
     corrupt_fn = kernel_slot_scheduler_kernel;
     corrupt_field = field;
-    simdev_graph_t g = NULL;
-    if (captured) {
-        assert_int_equal(simdev_capture_begin(k.stream, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
-        assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, SLOT, k.stream), 0);
-        assert_int_equal(simdev_capture_end(k.stream, &g), SIMDEV_SUCCESS);
-        assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
-    } else {
-        assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, SLOT, k.stream), 0);
-    }
+    simdev_graph_t g = launch_slot(&k, captured);
     corrupt_fn = NULL;
     assert_int_equal(corrupted, 1);
     assert_refused_by_the_seal(&k, &d);
@@ -608,20 +616,12 @@ static void store_refused_old_packet_not_run(int captured)
     static vadd_buffers v, v2;
     kfix k;
     kbufs d, d2;
-    simdev_graph_t g = NULL;
     open_slot_refusal(&k, &d);
     kbufs_alloc(&d2);
     kbufs_upload(&d2, &v2, 3.0f);
     vadd_buffers_fill(&v, 7.0f); /* the inputs open_slot_refusal uploaded to d */
     assert_int_equal(write_step(&k, &d), 0);
-    if (captured) {
-        assert_int_equal(simdev_capture_begin(k.stream, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
-        assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, SLOT, k.stream), 0);
-        assert_int_equal(simdev_capture_end(k.stream, &g), SIMDEV_SUCCESS);
-        assert_int_equal(simdev_graph_launch(g, k.stream), SIMDEV_SUCCESS);
-    } else {
-        assert_int_equal(simpler_kernel_mode_launch_slot(k.ctx, SLOT, k.stream), 0);
-    }
+    simdev_graph_t g = launch_slot(&k, captured);
     assert_int_equal(synchronize_bounded(k.stream), SIMDEV_SUCCESS);
     assert_int_equal(kbufs_check(&d, &v, 1), 0); /* output A */
     assert_int_equal(simdev_memcpy(d.f, v2.f, sizeof(v2.f)), SIMDEV_SUCCESS); /* -1 again */
