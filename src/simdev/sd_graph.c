@@ -313,17 +313,17 @@ static uint32_t dispatch(struct simdev_graph *g, uint32_t me, uint32_t prefer, u
         for (uint32_t l = 0; l < g->lane_count; l++)
             if (g->lane[l].state == SD_LANE_READY && !hand_placed(g, l))
                 last = l;
-        keep = prefer != LANE_NONE && g->lane[prefer].state == SD_LANE_READY ? prefer : last;
         /* A synchronizer running the replay (a guest) cannot move: the
          * lanes go to runners that can, and it keeps one only when no
          * runner is idle, to run where it is. At most one is left: with
          * `me` owning none, each busy runner owns a lane that is not
          * ready. */
         if (sd_engine_guest()) {
-            keep = LANE_NONE;
             for (uint32_t l = 0; l < g->lane_count; l++)
                 if (g->lane[l].state == SD_LANE_READY && !hand_any(g, l))
                     keep = l;
+        } else {
+            keep = prefer != LANE_NONE && g->lane[prefer].state == SD_LANE_READY ? prefer : last;
         }
     }
     if (keep != LANE_NONE) {
@@ -471,6 +471,12 @@ int sd_graph_prepare(struct simdev_graph *g)
     return SIMDEV_ERROR_MEMORY_ALLOCATION;
 }
 
+/* Whether runner `me` was handed something since its pings read `seen`. */
+static int pinged(const struct sd_lane *me, unsigned seen)
+{
+    return atomic_load_explicit(&me->pings, memory_order_acquire) != seen;
+}
+
 /* Under g->mu, by an idle runner about to wait for a signal of its cv
  * (the stream worker inside a replay, a helper after its lanes): drops
  * g->mu and polls the runner's pings for up to SD_GRAPH_SPIN_NS, yielding
@@ -480,11 +486,6 @@ int sd_graph_prepare(struct simdev_graph *g)
  * while the runner polls (the tail's, or the next replay's executor lane
  * in a loop of replays) costs no futex wait or wake, and no wake-up of a
  * sleeping vCPU (docs/performance.md, set Y). */
-static int pinged(const struct sd_lane *me, unsigned seen)
-{
-    return atomic_load_explicit(&me->pings, memory_order_acquire) != seen;
-}
-
 static void idle_poll(struct simdev_graph *g, struct sd_lane *me)
 {
     unsigned seen = atomic_load_explicit(&me->pings, memory_order_relaxed);
