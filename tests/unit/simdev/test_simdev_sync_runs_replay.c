@@ -370,9 +370,9 @@ static void sync_wakes_the_worker_for_an_op_queued_meanwhile(void **state)
         atomic_store(&replay_started, 0);
         atomic_store(&queued, 0);
         atomic_store(&other_ran, 0);
-        pthread_t other;
-        assert_int_equal(simdev_graph_launch(graph, shared), SIMDEV_SUCCESS);
+        pthread_t other; /* started first: nothing between the launch and the synchronize */
         assert_int_equal(pthread_create(&other, NULL, queue_behind, NULL), 0);
+        assert_int_equal(simdev_graph_launch(graph, shared), SIMDEV_SUCCESS);
         assert_int_equal(simdev_stream_synchronize(shared), SIMDEV_SUCCESS);
         by_caller = atomic_load(&replay_started);
         if (!by_caller) {
