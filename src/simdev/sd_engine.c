@@ -196,7 +196,7 @@ void sd_engine_guest_end(void)
 /* Runs block `block` of `l` on the calling thread, placed on the pool's
  * CPUs (a syscall only when that differs from the last inline block),
  * or where it is for a guest. */
-static void run_inline(struct sd_pool *p, struct sd_launch *l, uint32_t block)
+void sd_engine_place(const struct sd_pool *p)
 {
     if (p->cpus.count != 0 && !guest && (!inline_placed || memcmp(&inline_cpus, &p->cpus, sizeof(p->cpus)) != 0)) {
         if (!own_cpus_known)
@@ -205,6 +205,11 @@ static void run_inline(struct sd_pool *p, struct sd_launch *l, uint32_t block)
         inline_cpus = p->cpus;
         inline_placed = 1;
     }
+}
+
+static void run_inline(struct sd_pool *p, struct sd_launch *l, uint32_t block)
+{
+    sd_engine_place(p);
     struct sd_launch *outer = current_launch;
     current_launch = l;
     l->fn(block, l->block_dim, l->args);

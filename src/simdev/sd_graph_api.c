@@ -23,8 +23,16 @@ int simdev_graph_destroy(simdev_graph_t graph)
         sd_unlock();
         return rc;
     }
-    /* Unlisted first, so no launch can be queued while we wait. */
+    /* Unlisted first, so no launch can be queued while we wait. Its
+     * launches may be replays left to a synchronize: their workers are
+     * woken for them. */
     sd_vec_remove(&sd_g.graphs, graph);
+    for (size_t i = 0; i < sd_g.streams.count; i++) {
+        struct simdev_stream *s = sd_g.streams.items[i];
+        pthread_mutex_lock(&s->mu);
+        sd_stream_kick(s);
+        pthread_mutex_unlock(&s->mu);
+    }
     sd_unlock();
     graph_drain(graph);
     sd_graph_free(graph);

@@ -141,8 +141,12 @@ int sd_engine_runs_here(const struct sd_pool *p);
 /* Between these, the calling host thread runs device work as a guest
  * (a synchronizer running a queued replay, sd_stream_help): blocks run
  * where it is, never placed (its affinity is the user's), and it counts
- * as placed on `beside`'s CPUs (NULL: on none). */
+ * as placed on `beside`'s CPUs (the engine it started beside; NULL: on
+ * none). */
 void sd_engine_guest_begin(const struct sd_pool *beside);
+/* Places the calling thread on `p`'s CPUs as an inline block would (a
+ * no-op for a guest, or when it is there already or `p` has none). */
+void sd_engine_place(const struct sd_pool *p);
 void sd_engine_guest_end(void);
 int sd_engine_guest(void); /* 1 between them */
 /* Runs all blocks of one launch, returns its fault code (0 if none).
@@ -192,6 +196,8 @@ struct simdev_stream {
      * of them can go on, so a synchronizing thread is not woken by each
      * op of a long queue (docs/performance.md, set AI). */
     uint32_t room_waiters;     /* in sd_stream_reserve */
+    int worker_waits;          /* SD_WAITS_HELP or SD_WAITS_OP while the
+                                * worker waits, else 0 (under mu) */
     uint64_t idle_wake_at;     /* lowest tail a blocked sd_stream_wait_idle
                                 * waits for; 0: none */
     struct sd_op *ring;
@@ -212,6 +218,14 @@ struct simdev_stream {
      * done_early may release: the runner that publishes it wakes them
      * (sd_stream_early_wake); the worker's retire wakes the others. */
     _Atomic uint32_t early_sleepers;
+    /* The last op was a replay a synchronizer ran (sd_stream_help), none
+     * since by the worker: a replay launched now is left to the next
+     * synchronize, and the worker waits at most SD_STREAM_HELP_WAIT_NS
+     * for one before it starts the replay itself (sd_stream_push). Under
+     * mu; stored only when it changes, as its line holds the tail that
+     * synchronizers poll. Both fields fill padding: the layout of the
+     * polled fields is as it was. */
+    int helped;
     uint8_t *arg_ring;
     uint64_t arg_head, arg_tail;
     int fault;                 /* sticky kernel fault, under mu */
@@ -416,6 +430,12 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
 #define SD_STREAM_NAP_WINDOW_NS 1000000u
 #define SD_STREAM_NAP_NS 10000
 #define SD_STREAM_NAP_SLACK_NS 1000ul
+/* simdev_stream.worker_waits: in help_wait, or blocked until signalled. */
+enum { SD_WAITS_HELP = 1, SD_WAITS_OP = 2 };
+/* How long a stream worker whose last op a synchronizer ran waits for the
+ * next synchronize to take a replay launched behind it (docs/simdev.md,
+ * *Graphs and replay*; docs/performance.md, set BA). */
+#define SD_STREAM_HELP_WAIT_NS 2000000u
 /* How long a stream worker polls for an event record it waits on before
  * it blocks (sd_stream_worker.c, event_wait; docs/performance.md, sets
  * AF and AI). */
@@ -433,6 +453,8 @@ void sd_stream_early_wake(struct simdev_stream *s, uint64_t done);
 /* Tests only: when set, the stream worker calls it after an op ran and
  * before it retires the op. */
 extern void (*_Atomic sd_test_before_retire)(struct simdev_stream *s);
+/* Tests only: when nonzero, replaces SD_STREAM_HELP_WAIT_NS. */
+extern _Atomic uint64_t sd_test_help_wait_ns;
 /* Tests only: when set, a multi-stream synchronize (simdev_streams_
  * synchronize, simdev_device_synchronize) calls it before each wait. */
 extern void (*_Atomic sd_test_before_wait)(struct simdev_stream *s);
@@ -442,6 +464,10 @@ extern void (*_Atomic sd_test_before_wait)(struct simdev_stream *s);
  * nobody runs yet, runs it on the calling thread and retires it, as the
  * worker would; returns with s->mu held. */
 void sd_stream_help(struct simdev_stream *s, uint64_t target);
+/* Under s->mu, by a caller that waits for or asks about s without running
+ * its ops (a query, a destroy): wakes the worker for a replay left to a
+ * synchronize (sd_stream_push) that none took. */
+void sd_stream_kick(struct simdev_stream *s);
 void sd_stream_free(struct simdev_stream *s);  /* drained, no holds */
 void *sd_stream_main(void *arg);              /* the worker thread */
 void sd_event_unref(struct simdev_event *e); /* under ev_mu; frees if dead */

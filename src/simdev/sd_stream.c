@@ -56,6 +56,7 @@ int sd_stream_reserve(struct simdev_stream *s, size_t arg_bytes)
     s->holds++;
     pthread_mutex_unlock(&sd_g.lock);
     s->room_waiters++;
+    sd_stream_kick(s);
     while (!has_room(s, arg_bytes) && !s->stop)
         pthread_cond_wait(&s->space_cv, &s->mu);
     s->room_waiters--;
@@ -106,7 +107,11 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
     }
     s->ring[s->head % SIMDEV_STREAM_RING_OPS] = *op;
     s->head++;
-    pthread_cond_signal(&s->work_cv);
+    /* A replay behind one a synchronizer ran is left to the next
+     * synchronize: from the AICore's CPU the signal would wake a worker
+     * asleep on the other vCPU, ~27 us of this call (set BA). */
+    if (op->kind != SD_OP_GRAPH || !s->helped || s->worker_waits == SD_WAITS_OP)
+        pthread_cond_signal(&s->work_cv);
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -126,6 +131,8 @@ int sd_stream_wait_idle(struct simdev_stream *s, int early)
     uint32_t early_sleeper = 0;
     if (early)
         sd_stream_help(s, target);
+    else
+        sd_stream_kick(s);
     if (!done(s, target, early)) {
         pthread_mutex_unlock(&s->mu);
         uint64_t until = clock_now_ns() + SD_SYNC_POLL_NS;
@@ -221,7 +228,11 @@ int simdev_stream_create(simdev_stream_t *stream)
     atomic_init(&s->tail, 0);
     atomic_init(&s->done_early, 0);
     pthread_mutex_init(&s->mu, NULL);
-    pthread_cond_init(&s->work_cv, NULL);
+    pthread_condattr_t monotonic;
+    pthread_condattr_init(&monotonic);
+    pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->work_cv, &monotonic);
+    pthread_condattr_destroy(&monotonic);
     pthread_cond_init(&s->space_cv, NULL);
     if (pthread_create(&s->worker, NULL, sd_stream_main, s) != 0)
         goto err_destroy_sync;
@@ -319,6 +330,7 @@ int simdev_stream_query(simdev_stream_t stream)
     if (rc != 0)
         return rc;
     pthread_mutex_lock(&stream->mu);
+    sd_stream_kick(stream);
     rc = stream->fault != 0 ? stream->fault : stream->tail < stream->head ? SIMDEV_ERROR_NOT_READY : 0;
     pthread_mutex_unlock(&stream->mu);
     sd_unlock();

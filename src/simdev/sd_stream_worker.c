@@ -15,6 +15,7 @@
 
 #ifdef SIMPLER_VERIFY
 void (*_Atomic sd_test_before_retire)(struct simdev_stream *s);
+_Atomic uint64_t sd_test_help_wait_ns;
 #endif
 
 static void event_complete(struct simdev_event *e, uint64_t seq)
@@ -69,6 +70,13 @@ static int run_op(struct simdev_stream *s, const struct sd_op *op, int faulted)
     case SD_OP_GRAPH: {
         int fault = faulted ? 0 : sd_graph_run(op->graph, s);
         graph_done(op->graph);
+        /* A worker that ran the replay's AICore lane goes back beside
+         * the AICPU: left beside the AICore cores, where a synchronizer
+         * may sit, the next launch's wake-up let it preempt that caller
+         * and take the replay, and the process stayed in that mode, a
+         * 10-task replay 2.5x slower (docs/performance.md, set BA). */
+        if (!sd_engine_guest() && sd_engine_placed_on(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICORE]))
+            sd_engine_place(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICPU]);
         return fault;
     }
     default:
@@ -134,22 +142,19 @@ static void idle_nap(struct simdev_stream *s)
  * s->mu briefly), then naps (idle_nap), and returns with s->mu held; the
  * caller then blocks if there is still nothing to start. A launch that
  * follows within the poll wakes no sleeping thread (docs/performance.md,
- * set Y). While a synchronizer runs an op (sd_stream_help) the window
- * restarts, so a loop of replays that synchronizers run does not signal
- * a blocked worker at each launch. Restarting it on every op queued or
- * retired instead cost a launch + synchronize of a kernel ~1.5 us on
- * this VM (set AZ). */
+ * set Y). While synchronizers run the stream's replays (s->helped) it
+ * neither polls nor naps: it waits in help_wait, beside nothing it
+ * would take turns with. */
 static void idle_poll(struct simdev_stream *s)
 {
     uint64_t until = clock_now_ns() + SD_STREAM_IDLE_POLL_NS;
-    while (!startable(s) && !s->stop && clock_now_ns() < until) {
+    while (!startable(s) && !s->stop && !s->helped && clock_now_ns() < until) {
         pthread_mutex_unlock(&s->mu);
         sched_yield();
         pthread_mutex_lock(&s->mu);
-        if (s->taken != s->tail)
-            until = clock_now_ns() + SD_STREAM_IDLE_POLL_NS;
     }
-    idle_nap(s);
+    if (!s->helped)
+        idle_nap(s);
 }
 
 /* Under s->mu, after an op retired: wakes the space_cv waiters if one of
@@ -175,6 +180,8 @@ static void run_next(struct simdev_stream *s, int worker)
 {
     struct sd_op op = s->ring[s->taken % SIMDEV_STREAM_RING_OPS];
     s->taken++;
+    if (s->helped != !worker)
+        s->helped = !worker;
     int faulted = s->fault != 0;
     pthread_mutex_unlock(&s->mu);
     int fault = run_op(s, &op, faulted);
@@ -193,29 +200,68 @@ static void run_next(struct simdev_stream *s, int worker)
     space_notify(s);
 }
 
-/* A synchronizer beside the AICPU engine (or with no placement) runs a
- * queued replay itself instead of waiting for the worker to start it:
- * the worker shares that CPU, so the replay waited for it to be
- * scheduled, ~2 us after the launch, and its retire, after the
- * synchronize's next yield, ended up on the next replay's path
- * (docs/performance.md, set AZ). The runner role it takes is the
- * worker's: it runs the lanes it need not move for and hands the others
- * to the graph's runners. Ops other than replays, and every op of a
- * caller beside the AICore cores (whose CPUs run the replay's AICore
- * kernels), stay with the worker. */
+/* A synchronizer runs a queued replay itself instead of waiting for the
+ * worker to start it. Beside the AICPU engine the worker shares its CPU,
+ * so the replay waited for it to be scheduled, ~2 us after the launch,
+ * and its retire, after the synchronize's next yield, ended up on the
+ * next replay's path (docs/performance.md, set AZ). Beside the AICore
+ * cores it blocked at once while the worker ran the replay from the
+ * other vCPU, and the replay's end crossed back to wake it, about a
+ * program-mode run per replay (set BA). The runner role it takes is the
+ * worker's: it runs the lanes of the engine it sits beside (counted as
+ * placed there; with no placement, the lanes it can) and hands the
+ * others to the graph's runners. Ops other than replays stay with the
+ * worker. */
 void sd_stream_help(struct simdev_stream *s, uint64_t target)
 {
     struct sd_device *dev = &sd_g.dev[s->device];
-    if (!startable(s) || s->taken >= target || s->ring[s->taken % SIMDEV_STREAM_RING_OPS].kind != SD_OP_GRAPH ||
-        sd_engine_runs_here(&dev->pools[SIMDEV_ENGINE_AICORE]))
+    if (!startable(s) || s->taken >= target || s->ring[s->taken % SIMDEV_STREAM_RING_OPS].kind != SD_OP_GRAPH)
         return;
-    struct sd_pool *aicpu = &dev->pools[SIMDEV_ENGINE_AICPU];
-    sd_engine_guest_begin(sd_engine_runs_here(aicpu) ? aicpu : NULL);
+    struct sd_pool *aicpu = &dev->pools[SIMDEV_ENGINE_AICPU], *aicore = &dev->pools[SIMDEV_ENGINE_AICORE];
+    sd_engine_guest_begin(sd_engine_runs_here(aicpu) ? aicpu : sd_engine_runs_here(aicore) ? aicore : NULL);
     while (startable(s) && s->taken < target && s->ring[s->taken % SIMDEV_STREAM_RING_OPS].kind == SD_OP_GRAPH)
         run_next(s, 0);
     sd_engine_guest_end();
     /* An op queued meanwhile signalled a worker that found one running. */
     if (startable(s))
+        pthread_cond_signal(&s->work_cv);
+}
+
+/* Under s->mu, while synchronizers run the stream's replays: waits for
+ * an op or stop, at most SD_STREAM_HELP_WAIT_NS. A replay queued
+ * meanwhile signals nobody (sd_stream_push): the next synchronize runs
+ * it, a query, a destroy or a full ring wakes the worker for it
+ * (sd_stream_kick), any other op queued behind it too, and else the
+ * worker starts it when the wait ends. Neither polling nor napping here
+ * keeps the worker off the CPUs the replays run on: polling beside the
+ * AICPU scheduler cost a 10-task replay ~5 us, and a wait of 200 us
+ * (its wake-ups) about as much (docs/performance.md, set BA). A wait
+ * that ends with nothing queued or running ends the mode: an idle
+ * worker then blocks for good. */
+static void help_wait(struct simdev_stream *s)
+{
+    uint64_t wait = SD_STREAM_HELP_WAIT_NS;
+#ifdef SIMPLER_VERIFY
+    if (atomic_load(&sd_test_help_wait_ns) != 0)
+        wait = atomic_load(&sd_test_help_wait_ns);
+#endif
+    struct timespec at;
+    clock_gettime(CLOCK_MONOTONIC, &at);
+    uint64_t ns = (uint64_t)at.tv_nsec + wait;
+    at.tv_sec += (time_t)(ns / 1000000000u);
+    at.tv_nsec = (long)(ns % 1000000000u);
+    int rc = 0;
+    s->worker_waits = SD_WAITS_HELP;
+    while (!startable(s) && !s->stop && rc == 0)
+        rc = pthread_cond_timedwait(&s->work_cv, &s->mu, &at);
+    s->worker_waits = 0;
+    if (s->taken == s->head)
+        s->helped = 0;
+}
+
+void sd_stream_kick(struct simdev_stream *s)
+{
+    if (s->helped && startable(s))
         pthread_cond_signal(&s->work_cv);
 }
 
@@ -225,11 +271,20 @@ void *sd_stream_main(void *arg)
     pthread_mutex_lock(&s->mu);
     for (;;) {
         idle_poll(s);
-        while (!startable(s) && !s->stop)
+        /* One wait, then the loop again: woken for an op a synchronizer
+         * took meanwhile, the worker then waits in help_wait, not blocked
+         * for good (a replay launched next would signal it). */
+        if (!startable(s) && !s->stop && s->helped)
+            help_wait(s);
+        else if (!startable(s) && !s->stop) {
+            s->worker_waits = SD_WAITS_OP;
             pthread_cond_wait(&s->work_cv, &s->mu);
-        if (!startable(s))
+            s->worker_waits = 0;
+        }
+        if (startable(s))
+            run_next(s, 1);
+        else if (s->stop)
             break;
-        run_next(s, 1);
     }
     pthread_mutex_unlock(&s->mu);
     return NULL;

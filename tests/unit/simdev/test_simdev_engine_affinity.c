@@ -293,15 +293,16 @@ static uint32_t tail_count;          /* tails run, as the replays' output */
 static int tail_fault;               /* nonzero: the tail reports it */
 
 /* The AICore kernel: records its thread, then waits (bounded) until the
- * stream worker waits inside the replay, i.e. the AICPU kernel beside it
- * finished: the AICore kernel ends last, so its runner makes the tail
- * ready. */
+ * AICPU kernel beside it finished its lane (two lanes left: this one and
+ * the tail's): the AICore kernel ends last, so its runner makes the tail
+ * ready. (Whoever runs the replay: a synchronizer beside the AICore
+ * cores runs this kernel itself, as runner 0.) */
 static void aicore_ends_last(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
     record_thread(block_idx, block_dim, args);
     for (int i = 0; i < 20000; i++) {
         pthread_mutex_lock(&watched->mu);
-        int waits = watched->lane[0].idle;
+        int waits = watched->lanes_left == 2;
         pthread_mutex_unlock(&watched->mu);
         if (waits)
             return;
@@ -439,6 +440,26 @@ static void pin_beside_aicore(cpu_set_t *aicore)
     assert_true(sd_engine_runs_here(&sd_g.dev[0].pools[SIMDEV_ENGINE_AICORE]));
 }
 
+/* Launches `graph` on s and waits (bounded, 2 s) until the stream worker
+ * took it: a synchronize that follows finds it running and blocks (it
+ * would run a replay nobody runs yet itself, sd_stream_help). */
+static void launch_on_the_worker(simdev_graph_t graph, simdev_stream_t s)
+{
+    pthread_mutex_lock(&s->mu);
+    uint64_t before = s->taken;
+    pthread_mutex_unlock(&s->mu);
+    assert_int_equal(simdev_graph_launch(graph, s), SIMDEV_SUCCESS);
+    int taken = 0;
+    for (int i = 0; i < 20000 && !taken; i++) {
+        pthread_mutex_lock(&s->mu);
+        taken = s->taken > before;
+        pthread_mutex_unlock(&s->mu);
+        if (!taken)
+            usleep(100);
+    }
+    assert_true(taken);
+}
+
 /* A synchronize beside the AICore cores blocks at once; the runner that
  * finishes the replay's last node wakes it, so it returns before the
  * stream worker retires the replay: the worker is held before its retire
@@ -479,7 +500,7 @@ static void engine_affinity_blocked_synchronize_is_woken_by_the_last_runner(void
         atomic_store(&retire_saw_return, -1);
         retire_held_on = s[0];
         atomic_store(&sd_test_before_retire, hold_retire);
-        assert_int_equal(simdev_graph_launch(watched, s[0]), SIMDEV_SUCCESS);
+        launch_on_the_worker(watched, s[0]);
         assert_int_equal(simdev_stream_synchronize(s[0]), SIMDEV_SUCCESS);
         atomic_store(&caller_returned, 1);
         assert_int_equal(__atomic_load_n(&tail_count, __ATOMIC_ACQUIRE), 1);
@@ -531,7 +552,7 @@ static void engine_affinity_last_node_goes_to_the_sleepers_side(void **state)
     tail_count = 0;
     for (int r = 0; r < 3; r++) {
         replay_no = (uint32_t)r;
-        assert_int_equal(simdev_graph_launch(watched, s[0]), SIMDEV_SUCCESS);
+        launch_on_the_worker(watched, s[0]);
         assert_int_equal(simdev_stream_synchronize(s[0]), SIMDEV_SUCCESS);
         assert_int_equal(__atomic_load_n(&tail_count, __ATOMIC_ACQUIRE), r + 1);
         assert_true(pthread_equal(ran_by[r][3], ran_by[r][2]));

@@ -1,11 +1,12 @@
 /*
  * A synchronize runs a queued replay itself: a thread that synchronizes a
  * stream whose next op is a graph replay nobody runs yet runs it on its own
- * thread, as the stream worker would (the AICPU lanes there, the AICore
- * lanes handed to the graph's runners), unless it sits beside the AICore
- * cores; it never changes the thread's CPU affinity, leaves every other
- * kind of op to the worker, records a kernel fault as the stream's, and
- * leaves no op queued meanwhile waiting for a worker that slept.
+ * thread, as the stream worker would: the lanes of the engine it sits
+ * beside there (the AICPU's, or with no placement every lane it can), the
+ * other engine's lanes handed to the graph's runners. It never changes
+ * the thread's CPU affinity, leaves every other kind of op to the worker,
+ * records a kernel fault as the stream's, and leaves no op queued
+ * meanwhile waiting for a worker that slept.
  *
  * Which thread takes a replay is a race the synchronizing thread usually
  * wins (the worker shares the caller's CPU here), so the tests that need
@@ -66,7 +67,7 @@ static int pin_beside(int engine)
 
 enum { K_FIRST, K_AICORE, K_LAST, KERNELS };
 static pthread_t ran_on[KERNELS];
-static cpu_set_t first_cpus; /* the affinity the first kernel ran with */
+static cpu_set_t ran_cpus[KERNELS]; /* the affinity each kernel ran with */
 
 static void record(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
@@ -74,8 +75,7 @@ static void record(uint32_t block_idx, uint32_t block_dim, const void *args)
     (void)block_dim;
     uint32_t k = *(const uint32_t *)args;
     ran_on[k] = pthread_self();
-    if (k == K_FIRST)
-        (void)sched_getaffinity(0, sizeof(first_cpus), &first_cpus);
+    (void)sched_getaffinity(0, sizeof(ran_cpus[k]), &ran_cpus[k]);
 }
 
 /* simdev configured (configure) and a captured two-lane graph: on s[0]
@@ -109,11 +109,13 @@ static void two_lanes_open(struct two_lanes *t)
     assert_int_equal(simdev_capture_end(s[0], &t->graph), SIMDEV_SUCCESS);
 }
 
-/* Releases it all and gives the calling thread its CPUs back. */
+/* Releases it all (the graph unless a test destroyed it: NULL) and gives
+ * the calling thread its CPUs back. */
 static void two_lanes_close(struct two_lanes *t)
 {
     assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(t->process), &t->process), 0);
-    assert_int_equal(simdev_graph_destroy(t->graph), SIMDEV_SUCCESS);
+    if (t->graph != NULL)
+        assert_int_equal(simdev_graph_destroy(t->graph), SIMDEV_SUCCESS);
     for (int i = 0; i < 2; i++) {
         assert_int_equal(simdev_event_destroy(t->ev[i]), SIMDEV_SUCCESS);
         assert_int_equal(simdev_stream_destroy(t->s[i]), SIMDEV_SUCCESS);
@@ -135,12 +137,17 @@ static void hop_beside_aicpu(const cpu_set_t *cpus)
 
 /* Launches and synchronizes `graph` on s ATTEMPTS times (with `hop`, each
  * synchronize starting beside the AICPU, hop_beside_aicpu); returns how
- * many of the replays the synchronizer ran, checking each: the thread
- * never moved, ran the kernel where it was, and left the AICore lane to
- * a graph runner. */
-static int replays_run_by_caller(simdev_graph_t graph, simdev_stream_t s, int hop, cpu_set_t *caller_cpus)
+ * many of the replays the synchronizer ran (it ran the kernel `mine`),
+ * checking each: the thread never moved, ran that kernel where it was,
+ * and, the engines being placed, left the other engine's kernels to graph
+ * runners placed on that engine's CPUs, except K_LAST: the replay's last
+ * node runs unmoved on whichever runner is there to run it. */
+static int replays_run_by_caller(simdev_graph_t graph, simdev_stream_t s, int hop, cpu_set_t *caller_cpus, int mine)
 {
     int by_caller = 0;
+    int other_engine = mine == K_AICORE ? SIMDEV_ENGINE_AICPU : SIMDEV_ENGINE_AICORE;
+    cpu_set_t other_cpus;
+    simdev_engine_cpus(0, other_engine, &other_cpus);
     for (int a = 0; a < ATTEMPTS; a++) {
         memset(ran_on, 0, sizeof(ran_on));
         if (hop)
@@ -150,12 +157,18 @@ static int replays_run_by_caller(simdev_graph_t graph, simdev_stream_t s, int ho
         cpu_set_t now;
         assert_int_equal(sched_getaffinity(0, sizeof(now), &now), 0);
         assert_true(CPU_EQUAL(&now, caller_cpus)); /* never moved */
-        if (!pthread_equal(ran_on[K_FIRST], caller))
+        if (!pthread_equal(ran_on[mine], caller))
             continue;
         by_caller++;
-        assert_true(CPU_EQUAL(&first_cpus, caller_cpus)); /* ran where it was */
-        if (sd_g.dev[0].pools[SIMDEV_ENGINE_AICORE].cpus.count != 0)
-            assert_false(pthread_equal(ran_on[K_AICORE], caller)); /* the AICore lane went to a runner */
+        assert_true(CPU_EQUAL(&ran_cpus[mine], caller_cpus)); /* ran where it was */
+        if (CPU_COUNT(&other_cpus) == 0)
+            continue;
+        for (int k = 0; k < KERNELS; k++) { /* the other engine's lanes went to runners placed there */
+            if (k == K_LAST || (k == K_AICORE) != (other_engine == SIMDEV_ENGINE_AICORE))
+                continue;
+            assert_false(pthread_equal(ran_on[k], caller));
+            assert_true(CPU_EQUAL(&ran_cpus[k], &other_cpus));
+        }
     }
     return by_caller;
 }
@@ -172,7 +185,7 @@ static void sync_beside_the_aicpu_runs_the_replay_itself(void **state)
     cpu_set_t mine = t.process;
     if (pin_beside(SIMDEV_ENGINE_AICPU))
         simdev_engine_cpus(0, SIMDEV_ENGINE_AICPU, &mine);
-    assert_true(replays_run_by_caller(t.graph, t.s[0], 0, &mine) > 0);
+    assert_true(replays_run_by_caller(t.graph, t.s[0], 0, &mine, K_FIRST) > 0);
     two_lanes_close(&t);
 }
 
@@ -184,46 +197,26 @@ static void sync_runs_the_replay_without_moving_an_unpinned_caller(void **state)
     (void)state;
     struct two_lanes t;
     two_lanes_open(&t);
-    assert_true(replays_run_by_caller(t.graph, t.s[0], 1, &t.process) > 0);
+    assert_true(replays_run_by_caller(t.graph, t.s[0], 1, &t.process, K_FIRST) > 0);
     two_lanes_close(&t);
 }
 
-#ifdef SIMPLER_VERIFY
-static simdev_stream_t counted;
-static atomic_int worker_retires; /* of `counted`, by its worker */
-
-static void count_retire(struct simdev_stream *s)
-{
-    if (s == counted)
-        atomic_fetch_add(&worker_retires, 1);
-}
-#endif
-
-/* Beside the AICore cores the replay stays with the stream worker, which
- * retires every one (seen through the worker's test-only retire hook):
- * run there, its AICPU lane would take turns with the AICore one on the
- * same CPUs. */
-static void sync_beside_the_aicore_leaves_the_replay_to_the_worker(void **state)
+/* Beside the AICore cores, a synchronize runs the replay's AICore lane
+ * itself, where it is, and hands the AICPU lanes to a graph runner placed
+ * on the AICPU's CPUs: the replay's kernels still run on their engines'
+ * CPUs, and the worker, which would start it from the other vCPU, is not
+ * in its way. */
+static void sync_beside_the_aicore_runs_the_aicore_lane_itself(void **state)
 {
     (void)state;
-#ifndef SIMPLER_VERIFY
-    skip(); /* the retire hook is compiled in SIMPLER_VERIFY builds only */
-#else
     struct two_lanes t;
     two_lanes_open(&t);
     if (!pin_beside(SIMDEV_ENGINE_AICORE))
         skip(); /* one CPU: nothing placed */
     cpu_set_t mine;
     simdev_engine_cpus(0, SIMDEV_ENGINE_AICORE, &mine);
-    counted = t.s[0];
-    atomic_store(&worker_retires, 0);
-    atomic_store(&sd_test_before_retire, count_retire);
-    int by_caller = replays_run_by_caller(t.graph, t.s[0], 0, &mine);
-    atomic_store(&sd_test_before_retire, NULL);
-    assert_int_equal(by_caller, 0);
-    assert_int_equal(atomic_load(&worker_retires), ATTEMPTS);
+    assert_true(replays_run_by_caller(t.graph, t.s[0], 0, &mine, K_AICORE) > 0);
     two_lanes_close(&t);
-#endif
 }
 
 /* ---- ops other than replays stay with the worker ---- */
@@ -318,7 +311,7 @@ static atomic_int other_ran;      /* ... and it ran */
 
 /* When the synchronizer runs it: lets the other thread queue, then
  * outlasts the worker's poll (20 us) by far, so the worker woken by that
- * launch finds the replay still running and blocks again. */
+ * launch finds the replay still running, polls and blocks again. */
 static void slow_when_on_caller(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
     (void)block_idx;
@@ -393,6 +386,88 @@ static void sync_wakes_the_worker_for_an_op_queued_meanwhile(void **state)
     assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(process), &process), 0);
 }
 
+/* ---- a replay launched behind one a synchronizer ran ---- */
+
+#ifdef SIMPLER_VERIFY
+/* Launches and synchronizes `graph` on s until the synchronizer ran it
+ * and the worker waits for the next synchronize (bounded): a replay
+ * launched next is then left to that synchronize. */
+static void replay_until_helped(simdev_graph_t graph, simdev_stream_t s)
+{
+    int helped = 0;
+    for (int a = 0; a < ATTEMPTS && !helped; a++) {
+        assert_int_equal(simdev_graph_launch(graph, s), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_synchronize(s), SIMDEV_SUCCESS);
+        for (int i = 0; i < 100 && !helped; i++) {
+            pthread_mutex_lock(&s->mu);
+            helped = s->helped && s->worker_waits == SD_WAITS_HELP;
+            pthread_mutex_unlock(&s->mu);
+            if (!helped)
+                usleep(100);
+        }
+    }
+    assert_true(helped);
+}
+
+/* Whether the stream retired `ops` ops within 2 s, looked at without any
+ * call that could wake its worker. */
+static int retires_unasked(simdev_stream_t s, uint64_t ops)
+{
+    for (int i = 0; i < 20000; i++) {
+        if (atomic_load(&s->tail) >= ops)
+            return 1;
+        usleep(100);
+    }
+    return 0;
+}
+#endif
+
+/* A replay launched behind one a synchronizer ran is left to the next
+ * synchronize, but runs without one: a query wakes the worker for it, a
+ * destroy too, and with nothing asked the worker starts it after its
+ * bounded wait (here shortened to 1 ms; made an hour, no wait could end
+ * the test but the query's and the destroy's wake-ups). */
+static void replay_left_to_a_synchronize_still_runs_without_one(void **state)
+{
+    (void)state;
+#ifndef SIMPLER_VERIFY
+    skip(); /* the wait's override is compiled in SIMPLER_VERIFY builds only */
+#else
+    struct two_lanes t;
+    two_lanes_open(&t);
+    (void)pin_beside(SIMDEV_ENGINE_AICPU);
+    simdev_stream_t s0 = t.s[0];
+    const uint64_t hour = 3600ull * 1000000000ull;
+
+    atomic_store(&sd_test_help_wait_ns, hour); /* a query wakes it */
+    replay_until_helped(t.graph, s0);
+    assert_int_equal(simdev_graph_launch(t.graph, s0), SIMDEV_SUCCESS);
+    int rc = SIMDEV_ERROR_NOT_READY;
+    for (int i = 0; i < 20000 && rc == SIMDEV_ERROR_NOT_READY; i++) {
+        rc = simdev_stream_query(s0);
+        if (rc == SIMDEV_ERROR_NOT_READY)
+            usleep(100);
+    }
+    assert_int_equal(rc, SIMDEV_SUCCESS);
+
+    atomic_store(&sd_test_help_wait_ns, 1000000u); /* nothing asked: the wait ends */
+    replay_until_helped(t.graph, s0);
+    uint64_t before = atomic_load(&s0->tail);
+    assert_int_equal(simdev_graph_launch(t.graph, s0), SIMDEV_SUCCESS);
+    assert_true(retires_unasked(s0, before + 1));
+
+    atomic_store(&sd_test_help_wait_ns, hour); /* a destroy wakes it */
+    replay_until_helped(t.graph, s0);
+    memset(ran_on, 0, sizeof(ran_on));
+    assert_int_equal(simdev_graph_launch(t.graph, s0), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_graph_destroy(t.graph), SIMDEV_SUCCESS); /* waits for the replay */
+    t.graph = NULL;
+    assert_false(pthread_equal(ran_on[K_LAST], (pthread_t)0));
+    atomic_store(&sd_test_help_wait_ns, 0);
+    two_lanes_close(&t);
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -401,10 +476,11 @@ int main(void)
          * follow one). */
         cmocka_unit_test_teardown(sync_runs_the_replay_without_moving_an_unpinned_caller, clean),
         cmocka_unit_test_teardown(sync_beside_the_aicpu_runs_the_replay_itself, clean),
-        cmocka_unit_test_teardown(sync_beside_the_aicore_leaves_the_replay_to_the_worker, clean),
+        cmocka_unit_test_teardown(sync_beside_the_aicore_runs_the_aicore_lane_itself, clean),
         cmocka_unit_test_teardown(sync_leaves_other_ops_to_the_worker, clean),
         cmocka_unit_test_teardown(sync_returns_the_fault_of_a_replay_it_ran, clean),
         cmocka_unit_test_teardown(sync_wakes_the_worker_for_an_op_queued_meanwhile, clean),
+        cmocka_unit_test_teardown(replay_left_to_a_synchronize_still_runs_without_one, clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
