@@ -5,8 +5,10 @@
  * a chain of n tasks, f = 2 * (a + b + n - 2)):
  *   kernel eager launch   simpler_kernel_mode_launch alone (enqueue), us
  *   kernel eager run      launch + synchronize the caller stream, us
- *   kernel replay         simdev_graph_launch + synchronize, us
- *   program run           simpler_run of the same graph, us
+ *   kernel replay         simdev_graph_launch + synchronize, us (after
+ *                         REPLAY_WARMUP untimed replays)
+ *   program run           simpler_run of the same graph, us (after one
+ *                         untimed run)
  * and for W3 layers (bench_dag, 10,000 tasks): kernel replay, program run,
  * the baseline pool and oneTBB's replay (its flow graph built once and
  * run again each sample: try_put to the sources + wait_for_all; n/a
@@ -43,6 +45,11 @@
 #define VADD_ELEMS 256u
 #define PATH_BYTES 4096
 #define LAUNCHES_PER_SAMPLE 20u
+/* Untimed replays before the timed ones: the first replays of a capture
+ * start the graph's runner threads and settle where the stream worker
+ * waits; with 15 samples they could be the median (docs/performance.md,
+ * set BA). */
+#define REPLAY_WARMUP 16u
 #define TBB_THREADS 2u     /* as the baseline pool: one per core */
 #define DECODE_REPEATS 20u /* calls of one decode step per sample */
 
@@ -152,6 +159,10 @@ static void bench_vadd(struct bench_report *r, const image *img, uint32_t n, uns
         rc = simpler_kernel_mode_launch(k.ctx, 0, &k.args, k.stream);
         int ended = simdev_capture_end(k.stream, &graph);
         rc = rc ? rc : ended;
+    }
+    for (unsigned w = 0; rc == 0 && w < REPLAY_WARMUP; w++) {
+        rc = simdev_graph_launch(graph, k.stream);
+        rc = rc ? rc : simdev_stream_synchronize(k.stream);
     }
     for (unsigned s = 0; rc == 0 && s < runs; s++) {
         uint64_t t0 = bench_now_ns();

@@ -218,8 +218,9 @@ struct simdev_stream {
      * done_early may release: the runner that publishes it wakes them
      * (sd_stream_early_wake); the worker's retire wakes the others. */
     _Atomic uint32_t early_sleepers;
-    /* The last op was a replay a synchronizer ran (sd_stream_help), none
-     * since by the worker: a replay launched now is left to the next
+    /* Synchronizers run the stream's replays: the last op was a replay
+     * a synchronizer ran (sd_stream_help) or waited for, none taken
+     * since by the worker. A replay launched now is left to the next
      * synchronize, and the worker waits at most SD_STREAM_HELP_WAIT_NS
      * for one before it starts the replay itself (sd_stream_push). Under
      * mu; stored only when it changes, as its line holds the tail that
@@ -453,8 +454,10 @@ void sd_stream_early_wake(struct simdev_stream *s, uint64_t done);
 /* Tests only: when set, the stream worker calls it after an op ran and
  * before it retires the op. */
 extern void (*_Atomic sd_test_before_retire)(struct simdev_stream *s);
-/* Tests only: when nonzero, replaces SD_STREAM_HELP_WAIT_NS. */
+/* Tests only: when nonzero, replaces SD_STREAM_HELP_WAIT_NS or
+ * SD_STREAM_NAP_WINDOW_NS. */
 extern _Atomic uint64_t sd_test_help_wait_ns;
+extern _Atomic uint64_t sd_test_nap_window_ns;
 /* Tests only: when set, a multi-stream synchronize (simdev_streams_
  * synchronize, simdev_device_synchronize) calls it before each wait. */
 extern void (*_Atomic sd_test_before_wait)(struct simdev_stream *s);

@@ -133,6 +133,11 @@ int sd_stream_wait_idle(struct simdev_stream *s, int early)
         sd_stream_help(s, target);
     else
         sd_stream_kick(s);
+    /* A synchronizer waits for a replay the worker runs: the next one is
+     * left to the next synchronize too (else, beside the AICore cores,
+     * the worker kept taking them, each launch waking it across vCPUs). */
+    if (early && s->taken > s->tail && s->ring[s->tail % SIMDEV_STREAM_RING_OPS].kind == SD_OP_GRAPH && !s->helped)
+        s->helped = 1;
     if (!done(s, target, early)) {
         pthread_mutex_unlock(&s->mu);
         uint64_t until = clock_now_ns() + SD_SYNC_POLL_NS;

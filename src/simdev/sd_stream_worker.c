@@ -16,7 +16,12 @@
 #ifdef SIMPLER_VERIFY
 void (*_Atomic sd_test_before_retire)(struct simdev_stream *s);
 _Atomic uint64_t sd_test_help_wait_ns;
+_Atomic uint64_t sd_test_nap_window_ns;
 #endif
+
+/* Per device, the replays synchronizers began to run (sd_stream_help): a
+ * stream worker napping beside the AICore cores stops when it changes. */
+static _Atomic uint64_t guest_runs[SIMDEV_MAX_DEVICES];
 
 static void event_complete(struct simdev_event *e, uint64_t seq)
 {
@@ -119,7 +124,11 @@ static int startable(const struct simdev_stream *s)
  * That stall sat in every program-mode run, between the upload and the
  * scheduler launch (docs/performance.md, set AS). A worker elsewhere
  * shares its CPUs with the host and the AICPU engine, whose work each
- * nap's wake-up would preempt, and waking it is local and cheap. */
+ * nap's wake-up would preempt, and waking it is local and cheap. The
+ * naps stop once a synchronizer begins to run a replay of the device
+ * (guest_runs): beside such a synchronizer on the AICore's CPU, the naps
+ * of workers left there by eager launches took a 2-task replay from 4-5
+ * to ~30 us until their window ran out (docs/performance.md, set BA). */
 static void idle_nap(struct simdev_stream *s)
 {
     if (!sd_engine_placed_on(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICORE]))
@@ -128,8 +137,14 @@ static void idle_nap(struct simdev_stream *s)
     static _Thread_local int slack_set;
     if (!slack_set)
         slack_set = prctl(PR_SET_TIMERSLACK, SD_STREAM_NAP_SLACK_NS) == 0;
-    uint64_t until = clock_now_ns() + SD_STREAM_NAP_WINDOW_NS;
-    while (!startable(s) && !s->stop && clock_now_ns() < until) {
+    uint64_t window = SD_STREAM_NAP_WINDOW_NS;
+#ifdef SIMPLER_VERIFY
+    if (atomic_load(&sd_test_nap_window_ns) != 0)
+        window = atomic_load(&sd_test_nap_window_ns);
+#endif
+    _Atomic uint64_t *began = &guest_runs[s->device];
+    uint64_t until = clock_now_ns() + window, runs = atomic_load(began);
+    while (!startable(s) && !s->stop && atomic_load(began) == runs && clock_now_ns() < until) {
         struct timespec nap = {0, SD_STREAM_NAP_NS};
         pthread_mutex_unlock(&s->mu);
         (void)nanosleep(&nap, NULL);
@@ -219,6 +234,7 @@ void sd_stream_help(struct simdev_stream *s, uint64_t target)
         return;
     struct sd_pool *aicpu = &dev->pools[SIMDEV_ENGINE_AICPU], *aicore = &dev->pools[SIMDEV_ENGINE_AICORE];
     sd_engine_guest_begin(sd_engine_runs_here(aicpu) ? aicpu : sd_engine_runs_here(aicore) ? aicore : NULL);
+    atomic_fetch_add(&guest_runs[s->device], 1);
     while (startable(s) && s->taken < target && s->ring[s->taken % SIMDEV_STREAM_RING_OPS].kind == SD_OP_GRAPH)
         run_next(s, 0);
     sd_engine_guest_end();

@@ -468,6 +468,59 @@ static void replay_left_to_a_synchronize_still_runs_without_one(void **state)
 #endif
 }
 
+/* ---- a worker napping beside the AICore cores ---- */
+
+#ifdef SIMPLER_VERIFY
+static void noop_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx;
+    (void)block_dim;
+    (void)args;
+}
+#endif
+
+/* A stream worker whose last kernel ran on the AICore engine naps (its
+ * window here made an hour); a synchronizer that runs a replay of the
+ * device ends the naps: the worker then blocks until an op is queued,
+ * and a kernel launched after that still runs. */
+static void replay_run_by_a_synchronizer_ends_other_workers_naps(void **state)
+{
+    (void)state;
+#ifndef SIMPLER_VERIFY
+    skip(); /* the window's override is compiled in SIMPLER_VERIFY builds only */
+#else
+    struct two_lanes t;
+    two_lanes_open(&t);
+    if (sd_g.dev[0].pools[SIMDEV_ENGINE_AICORE].cpus.count == 0)
+        skip(); /* one CPU: nothing placed, no naps */
+    atomic_store(&sd_test_nap_window_ns, 3600ull * 1000000000ull);
+    simdev_stream_t napper;
+    assert_int_equal(simdev_stream_create(&napper), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(napper, SIMDEV_ENGINE_AICORE, noop_kernel, 1, NULL, 0), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(napper), SIMDEV_SUCCESS);
+    (void)pin_beside(SIMDEV_ENGINE_AICPU);
+    cpu_set_t mine;
+    simdev_engine_cpus(0, SIMDEV_ENGINE_AICPU, &mine);
+    assert_true(replays_run_by_caller(t.graph, t.s[0], 0, &mine, K_FIRST) > 0);
+    int blocked = 0;
+    for (int i = 0; i < 20000 && !blocked; i++) {
+        pthread_mutex_lock(&napper->mu);
+        blocked = napper->worker_waits == SD_WAITS_OP;
+        pthread_mutex_unlock(&napper->mu);
+        if (!blocked)
+            usleep(100);
+    }
+    assert_true(blocked);
+    kernel_ran_on = (pthread_t)0;
+    assert_int_equal(simdev_launch_kernel(napper, SIMDEV_ENGINE_AICORE, record_kernel, 1, NULL, 0), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(napper), SIMDEV_SUCCESS);
+    assert_false(pthread_equal(kernel_ran_on, (pthread_t)0));
+    atomic_store(&sd_test_nap_window_ns, 0);
+    assert_int_equal(simdev_stream_destroy(napper), SIMDEV_SUCCESS);
+    two_lanes_close(&t);
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -481,6 +534,7 @@ int main(void)
         cmocka_unit_test_teardown(sync_returns_the_fault_of_a_replay_it_ran, clean),
         cmocka_unit_test_teardown(sync_wakes_the_worker_for_an_op_queued_meanwhile, clean),
         cmocka_unit_test_teardown(replay_left_to_a_synchronize_still_runs_without_one, clean),
+        cmocka_unit_test_teardown(replay_run_by_a_synchronizer_ends_other_workers_naps, clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
