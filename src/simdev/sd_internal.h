@@ -237,6 +237,16 @@ struct simdev_stream {
     struct sd_capture *cap;
     uint32_t lane;
     struct sd_ids frontier;
+    /* When the oldest replay launched in that mode and not yet waited
+     * for was launched (0: none), and whether the last synchronize came
+     * late: more than SD_STREAM_HELP_LATE_NS after that launch (or none
+     * came within the worker's wait). While late, launches signal the
+     * worker again, so a replay overlaps the caller's work meanwhile
+     * (sd_stream_push); a prompt synchronize ends it. Under mu; kept
+     * here, off the lines the worker and synchronizers share (in the
+     * tail's line they cost the round trip ~0.5 us, set BA). */
+    uint64_t left_at;
+    int late;
 };
 
 struct simdev_event {
@@ -437,6 +447,7 @@ enum { SD_WAITS_HELP = 1, SD_WAITS_OP = 2 };
  * next synchronize to take a replay launched behind it (docs/simdev.md,
  * *Graphs and replay*; docs/performance.md, set BA). */
 #define SD_STREAM_HELP_WAIT_NS 2000000u
+#define SD_STREAM_HELP_LATE_NS 20000u
 /* How long a stream worker polls for an event record it waits on before
  * it blocks (sd_stream_worker.c, event_wait; docs/performance.md, sets
  * AF and AI). */

@@ -108,9 +108,14 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
     s->ring[s->head % SIMDEV_STREAM_RING_OPS] = *op;
     s->head++;
     /* A replay behind one a synchronizer ran is left to the next
-     * synchronize: from the AICore's CPU the signal would wake a worker
-     * asleep on the other vCPU, ~27 us of this call (set BA). */
-    if (op->kind != SD_OP_GRAPH || !s->helped || s->worker_waits == SD_WAITS_OP)
+     * synchronize while synchronizes follow launches promptly (not
+     * s->late): from the AICore's CPU the signal would wake a worker
+     * asleep on the other vCPU, ~27 us of this call, and the worker
+     * would then take the replay and every later one (set BA). */
+    int left = op->kind == SD_OP_GRAPH && s->helped;
+    if (left && s->left_at == 0)
+        s->left_at = clock_now_ns();
+    if (!left || s->late || s->worker_waits == SD_WAITS_OP)
         pthread_cond_signal(&s->work_cv);
     pthread_mutex_unlock(&s->mu);
 }
@@ -129,6 +134,10 @@ int sd_stream_wait_idle(struct simdev_stream *s, int early)
     uint64_t target = s->head;
     /* 1: a sleeper the publisher of done_early wakes (sd_stream_early_wake). */
     uint32_t early_sleeper = 0;
+    if (early && s->left_at != 0) { /* whether this synchronize came promptly */
+        s->late = clock_now_ns() - s->left_at > SD_STREAM_HELP_LATE_NS;
+        s->left_at = 0;
+    }
     if (early)
         sd_stream_help(s, target);
     else

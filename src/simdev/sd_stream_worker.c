@@ -271,6 +271,9 @@ static void help_wait(struct simdev_stream *s)
     while (!startable(s) && !s->stop && rc == 0)
         rc = pthread_cond_timedwait(&s->work_cv, &s->mu, &at);
     s->worker_waits = 0;
+    if (startable(s) && s->left_at != 0)
+        s->late = 1; /* left to a synchronize that did not come */
+    s->left_at = 0;
     if (s->taken == s->head)
         s->helped = 0;
 }

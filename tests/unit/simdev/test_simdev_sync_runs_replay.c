@@ -396,6 +396,9 @@ static void replay_until_helped(simdev_graph_t graph, simdev_stream_t s)
 {
     int helped = 0;
     for (int a = 0; a < ATTEMPTS && !helped; a++) {
+        pthread_mutex_lock(&s->mu);
+        s->late = 0; /* a test's replays may have been late on purpose */
+        pthread_mutex_unlock(&s->mu);
         assert_int_equal(simdev_graph_launch(graph, s), SIMDEV_SUCCESS);
         assert_int_equal(simdev_stream_synchronize(s), SIMDEV_SUCCESS);
         for (int i = 0; i < 100 && !helped; i++) {
@@ -422,11 +425,12 @@ static int retires_unasked(simdev_stream_t s, uint64_t ops)
 }
 #endif
 
-/* A replay launched behind one a synchronizer ran is left to the next
- * synchronize, but runs without one: a query wakes the worker for it, a
- * destroy too, and with nothing asked the worker starts it after its
- * bounded wait (here shortened to 1 ms; made an hour, no wait could end
- * the test but the query's and the destroy's wake-ups). */
+/* Launched beside the AICore cores, a replay behind one a synchronizer
+ * ran is left to the next synchronize, but runs without one: a query
+ * wakes the worker for it, a destroy too, and with nothing asked the
+ * worker starts it after its bounded wait (here shortened to 1 ms; made
+ * an hour, no wait could end the test but the query's and the destroy's
+ * wake-ups). */
 static void replay_left_to_a_synchronize_still_runs_without_one(void **state)
 {
     (void)state;
@@ -435,7 +439,8 @@ static void replay_left_to_a_synchronize_still_runs_without_one(void **state)
 #else
     struct two_lanes t;
     two_lanes_open(&t);
-    (void)pin_beside(SIMDEV_ENGINE_AICPU);
+    if (!pin_beside(SIMDEV_ENGINE_AICORE))
+        skip(); /* one CPU: every launch signals the worker */
     simdev_stream_t s0 = t.s[0];
     const uint64_t hour = 3600ull * 1000000000ull;
 
@@ -463,6 +468,34 @@ static void replay_left_to_a_synchronize_still_runs_without_one(void **state)
     assert_int_equal(simdev_graph_destroy(t.graph), SIMDEV_SUCCESS); /* waits for the replay */
     t.graph = NULL;
     assert_false(pthread_equal(ran_on[K_LAST], (pthread_t)0));
+    atomic_store(&sd_test_help_wait_ns, 0);
+    two_lanes_close(&t);
+#endif
+}
+
+/* A stream whose left replay a synchronize took late (here 5 ms after
+ * its launch) signals its worker at every launch again: the next replay
+ * runs without a synchronize although the worker's wait is an hour, so
+ * it overlaps whatever the caller does meanwhile. */
+static void replay_synchronized_late_is_no_longer_left(void **state)
+{
+    (void)state;
+#ifndef SIMPLER_VERIFY
+    skip(); /* the wait's override is compiled in SIMPLER_VERIFY builds only */
+#else
+    struct two_lanes t;
+    two_lanes_open(&t);
+    if (!pin_beside(SIMDEV_ENGINE_AICORE))
+        skip(); /* one CPU: every launch signals the worker */
+    simdev_stream_t s0 = t.s[0];
+    atomic_store(&sd_test_help_wait_ns, 3600ull * 1000000000ull);
+    replay_until_helped(t.graph, s0);
+    assert_int_equal(simdev_graph_launch(t.graph, s0), SIMDEV_SUCCESS);
+    usleep(5000);
+    assert_int_equal(simdev_stream_synchronize(s0), SIMDEV_SUCCESS);
+    uint64_t before = atomic_load(&s0->tail);
+    assert_int_equal(simdev_graph_launch(t.graph, s0), SIMDEV_SUCCESS);
+    assert_true(retires_unasked(s0, before + 1));
     atomic_store(&sd_test_help_wait_ns, 0);
     two_lanes_close(&t);
 #endif
@@ -534,6 +567,7 @@ int main(void)
         cmocka_unit_test_teardown(sync_returns_the_fault_of_a_replay_it_ran, clean),
         cmocka_unit_test_teardown(sync_wakes_the_worker_for_an_op_queued_meanwhile, clean),
         cmocka_unit_test_teardown(replay_left_to_a_synchronize_still_runs_without_one, clean),
+        cmocka_unit_test_teardown(replay_synchronized_late_is_no_longer_left, clean),
         cmocka_unit_test_teardown(replay_run_by_a_synchronizer_ends_other_workers_naps, clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
