@@ -412,6 +412,19 @@ static void replay_until_helped(simdev_graph_t graph, simdev_stream_t s)
     assert_true(helped);
 }
 
+/* Opens the two-lane graph with the caller beside the AICore cores (skips
+ * with one CPU: every launch then signals the worker), sets the worker's
+ * wait for a left replay to `wait_ns` and replays until the next launch
+ * is left to a synchronize (replay_until_helped). */
+static void open_helped_beside_the_aicore(struct two_lanes *t, uint64_t wait_ns)
+{
+    two_lanes_open(t);
+    if (!pin_beside(SIMDEV_ENGINE_AICORE))
+        skip();
+    atomic_store(&sd_test_help_wait_ns, wait_ns);
+    replay_until_helped(t->graph, t->s[0]);
+}
+
 /* Whether the stream retired `ops` ops within 2 s, looked at without any
  * call that could wake its worker. */
 static int retires_unasked(simdev_stream_t s, uint64_t ops)
@@ -438,14 +451,9 @@ static void replay_left_to_a_synchronize_still_runs_without_one(void **state)
     skip(); /* the wait's override is compiled in SIMPLER_VERIFY builds only */
 #else
     struct two_lanes t;
-    two_lanes_open(&t);
-    if (!pin_beside(SIMDEV_ENGINE_AICORE))
-        skip(); /* one CPU: every launch signals the worker */
-    simdev_stream_t s0 = t.s[0];
     const uint64_t hour = 3600ull * 1000000000ull;
-
-    atomic_store(&sd_test_help_wait_ns, hour); /* a query wakes it */
-    replay_until_helped(t.graph, s0);
+    open_helped_beside_the_aicore(&t, hour); /* a query wakes it */
+    simdev_stream_t s0 = t.s[0];
     assert_int_equal(simdev_graph_launch(t.graph, s0), SIMDEV_SUCCESS);
     int rc = SIMDEV_ERROR_NOT_READY;
     for (int i = 0; i < 20000 && rc == SIMDEV_ERROR_NOT_READY; i++) {
@@ -484,12 +492,8 @@ static void replay_synchronized_late_is_no_longer_left(void **state)
     skip(); /* the wait's override is compiled in SIMPLER_VERIFY builds only */
 #else
     struct two_lanes t;
-    two_lanes_open(&t);
-    if (!pin_beside(SIMDEV_ENGINE_AICORE))
-        skip(); /* one CPU: every launch signals the worker */
+    open_helped_beside_the_aicore(&t, 3600ull * 1000000000ull);
     simdev_stream_t s0 = t.s[0];
-    atomic_store(&sd_test_help_wait_ns, 3600ull * 1000000000ull);
-    replay_until_helped(t.graph, s0);
     assert_int_equal(simdev_graph_launch(t.graph, s0), SIMDEV_SUCCESS);
     usleep(5000);
     assert_int_equal(simdev_stream_synchronize(s0), SIMDEV_SUCCESS);
