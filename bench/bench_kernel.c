@@ -20,7 +20,14 @@
  *   decode eager launch   simpler_kernel_mode_launch of the same step's
  *                         arguments + synchronize, us
  * (both the mean of DECODE_REPEATS calls of the same step, each checked
- * against the golden once before the timed calls).
+ * against the golden once before the timed calls). Beside them simdev's
+ * own round trip (an empty kernel launched on a plain stream, then the
+ * stream synchronized, us; with the 2-task rows), and last the ratios
+ * issue 17's goals are stated in (unit "x": the median column the ratio
+ * of the two rows' medians, min and max those of their minima and
+ * maxima): 2-task replay / program run (goal <= 0.5), 2-task replay /
+ * simdev round trip (<= 5), W3 replay / pool execute (<= 1.5) and /
+ * oneTBB replay (< 1), decode slot replay / eager run (< 1).
  *
  * Images are found beside this program's build tree: ../tests/fixtures/
  * program/vadd.callable (built with the tests), callables/
@@ -36,6 +43,7 @@
 #include "dag_orch.h"
 #include "decode_loop.h"
 #include "dag_shapes.h"
+#include "handoff.h"
 #include "simpler/runtime_c_api.h"
 #include "simpler/simdev.h"
 #include "simpler_side.h"
@@ -52,6 +60,7 @@
 #define REPLAY_WARMUP 16u
 #define TBB_THREADS 2u     /* as the baseline pool: one per core */
 #define DECODE_REPEATS 20u /* calls of one decode step per sample */
+#define ROUND_TRIPS 500u   /* simdev launch + synchronize pairs per sample */
 
 typedef struct image {
     void *bytes;
@@ -131,6 +140,62 @@ static void vadd_args(kernel_session *k, uint64_t rounds)
     k->args.scalar_count = 2;
 }
 
+/* REPLAY_WARMUP untimed replays of `graph`, each synchronized. */
+static int replay_warm_up(simdev_graph_t graph, simdev_stream_t stream)
+{
+    int rc = 0;
+    for (unsigned w = 0; rc == 0 && w < REPLAY_WARMUP; w++) {
+        rc = simdev_graph_launch(graph, stream);
+        rc = rc ? rc : simdev_stream_synchronize(stream);
+    }
+    return rc;
+}
+
+/* simdev's bare launch + synchronize on a stream of its own, us. */
+static void bench_round_trip(struct bench_report *r, unsigned runs)
+{
+    static const char *name = "simdev round trip (launch + synchronize)";
+    double samples[BENCH_RUNS_MAX];
+    simdev_stream_t s;
+    int rc = simdev_stream_create(&s);
+    double ns = rc == 0 ? bench_simdev_round_trip_ns(s, ROUND_TRIPS) : -1; /* warm-up */
+    for (unsigned i = 0; ns >= 0 && i < runs; i++)
+        samples[i] = (ns = bench_simdev_round_trip_ns(s, ROUND_TRIPS)) / 1e3;
+    if (ns >= 0)
+        bench_report_add(r, name, "us", samples, runs);
+    else
+        bench_report_skip(r, name, rc != 0 ? simpler_strerror(rc) : "a launch or a synchronize failed");
+    if (rc == 0)
+        (void)simdev_stream_destroy(s);
+}
+
+/* Issue 17's goals as ratios of rows measured above. */
+static void goal_ratios(struct bench_report *r, const struct bench_options *opt)
+{
+    if (bench_selected(opt, "2 tasks")) {
+        bench_report_ratio(r, "2 tasks: replay / program run", "2 tasks: kernel replay", "2 tasks: program run");
+        bench_report_ratio(r, "2 tasks: replay / simdev round trip", "2 tasks: kernel replay",
+                           "simdev round trip (launch + synchronize)");
+    }
+    if (bench_selected(opt, "W3 layers")) {
+        bench_report_ratio(r, "W3 layers: replay / pool execute", "W3 layers: kernel replay",
+                           "W3 layers: baseline pool execute");
+        bench_report_ratio(r, "W3 layers: replay / oneTBB replay", "W3 layers: kernel replay",
+                           "W3 layers: oneTBB replay");
+    }
+    static const uint32_t steps[] = {0, DECODE_DEFAULT_STEPS - 1};
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        char group[32], name[64], slot[64], eager[64];
+        snprintf(group, sizeof(group), "decode step %u", steps[i]);
+        if (!bench_selected(opt, group))
+            continue;
+        snprintf(name, sizeof(name), "%s: slot replay / eager run", group);
+        snprintf(slot, sizeof(slot), "%s: slot replay + sync", group);
+        snprintf(eager, sizeof(eager), "%s: eager run", group);
+        bench_report_ratio(r, name, slot, eager);
+    }
+}
+
 /* Launch cost, eager run and replay of an n-task vadd chain. */
 static void bench_vadd(struct bench_report *r, const image *img, uint32_t n, unsigned runs)
 {
@@ -160,10 +225,7 @@ static void bench_vadd(struct bench_report *r, const image *img, uint32_t n, uns
         int ended = simdev_capture_end(k.stream, &graph);
         rc = rc ? rc : ended;
     }
-    for (unsigned w = 0; rc == 0 && w < REPLAY_WARMUP; w++) {
-        rc = simdev_graph_launch(graph, k.stream);
-        rc = rc ? rc : simdev_stream_synchronize(k.stream);
-    }
+    rc = rc ? rc : replay_warm_up(graph, k.stream);
     for (unsigned s = 0; rc == 0 && s < runs; s++) {
         uint64_t t0 = bench_now_ns();
         rc = simdev_graph_launch(graph, k.stream);
@@ -242,6 +304,7 @@ static void bench_w3(struct bench_report *r, const image *img, unsigned runs)
         int ended = simdev_capture_end(k.stream, &graph);
         rc = rc ? rc : ended;
     }
+    rc = rc ? rc : replay_warm_up(graph, k.stream);
     for (unsigned s = 0; rc == 0 && s < runs; s++) {
         uint64_t t0 = bench_now_ns();
         rc = simdev_graph_launch(graph, k.stream);
@@ -406,6 +469,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_kernel: cannot start simdev or pin the main thread to CPU %d\n", opt.host_cpu);
         return 1;
     }
+    if (bench_selected(&opt, "simdev round trip") || bench_selected(&opt, "2 tasks"))
+        bench_round_trip(&report, opt.runs);
     static const uint32_t counts[] = {2, 10, 100, 1000};
     image vadd = image_read("../tests/fixtures/program/vadd.callable");
     image dag = image_read("callables/bench_dag.callable");
@@ -452,6 +517,7 @@ int main(int argc, char **argv)
         bench_decode_mode(&report, &pa, decode_steps[i], DECODE_CAPTURED, opt.runs);
         bench_decode_mode(&report, &pa, decode_steps[i], DECODE_EAGER, opt.runs);
     }
+    goal_ratios(&report, &opt);
     bench_report_print(&report, opt.json);
     free(pa.bytes);
     free(vadd.bytes);

@@ -83,16 +83,6 @@ static void run_event_pairs(simdev_stream_t a, simdev_stream_t b, simdev_event_t
     *completed = (double)(t2 - t0) / EVENT_PAIRS;
 }
 
-static double run_round_trips(simdev_stream_t s)
-{
-    uint64_t t0 = bench_now_ns();
-    for (int i = 0; i < ROUND_TRIPS; i++) {
-        launch_empty(s);
-        check(simdev_stream_synchronize(s), "simdev_stream_synchronize");
-    }
-    return (double)(bench_now_ns() - t0) / ROUND_TRIPS;
-}
-
 static simdev_graph_t capture_chain(simdev_stream_t s, unsigned nodes)
 {
     simdev_graph_t g = NULL;
@@ -169,7 +159,8 @@ static void bench_streams(struct bench_report *r, simdev_stream_t a, simdev_stre
     bench_report_add(r, "event record+wait enqueue", "ns/pair", x, runs);
     bench_report_add(r, "event record+wait completed", "ns/pair", y, runs);
     for (unsigned run = 0; run < runs; run++)
-        x[run] = run_round_trips(a);
+        if ((x[run] = bench_simdev_round_trip_ns(a, ROUND_TRIPS)) < 0)
+            check(-1, "launch + synchronize");
     bench_report_add(r, "round trip (launch+synchronize)", "ns/trip", x, runs);
     for (unsigned run = 0; run < runs; run++)
         x[run] = bench_handoff_ns(HANDOFF_ROUND_TRIPS);

@@ -120,3 +120,20 @@ double bench_line_round_trip_ns(unsigned round_trips)
     (void)pthread_setaffinity_np(pthread_self(), sizeof(own), &own);
     return failed ? -1 : (double)elapsed / round_trips;
 }
+
+static void empty_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx;
+    (void)block_dim;
+    (void)args;
+}
+
+double bench_simdev_round_trip_ns(simdev_stream_t stream, unsigned trips)
+{
+    uint64_t t0 = bench_now_ns();
+    for (unsigned i = 0; i < trips; i++)
+        if (simdev_launch_kernel(stream, SIMDEV_ENGINE_AICORE, empty_kernel, 1, NULL, 0) != SIMDEV_SUCCESS ||
+            simdev_stream_synchronize(stream) != SIMDEV_SUCCESS)
+            return -1;
+    return trips == 0 ? 0 : (double)(bench_now_ns() - t0) / trips;
+}

@@ -3,10 +3,13 @@
  * handing control from one thread to another through a mutex and a
  * condition variable (half of a ping-pong round trip). Every executed
  * simdev op and every baseline-pool task pays at least one such handoff,
- * so the benchmarks print it beside their own figures.
+ * so the benchmarks print it beside their own figures. Beside it, the
+ * same floor for simdev: a bare launch + synchronize.
  */
 #ifndef SIMPLER_BENCH_HANDOFF_H
 #define SIMPLER_BENCH_HANDOFF_H
+
+#include "simpler/simdev.h"
 
 /* Nanoseconds per handoff over `round_trips` ping-pong round trips, or a
  * negative value when the helper thread could not be started. */
@@ -19,5 +22,11 @@ double bench_handoff_ns(unsigned round_trips);
  * machine is in (the build VM swings between about 100 and 400 ns).
  * Negative when fewer than two CPUs are allowed or pinning failed. */
 double bench_line_round_trip_ns(unsigned round_trips);
+
+/* Nanoseconds per simdev round trip on `stream`: an empty one-block
+ * AICore kernel launched, then the stream synchronized, `trips` times;
+ * the device's floor for anything that waits for its work. Negative when
+ * a launch or a synchronize failed. */
+double bench_simdev_round_trip_ns(simdev_stream_t stream, unsigned trips);
 
 #endif

@@ -55,11 +55,43 @@ void bench_report_add(struct bench_report *r, const char *name, const char *unit
     row->runs = (unsigned)count;
 }
 
+static const struct bench_row *row_find(const struct bench_report *r, const char *name)
+{
+    for (size_t i = 0; i < r->row_count; i++)
+        if (strcmp(r->rows[i].name, name) == 0)
+            return r->rows[i].runs != 0 ? &r->rows[i] : NULL;
+    return NULL;
+}
+
+void bench_report_ratio(struct bench_report *r, const char *name, const char *numerator, const char *denominator)
+{
+    const struct bench_row *n = row_find(r, numerator), *d = row_find(r, denominator);
+    if (n == NULL || d == NULL || d->median <= 0 || d->min <= 0 || d->max <= 0) {
+        char why[160];
+        snprintf(why, sizeof(why), "no figure for \"%s\"", n == NULL ? numerator : denominator);
+        bench_report_skip(r, name, why);
+        return;
+    }
+    struct bench_row *row = row_next(r, name, "x");
+    if (row == NULL)
+        return;
+    row->median = n->median / d->median;
+    row->min = n->min / d->min;
+    row->max = n->max / d->max;
+    row->runs = n->runs < d->runs ? n->runs : d->runs;
+}
+
 void bench_report_skip(struct bench_report *r, const char *name, const char *why)
 {
     struct bench_row *row = row_next(r, name, "");
     if (row != NULL)
         snprintf(row->skipped, sizeof(row->skipped), "%s", why);
+}
+
+/* Decimals a figure prints with: ratios two, times one. */
+static int digits(const struct bench_row *row)
+{
+    return strcmp(row->unit, "x") == 0 ? 2 : 1;
 }
 
 static void print_table(const struct bench_report *r)
@@ -71,8 +103,8 @@ static void print_table(const struct bench_report *r)
         if (row->runs == 0)
             printf("  %-40s %12s %12s %12s  %s\n", row->name, "n/a", "", "", row->skipped);
         else
-            printf("  %-40s %12.1f %12.1f %12.1f  %s (%u)\n", row->name, row->median, row->min, row->max,
-                   row->unit, row->runs);
+            printf("  %-40s %12.*f %12.*f %12.*f  %s (%u)\n", row->name, digits(row), row->median, digits(row),
+                   row->min, digits(row), row->max, row->unit, row->runs);
     }
 }
 
@@ -104,8 +136,8 @@ static void print_json(const struct bench_report *r)
             json_string(row->skipped);
             printf(", \"median\": null}");
         } else {
-            printf("\"unit\": \"%s\", \"median\": %.1f, \"min\": %.1f, \"max\": %.1f, \"runs\": %u}", row->unit,
-                   row->median, row->min, row->max, row->runs);
+            printf("\"unit\": \"%s\", \"median\": %.*f, \"min\": %.*f, \"max\": %.*f, \"runs\": %u}", row->unit,
+                   digits(row), row->median, digits(row), row->min, digits(row), row->max, row->runs);
         }
     }
     printf("\n]}\n");

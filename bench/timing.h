@@ -38,6 +38,11 @@ struct bench_report {
 /* Adds a row from `count` samples (reorders them). Rows past
  * BENCH_ROWS_MAX are dropped. */
 void bench_report_add(struct bench_report *r, const char *name, const char *unit, double *samples, size_t count);
+/* Adds the ratio of two rows already added, unit "x": the median
+ * column holds the ratio of their medians, min and max the ratios of
+ * their minima and of their maxima (best run against best run, worst
+ * against worst). A missing or skipped row makes it a skipped row. */
+void bench_report_ratio(struct bench_report *r, const char *name, const char *numerator, const char *denominator);
 /* Adds a row that holds no figure (the measurement could not run); it
  * prints as "n/a" with `why` and as null in JSON. */
 void bench_report_skip(struct bench_report *r, const char *name, const char *why);
