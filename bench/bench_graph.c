@@ -49,7 +49,6 @@
 #define BENCH_DAG_CALLABLE "bench_dag.callable"
 #endif
 
-#define LINE_ROUND_TRIPS 20000u
 /* Where the naive build pretends the slot buffer lives (it never touches it). */
 #define FAKE_SLOT_ADDR 0x40000000ull
 
@@ -296,17 +295,6 @@ static void bench_run(struct bench_report *r, struct simpler_program *p, const c
     }
 }
 
-/* The machine's cross-CPU cache-line round trip, first: the scheduler
- * loops below scale with it (see handoff.h). */
-static void bench_machine_rows(struct bench_report *r, unsigned runs)
-{
-    double x[BENCH_RUNS_MAX];
-    for (unsigned run = 0; run < runs; run++)
-        x[run] = bench_line_round_trip_ns(LINE_ROUND_TRIPS);
-    if (x[0] >= 0)
-        bench_report_add(r, "machine: CPU-to-CPU cache-line round trip", "ns", x, runs);
-}
-
 int main(int argc, char **argv)
 {
     struct bench_options opt;
@@ -326,7 +314,7 @@ int main(int argc, char **argv)
     struct simpler_program *program = NULL;
     const char *stage = "";
     int program_status = simpler_program_create(BENCH_DAG_CALLABLE, &program, &stage);
-    bench_machine_rows(&report, opt.runs); /* before the pin: it pins threads to two CPUs itself */
+    bench_machine_row(&report, opt.runs); /* before the pin: it pins threads to two CPUs itself */
     if (bench_pin_host(&opt) != 0) {
         fprintf(stderr, "bench_graph: cannot pin the main thread to CPU %d\n", opt.host_cpu);
         return 1;

@@ -20,7 +20,9 @@
  *   decode eager launch   simpler_kernel_mode_launch of the same step's
  *                         arguments + synchronize, us
  * (both the mean of DECODE_REPEATS calls of the same step, each checked
- * against the golden once before the timed calls). Beside them simdev's
+ * against the golden once before the timed calls). First the machine's
+ * CPU-to-CPU cache-line round trip (as bench_graph's first row); beside
+ * the 2-task rows simdev's
  * own round trip (an empty kernel launched on a plain stream, then the
  * stream synchronized, us; with the 2-task rows), and last the ratios
  * issue 17's goals are stated in (unit "x": the median column the ratio
@@ -461,6 +463,8 @@ int main(int argc, char **argv)
     int exit_code = 0;
     if (bench_options_parse(argc, argv, &opt, &exit_code) != 0)
         return exit_code;
+    /* Before the pin: it pins two threads of its own, one per CPU. */
+    bench_machine_row(&report, opt.runs);
     /* --host-cpu: simdev places its engines from the process's CPUs when
      * it starts, so it starts first; the kernel-mode and 2-task program
      * rows then run pinned, the baselines (whose threads inherit the

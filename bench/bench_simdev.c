@@ -18,7 +18,6 @@
 /* Operations per run. Enqueue-only loops stay below the stream ring
  * (SIMDEV_STREAM_RING_OPS) so that no enqueue waits for the worker. */
 #define ENQUEUE_LAUNCHES 1000
-#define LINE_ROUND_TRIPS 20000u /* cache-line ping-pongs per run */
 #define EVENT_PAIRS 500
 #define ROUND_TRIPS 500
 #define REPLAY_NODE_BUDGET 2000 /* node executions per replay run */

@@ -137,3 +137,12 @@ double bench_simdev_round_trip_ns(simdev_stream_t stream, unsigned trips)
             return -1;
     return trips == 0 ? 0 : (double)(bench_now_ns() - t0) / trips;
 }
+
+void bench_machine_row(struct bench_report *r, unsigned runs)
+{
+    double x[BENCH_RUNS_MAX];
+    for (unsigned run = 0; run < runs && run < BENCH_RUNS_MAX; run++)
+        if ((x[run] = bench_line_round_trip_ns(LINE_ROUND_TRIPS)) < 0)
+            return;
+    bench_report_add(r, "machine: CPU-to-CPU cache-line round trip", "ns", x, runs);
+}

@@ -22,6 +22,16 @@ double bench_handoff_ns(unsigned round_trips);
  * machine is in (the build VM swings between about 100 and 400 ns).
  * Negative when fewer than two CPUs are allowed or pinning failed. */
 double bench_line_round_trip_ns(unsigned round_trips);
+/* Ping-pongs per sample the benchmarks use. */
+#define LINE_ROUND_TRIPS 20000u
+
+/* Adds bench_line_round_trip_ns as the row "machine: CPU-to-CPU
+ * cache-line round trip" (ns), one sample per run; no row when it cannot
+ * be measured. Every figure that crosses CPUs scales with it, and it
+ * swings several fold between the machine's periods, so bench_graph and
+ * bench_kernel print it first. Call it before pinning the caller. */
+struct bench_report;
+void bench_machine_row(struct bench_report *r, unsigned runs);
 
 /* Nanoseconds per simdev round trip on `stream`: an empty one-block
  * AICore kernel launched, then the stream synchronized, `trips` times;
