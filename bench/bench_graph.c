@@ -22,7 +22,10 @@
  *                     last completion) and finish (status, copies back).
  * Each figure is ns per task, the median of --runs runs (default 7); the
  * first row is the machine's cross-CPU cache-line round trip (handoff.h),
- * which the device rows scale with.
+ * which the device rows scale with. Each shape ends with issue 16's
+ * goals as ratios (unit "x", timing.h's bench_report_ratio): host build /
+ * naive build (<= 2), run / naive build + pool and run / oneTBB build +
+ * execute (both <= 1: the run at or below the better baseline).
  * Before timing, one run of each side is checked: the baseline's order of
  * completion, the build's task count, and, with a kernel that stores a
  * check value per task instead of the empty one, the values simpler's
@@ -295,6 +298,25 @@ static void bench_run(struct bench_report *r, struct simpler_program *p, const c
     }
 }
 
+/* Issue 16's goals for `shape` as ratios of the rows above (unit "x"):
+ * host build / naive build (goal <= 2), and the run against each of
+ * the two baselines end to end (at or below the better one: both <= 1). */
+static void goal_ratios(struct bench_report *r, enum dag_shape shape)
+{
+    static const char *const pairs[][3] = {
+        {"host build / naive build", "simpler host build", "naive build (explicit edges)"},
+        {"run / naive build + pool", "simpler run (program mode)", "naive build + pool execute"},
+        {"run / oneTBB build + execute", "simpler run (program mode)", "oneTBB build + execute"},
+    };
+    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+        char name[64], num[64], den[64];
+        row_name(name, sizeof(name), shape, pairs[i][0]);
+        row_name(num, sizeof(num), shape, pairs[i][1]);
+        row_name(den, sizeof(den), shape, pairs[i][2]);
+        bench_report_ratio(r, name, num, den);
+    }
+}
+
 int main(int argc, char **argv)
 {
     struct bench_options opt;
@@ -333,6 +355,7 @@ int main(int argc, char **argv)
         bench_build(&report, build, build_status, &d, opt.runs);
         dag_destroy(&d);
         bench_run(&report, program, stage, program_status, (enum dag_shape)shape, opt.runs);
+        goal_ratios(&report, (enum dag_shape)shape);
     }
     simpler_program_destroy(program);
     simpler_build_destroy(build);
