@@ -43,6 +43,8 @@ int main(int argc, char **argv)
         double naive_ns[BENCH_RUNS_MAX], simpler_ns[BENCH_RUNS_MAX], ratio[BENCH_RUNS_MAX];
         const struct dag *built;
         uint32_t tasks = 0, want = dag_shape_task_count((enum dag_shape)shape);
+        if (!bench_selected(&opt, dag_shape_name((enum dag_shape)shape)))
+            continue;
         /* One build of each, checked, before the timed ones. */
         if (naive_build_run(naive, (enum dag_shape)shape, FAKE_SLOT_ADDR, &built) != 0 ||
             built->task_count != want ||
