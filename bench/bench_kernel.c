@@ -20,16 +20,15 @@
  *   decode eager launch   simpler_kernel_mode_launch of the same step's
  *                         arguments + synchronize, us
  * (both the mean of DECODE_REPEATS calls of the same step, each checked
- * against the golden once before the timed calls). First the machine's
- * CPU-to-CPU cache-line round trip (as bench_graph's first row); beside
- * the 2-task rows simdev's
- * own round trip (an empty kernel launched on a plain stream, then the
- * stream synchronized, us; with the 2-task rows), and last the ratios
- * issue 17's goals are stated in (unit "x": the median column the ratio
- * of the two rows' medians, min and max those of their minima and
- * maxima): 2-task replay / program run (goal <= 0.5), 2-task replay /
- * simdev round trip (<= 5), W3 replay / pool execute (<= 1.5) and /
- * oneTBB replay (< 1), decode slot replay / eager run (< 1).
+ * against the golden once before the timed calls). The first row is the
+ * machine's CPU-to-CPU cache-line round trip (as in bench_graph), the
+ * second simdev's own round trip (an empty kernel launched on a plain
+ * stream, then the stream synchronized, us; selected with the 2-task
+ * group or by its own name). Last come the ratios issue 17's goals are
+ * stated in (unit "x", timing.h's bench_report_ratio): 2-task replay /
+ * program run (goal <= 0.5), 2-task replay / simdev round trip (<= 5),
+ * W3 replay / pool execute (<= 1.5) and / oneTBB replay (< 1), decode
+ * slot replay / eager run (< 1).
  *
  * Images are found beside this program's build tree: ../tests/fixtures/
  * program/vadd.callable (built with the tests), callables/
@@ -62,7 +61,19 @@
 #define REPLAY_WARMUP 16u
 #define TBB_THREADS 2u     /* as the baseline pool: one per core */
 #define DECODE_REPEATS 20u /* calls of one decode step per sample */
-#define ROUND_TRIPS 500u   /* simdev launch + synchronize pairs per sample */
+
+/* Row names the goal ratios look up (goal_ratios). */
+#define ROW_ROUND_TRIP "simdev round trip (launch + synchronize)"
+#define ROW_KERNEL_REPLAY "kernel replay"
+#define ROW_PROGRAM_RUN "program run"
+#define ROW_W3_REPLAY "W3 layers: kernel replay"
+#define ROW_W3_POOL "W3 layers: baseline pool execute"
+#define ROW_W3_TBB "W3 layers: oneTBB replay"
+#define ROW_DECODE_SLOT "slot replay + sync"
+#define ROW_DECODE_EAGER "eager run"
+
+/* The decode steps measured: the first and the last. */
+static const uint32_t decode_steps[] = {0, DECODE_DEFAULT_STEPS - 1};
 
 typedef struct image {
     void *bytes;
@@ -156,17 +167,16 @@ static int replay_warm_up(simdev_graph_t graph, simdev_stream_t stream)
 /* simdev's bare launch + synchronize on a stream of its own, us. */
 static void bench_round_trip(struct bench_report *r, unsigned runs)
 {
-    static const char *name = "simdev round trip (launch + synchronize)";
     double samples[BENCH_RUNS_MAX];
     simdev_stream_t s;
     int rc = simdev_stream_create(&s);
-    double ns = rc == 0 ? bench_simdev_round_trip_ns(s, ROUND_TRIPS) : -1; /* warm-up */
+    double ns = rc == 0 ? bench_simdev_round_trip_ns(s, SIMDEV_ROUND_TRIPS) : -(double)rc; /* warm-up */
     for (unsigned i = 0; ns >= 0 && i < runs; i++)
-        samples[i] = (ns = bench_simdev_round_trip_ns(s, ROUND_TRIPS)) / 1e3;
+        samples[i] = (ns = bench_simdev_round_trip_ns(s, SIMDEV_ROUND_TRIPS)) / 1e3;
     if (ns >= 0)
-        bench_report_add(r, name, "us", samples, runs);
+        bench_report_add(r, ROW_ROUND_TRIP, "us", samples, runs);
     else
-        bench_report_skip(r, name, rc != 0 ? simpler_strerror(rc) : "a launch or a synchronize failed");
+        bench_report_skip(r, ROW_ROUND_TRIP, simdev_error_name((int)-ns));
     if (rc == 0)
         (void)simdev_stream_destroy(s);
 }
@@ -175,25 +185,22 @@ static void bench_round_trip(struct bench_report *r, unsigned runs)
 static void goal_ratios(struct bench_report *r, const struct bench_options *opt)
 {
     if (bench_selected(opt, "2 tasks")) {
-        bench_report_ratio(r, "2 tasks: replay / program run", "2 tasks: kernel replay", "2 tasks: program run");
-        bench_report_ratio(r, "2 tasks: replay / simdev round trip", "2 tasks: kernel replay",
-                           "simdev round trip (launch + synchronize)");
+        bench_report_ratio(r, "2 tasks: replay / program run", "2 tasks: " ROW_KERNEL_REPLAY,
+                           "2 tasks: " ROW_PROGRAM_RUN);
+        bench_report_ratio(r, "2 tasks: replay / simdev round trip", "2 tasks: " ROW_KERNEL_REPLAY, ROW_ROUND_TRIP);
     }
     if (bench_selected(opt, "W3 layers")) {
-        bench_report_ratio(r, "W3 layers: replay / pool execute", "W3 layers: kernel replay",
-                           "W3 layers: baseline pool execute");
-        bench_report_ratio(r, "W3 layers: replay / oneTBB replay", "W3 layers: kernel replay",
-                           "W3 layers: oneTBB replay");
+        bench_report_ratio(r, "W3 layers: replay / pool execute", ROW_W3_REPLAY, ROW_W3_POOL);
+        bench_report_ratio(r, "W3 layers: replay / oneTBB replay", ROW_W3_REPLAY, ROW_W3_TBB);
     }
-    static const uint32_t steps[] = {0, DECODE_DEFAULT_STEPS - 1};
-    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+    for (size_t i = 0; i < sizeof(decode_steps) / sizeof(decode_steps[0]); i++) {
         char group[32], name[64], slot[64], eager[64];
-        snprintf(group, sizeof(group), "decode step %u", steps[i]);
+        snprintf(group, sizeof(group), "decode step %u", decode_steps[i]);
         if (!bench_selected(opt, group))
             continue;
         snprintf(name, sizeof(name), "%s: slot replay / eager run", group);
-        snprintf(slot, sizeof(slot), "%s: slot replay + sync", group);
-        snprintf(eager, sizeof(eager), "%s: eager run", group);
+        snprintf(slot, sizeof(slot), "%s: " ROW_DECODE_SLOT, group);
+        snprintf(eager, sizeof(eager), "%s: " ROW_DECODE_EAGER, group);
         bench_report_ratio(r, name, slot, eager);
     }
 }
@@ -234,7 +241,7 @@ static void bench_vadd(struct bench_report *r, const image *img, uint32_t n, uns
         rc = rc ? rc : simdev_stream_synchronize(k.stream);
         replay[s] = (double)(bench_now_ns() - t0) / 1e3;
     }
-    const char *what[3] = {"kernel eager launch (enqueue)", "kernel eager run", "kernel replay"};
+    const char *what[3] = {"kernel eager launch (enqueue)", "kernel eager run", ROW_KERNEL_REPLAY};
     double *samples[3] = {launch, eager, replay};
     for (int i = 0; i < 3; i++) {
         snprintf(name, sizeof(name), "%u tasks: %s", n, what[i]);
@@ -268,7 +275,7 @@ static void bench_vadd_program(struct bench_report *r, const image *img, uint32_
         rc = simpler_run(ctx, 0, &k.args, NULL);
         samples[s] = (double)(bench_now_ns() - t0) / 1e3;
     }
-    snprintf(name, sizeof(name), "%u tasks: program run", n);
+    snprintf(name, sizeof(name), "%u tasks: " ROW_PROGRAM_RUN, n);
     if (rc == 0)
         bench_report_add(r, name, "us", samples, runs);
     else
@@ -314,9 +321,9 @@ static void bench_w3(struct bench_report *r, const image *img, unsigned runs)
         samples[s] = (double)(bench_now_ns() - t0) / tasks;
     }
     if (rc == 0)
-        bench_report_add(r, "W3 layers: kernel replay", "ns/task", samples, runs);
+        bench_report_add(r, ROW_W3_REPLAY, "ns/task", samples, runs);
     else
-        bench_report_skip(r, "W3 layers: kernel replay", simpler_strerror(rc));
+        bench_report_skip(r, ROW_W3_REPLAY, simpler_strerror(rc));
     if (graph != NULL)
         (void)simdev_graph_destroy(graph);
     kernel_close(&k);
@@ -345,7 +352,7 @@ static void bench_w3_others(struct bench_report *r, const char *image_path, unsi
         unsigned s = 0;
         for (; s < runs && baseline_pool_run(pool, &d, empty_task, NULL, &ns) == 0; s++)
             samples[s] = (double)ns / d.task_count;
-        bench_report_add(r, "W3 layers: baseline pool execute", "ns/task", samples, s);
+        bench_report_add(r, ROW_W3_POOL, "ns/task", samples, s);
         dag_destroy(&d);
     }
     baseline_pool_destroy(pool);
@@ -386,7 +393,7 @@ static int tbb_replay_verify(struct tbb_flow *tbb, const struct dag *d)
 /* W3 on oneTBB's flow graph, built once, replayed per sample. */
 static void bench_w3_tbb(struct bench_report *r, unsigned runs)
 {
-    static const char *name = "W3 layers: oneTBB replay";
+    static const char *name = ROW_W3_TBB;
     double samples[BENCH_RUNS_MAX];
     struct dag d;
     struct tbb_flow *tbb = tbb_flow_create(TBB_THREADS);
@@ -432,7 +439,7 @@ static void bench_decode_mode(struct bench_report *r, const image *img, uint32_t
     uint64_t ns = 0;
     memset(&res, 0, sizeof(res));
     snprintf(name, sizeof(name), "decode step %u: %s", step,
-             mode == DECODE_CAPTURED ? "slot replay + sync" : "eager run");
+             mode == DECODE_CAPTURED ? ROW_DECODE_SLOT : ROW_DECODE_EAGER);
     int rc = decode_open(&st, img->bytes, img->size, mode, DECODE_DEFAULT_STEPS);
     decode_case(&st.c, step);
     rc = rc ? rc : example_inputs_prepare(st.ctx, &st.c, &st.b, step + 1);
@@ -479,14 +486,14 @@ int main(int argc, char **argv)
     image vadd = image_read("../tests/fixtures/program/vadd.callable");
     image dag = image_read("callables/bench_dag.callable");
     for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
-        if (vadd.size == 0) {
-            bench_report_skip(&report, "vadd rows", "vadd.callable not built (build the tests)");
-            break;
-        }
         char group[32];
         snprintf(group, sizeof(group), "%u tasks", counts[i]);
         if (!bench_selected(&opt, group))
             continue;
+        if (vadd.size == 0) {
+            bench_report_skip(&report, "vadd rows", "vadd.callable not built (build the tests)");
+            break;
+        }
         bench_vadd(&report, &vadd, counts[i], opt.runs);
         bench_vadd_program(&report, &vadd, counts[i], opt.runs);
     }
@@ -504,20 +511,19 @@ int main(int argc, char **argv)
         bench_w3_others(&report, path, opt.runs);
         bench_w3_tbb(&report, opt.runs);
         (void)bench_pin_host(&opt);
-    } else if (dag.size == 0) {
+    } else if (dag.size == 0 && bench_selected(&opt, "W3 layers")) {
         bench_report_skip(&report, "W3 layers", "bench_dag.callable not built");
     }
     image pa = image_read("../examples/paged_attention.callable");
-    static const uint32_t decode_steps[] = {0, DECODE_DEFAULT_STEPS - 1};
     for (size_t i = 0; i < sizeof(decode_steps) / sizeof(decode_steps[0]); i++) {
-        if (pa.size == 0) {
-            bench_report_skip(&report, "decode rows", "paged_attention.callable not built");
-            break;
-        }
         char group[32];
         snprintf(group, sizeof(group), "decode step %u", decode_steps[i]);
         if (!bench_selected(&opt, group))
             continue;
+        if (pa.size == 0) {
+            bench_report_skip(&report, "decode rows", "paged_attention.callable not built");
+            break;
+        }
         bench_decode_mode(&report, &pa, decode_steps[i], DECODE_CAPTURED, opt.runs);
         bench_decode_mode(&report, &pa, decode_steps[i], DECODE_EAGER, opt.runs);
     }

@@ -19,7 +19,6 @@
  * (SIMDEV_STREAM_RING_OPS) so that no enqueue waits for the worker. */
 #define ENQUEUE_LAUNCHES 1000
 #define EVENT_PAIRS 500
-#define ROUND_TRIPS 500
 #define REPLAY_NODE_BUDGET 2000 /* node executions per replay run */
 #define HANDOFF_ROUND_TRIPS 2000
 #define REPLAYS_MIN 20
@@ -38,16 +37,9 @@ static void check(int rc, const char *what)
     }
 }
 
-static void empty_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
-{
-    (void)block_idx;
-    (void)block_dim;
-    (void)args;
-}
-
 static void launch_empty(simdev_stream_t s)
 {
-    check(simdev_launch_kernel(s, SIMDEV_ENGINE_AICORE, empty_kernel, 1, NULL, 0), "simdev_launch_kernel");
+    check(simdev_launch_kernel(s, SIMDEV_ENGINE_AICORE, bench_empty_kernel, 1, NULL, 0), "simdev_launch_kernel");
 }
 
 /* One run: ns per launch for the enqueue loop alone (*enqueue) and for
@@ -158,8 +150,8 @@ static void bench_streams(struct bench_report *r, simdev_stream_t a, simdev_stre
     bench_report_add(r, "event record+wait enqueue", "ns/pair", x, runs);
     bench_report_add(r, "event record+wait completed", "ns/pair", y, runs);
     for (unsigned run = 0; run < runs; run++)
-        if ((x[run] = bench_simdev_round_trip_ns(a, ROUND_TRIPS)) < 0)
-            check(-1, "launch + synchronize");
+        if ((x[run] = bench_simdev_round_trip_ns(a, SIMDEV_ROUND_TRIPS)) < 0)
+            check((int)-x[run], "launch + synchronize");
     bench_report_add(r, "round trip (launch+synchronize)", "ns/trip", x, runs);
     for (unsigned run = 0; run < runs; run++)
         x[run] = bench_handoff_ns(HANDOFF_ROUND_TRIPS);

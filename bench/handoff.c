@@ -121,7 +121,7 @@ double bench_line_round_trip_ns(unsigned round_trips)
     return failed ? -1 : (double)elapsed / round_trips;
 }
 
-static void empty_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
+void bench_empty_kernel(uint32_t block_idx, uint32_t block_dim, const void *args)
 {
     (void)block_idx;
     (void)block_dim;
@@ -131,18 +131,21 @@ static void empty_kernel(uint32_t block_idx, uint32_t block_dim, const void *arg
 double bench_simdev_round_trip_ns(simdev_stream_t stream, unsigned trips)
 {
     uint64_t t0 = bench_now_ns();
-    for (unsigned i = 0; i < trips; i++)
-        if (simdev_launch_kernel(stream, SIMDEV_ENGINE_AICORE, empty_kernel, 1, NULL, 0) != SIMDEV_SUCCESS ||
-            simdev_stream_synchronize(stream) != SIMDEV_SUCCESS)
-            return -1;
+    for (unsigned i = 0; i < trips; i++) {
+        int rc = simdev_launch_kernel(stream, SIMDEV_ENGINE_AICORE, bench_empty_kernel, 1, NULL, 0);
+        rc = rc ? rc : simdev_stream_synchronize(stream);
+        if (rc != SIMDEV_SUCCESS)
+            return -(double)rc;
+    }
     return trips == 0 ? 0 : (double)(bench_now_ns() - t0) / trips;
 }
 
 void bench_machine_row(struct bench_report *r, unsigned runs)
 {
     double x[BENCH_RUNS_MAX];
-    for (unsigned run = 0; run < runs && run < BENCH_RUNS_MAX; run++)
+    unsigned n = runs < BENCH_RUNS_MAX ? runs : BENCH_RUNS_MAX;
+    for (unsigned run = 0; run < n; run++)
         if ((x[run] = bench_line_round_trip_ns(LINE_ROUND_TRIPS)) < 0)
             return;
-    bench_report_add(r, "machine: CPU-to-CPU cache-line round trip", "ns", x, runs);
+    bench_report_add(r, "machine: CPU-to-CPU cache-line round trip", "ns", x, n);
 }

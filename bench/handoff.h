@@ -9,6 +9,8 @@
 #ifndef SIMPLER_BENCH_HANDOFF_H
 #define SIMPLER_BENCH_HANDOFF_H
 
+#include <stdint.h>
+
 #include "simpler/simdev.h"
 
 /* Nanoseconds per handoff over `round_trips` ping-pong round trips, or a
@@ -33,10 +35,15 @@ double bench_line_round_trip_ns(unsigned round_trips);
 struct bench_report;
 void bench_machine_row(struct bench_report *r, unsigned runs);
 
+/* The empty kernel the simdev benchmarks launch. */
+void bench_empty_kernel(uint32_t block_idx, uint32_t block_dim, const void *args);
+
 /* Nanoseconds per simdev round trip on `stream`: an empty one-block
  * AICore kernel launched, then the stream synchronized, `trips` times;
- * the device's floor for anything that waits for its work. Negative when
- * a launch or a synchronize failed. */
+ * the device's floor for anything that waits for its work. On a failed
+ * launch or synchronize, minus its simdev status. */
 double bench_simdev_round_trip_ns(simdev_stream_t stream, unsigned trips);
+/* Round trips per sample the benchmarks use. */
+#define SIMDEV_ROUND_TRIPS 500u
 
 #endif

@@ -66,9 +66,16 @@ static const struct bench_row *row_find(const struct bench_report *r, const char
 void bench_report_ratio(struct bench_report *r, const char *name, const char *numerator, const char *denominator)
 {
     const struct bench_row *n = row_find(r, numerator), *d = row_find(r, denominator);
-    if (n == NULL || d == NULL || d->median <= 0 || d->min <= 0 || d->max <= 0) {
-        char why[160];
+    char why[160];
+    if (n == NULL || d == NULL)
         snprintf(why, sizeof(why), "no figure for \"%s\"", n == NULL ? numerator : denominator);
+    else if (strcmp(n->unit, d->unit) != 0)
+        snprintf(why, sizeof(why), "units differ: %s against %s", n->unit, d->unit);
+    else if (d->min <= 0)
+        snprintf(why, sizeof(why), "\"%s\" has a run of 0 or less", denominator);
+    else
+        why[0] = '\0';
+    if (why[0] != '\0') {
         bench_report_skip(r, name, why);
         return;
     }
@@ -76,8 +83,8 @@ void bench_report_ratio(struct bench_report *r, const char *name, const char *nu
     if (row == NULL)
         return;
     row->median = n->median / d->median;
-    row->min = n->min / d->min;
-    row->max = n->max / d->max;
+    row->min = n->min / d->max;
+    row->max = n->max / d->min;
     row->runs = n->runs < d->runs ? n->runs : d->runs;
 }
 

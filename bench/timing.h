@@ -38,10 +38,12 @@ struct bench_report {
 /* Adds a row from `count` samples (reorders them). Rows past
  * BENCH_ROWS_MAX are dropped. */
 void bench_report_add(struct bench_report *r, const char *name, const char *unit, double *samples, size_t count);
-/* Adds the ratio of two rows already added, unit "x": the median
- * column holds the ratio of their medians, min and max the ratios of
- * their minima and of their maxima (best run against best run, worst
- * against worst). A missing or skipped row makes it a skipped row. */
+/* Adds the ratio of two rows already added (same unit), unit "x": the
+ * median column holds the ratio of their medians, min and max the
+ * smallest and largest ratio any run of the one and any run of the other
+ * could give (numerator's min over denominator's max, and the reverse),
+ * so min <= median <= max. A missing or skipped row, or a denominator
+ * with a run of 0 or less, makes it a skipped row that says why. */
 void bench_report_ratio(struct bench_report *r, const char *name, const char *numerator, const char *denominator);
 /* Adds a row that holds no figure (the measurement could not run); it
  * prints as "n/a" with `why` and as null in JSON. */
