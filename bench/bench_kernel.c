@@ -153,13 +153,19 @@ static void vadd_args(kernel_session *k, uint64_t rounds)
     k->args.scalar_count = 2;
 }
 
-/* REPLAY_WARMUP untimed replays of `graph`, each synchronized. */
-static int replay_warm_up(simdev_graph_t graph, simdev_stream_t stream)
+/* Captures one launch of k's callable 0 with k's arguments into *graph,
+ * then replays it REPLAY_WARMUP times untimed, each synchronized. */
+static int capture_warm(kernel_session *k, simdev_graph_t *graph)
 {
-    int rc = 0;
+    int rc = simdev_capture_begin(k->stream, SIMDEV_CAPTURE_MODE_GLOBAL);
+    if (rc != 0)
+        return rc;
+    rc = simpler_kernel_mode_launch(k->ctx, 0, &k->args, k->stream);
+    int ended = simdev_capture_end(k->stream, graph);
+    rc = rc ? rc : ended;
     for (unsigned w = 0; rc == 0 && w < REPLAY_WARMUP; w++) {
-        rc = simdev_graph_launch(graph, stream);
-        rc = rc ? rc : simdev_stream_synchronize(stream);
+        rc = simdev_graph_launch(*graph, k->stream);
+        rc = rc ? rc : simdev_stream_synchronize(k->stream);
     }
     return rc;
 }
@@ -228,13 +234,7 @@ static void bench_vadd(struct bench_report *r, const image *img, uint32_t n, uns
         launch[s] = (double)spent / LAUNCHES_PER_SAMPLE / 1e3;
         eager[s] = (double)(bench_now_ns() - t0) / LAUNCHES_PER_SAMPLE / 1e3;
     }
-    rc = rc ? rc : simdev_capture_begin(k.stream, SIMDEV_CAPTURE_MODE_GLOBAL);
-    if (rc == 0) {
-        rc = simpler_kernel_mode_launch(k.ctx, 0, &k.args, k.stream);
-        int ended = simdev_capture_end(k.stream, &graph);
-        rc = rc ? rc : ended;
-    }
-    rc = rc ? rc : replay_warm_up(graph, k.stream);
+    rc = rc ? rc : capture_warm(&k, &graph);
     for (unsigned s = 0; rc == 0 && s < runs; s++) {
         uint64_t t0 = bench_now_ns();
         rc = simdev_graph_launch(graph, k.stream);
@@ -307,13 +307,7 @@ static void bench_w3(struct bench_report *r, const image *img, unsigned runs)
     k.args.scalars[1] = DAG_ORCH_FUNC_EMPTY;
     k.args.scalar_count = 2;
     int rc = kernel_open(&k, img);
-    rc = rc ? rc : simdev_capture_begin(k.stream, SIMDEV_CAPTURE_MODE_GLOBAL);
-    if (rc == 0) {
-        rc = simpler_kernel_mode_launch(k.ctx, 0, &k.args, k.stream);
-        int ended = simdev_capture_end(k.stream, &graph);
-        rc = rc ? rc : ended;
-    }
-    rc = rc ? rc : replay_warm_up(graph, k.stream);
+    rc = rc ? rc : capture_warm(&k, &graph);
     for (unsigned s = 0; rc == 0 && s < runs; s++) {
         uint64_t t0 = bench_now_ns();
         rc = simdev_graph_launch(graph, k.stream);
