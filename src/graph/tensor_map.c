@@ -306,6 +306,18 @@ static uint32_t find_exact(const tensor_map_segment *s, uint32_t t, uint64_t lo,
     return t != NIL && s[t].hi == hi ? t : NIL;
 }
 
+/* The segment that is exactly [lo, hi) of `space` after the exact
+ * cache missed: the tail folded in, the tree searched, a find noted in
+ * the cache. NIL when no segment has those bounds. */
+static uint32_t tree_exact(tensor_map *map, uint32_t space, uint64_t lo, uint64_t hi)
+{
+    fold_tail(map, space);
+    uint32_t e = find_exact(map->segments, map->root[space], lo, hi);
+    if (e != NIL)
+        map->exact[exact_slot(space, lo, hi)] = e;
+    return e;
+}
+
 /* A segment for [lo, hi) of `space` appended past the space's end: the
  * path of a fresh output (and of a read of bytes nobody wrote). The
  * caller checked that a segment is available. */
@@ -422,12 +434,8 @@ int tensor_map_read_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t h
         if (done != 0)
             return done < 0 ? done : 0;
     }
-    if (e == NIL) {
-        fold_tail(map, space);
-        e = find_exact(seg, map->root[space], lo, hi);
-        if (e != NIL)
-            map->exact[exact_slot(space, lo, hi)] = e;
-    }
+    if (e == NIL)
+        e = tree_exact(map, space, lo, hi);
     if (e != NIL) {
         uint32_t r = seg[e].readers, writer = seg[e].writer;
         if (r == NIL || tensor_map_reader_newest(map, r) != task) {
@@ -507,12 +515,8 @@ int tensor_map_write_any(tensor_map *map, uint32_t space, uint64_t lo, uint64_t 
         return 0;
     }
     uint32_t e = tensor_map_exact_hit(map, space, lo, hi);
-    if (e == NIL) {
-        fold_tail(map, space);
-        e = find_exact(s, map->root[space], lo, hi);
-        if (e != NIL)
-            map->exact[exact_slot(space, lo, hi)] = e;
-    }
+    if (e == NIL)
+        e = tree_exact(map, space, lo, hi);
     if (e != NIL) {
         uint32_t writer = s[e].writer, r = s[e].readers;
         if (writer != TENSOR_MAP_NO_WRITER)
