@@ -76,17 +76,32 @@ static void name_from_path(const char *path, char *name)
         strcpy(name, "kernel");
 }
 
-/* Splits the optional ":NAME" off the end of `path` (a last field that is
- * a valid name and not a LIST) into `name`; 1 when it did. */
-static int name_split(char *path, char *name)
+/* Whether a field reads as a LIST (the empty field does). */
+static int reads_as_list(const char *field)
 {
-    char *colon = strrchr(path, ':');
     uint8_t sig[SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE];
     uint32_t count;
     char msg[64];
-    if (colon == NULL || !name_valid(colon + 1) ||
-        cli_signature_parse(colon + 1, sig, SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE, &count, msg, sizeof msg) == 0)
+    return cli_signature_parse(field, sig, SIMPLER_CALLABLE_CHILD_MAX_SIGNATURE, &count, msg, sizeof msg) == 0;
+}
+
+/* Splits the optional ":NAME" off the end of `path` into `name`; 1 when
+ * it did. The last field is a NAME when it is a valid name and either
+ * does not read as a LIST or follows a field that does (PATH:LIST:NAME,
+ * so that `k.so::in` names its kernel `in`). */
+static int name_split(char *path, char *name)
+{
+    char *colon = strrchr(path, ':');
+    if (colon == NULL || !name_valid(colon + 1))
         return 0;
+    if (reads_as_list(colon + 1)) {
+        *colon = '\0';
+        char *before = strrchr(path, ':');
+        int list_before = before != NULL && reads_as_list(before + 1);
+        *colon = ':';
+        if (!list_before)
+            return 0;
+    }
     memset(name, 0, SIMPLER_CALLABLE_KERNEL_NAME_BYTES);
     strcpy(name, colon + 1);
     *colon = '\0';

@@ -48,9 +48,11 @@ typedef struct pack_args {
  * released with pack_args_release whatever this returns. The first
  * mistake is the one reported; -o, --orchestration and --entry are all
  * required. Each --kernel ID:AIC|AIV:PATH[:LIST][:NAME] becomes one
- * child: a last field that is a valid NAME (1..31 of A-Za-z0-9_.+-) and
- * not a LIST names it, else the name is PATH's file stem; a last field
- * that is a LIST is its signature, else the colon belongs to PATH. */
+ * child: a last field that is a valid NAME (1..31 of A-Za-z0-9_.+-) names
+ * it when it is not a LIST or the field before it is one (PATH:LIST:NAME;
+ * `k.so::in` is the kernel `in` without a signature), else the name is
+ * PATH's file stem; then a last field that is a LIST is its signature,
+ * else the colon belongs to PATH. */
 int pack_parse_line(pack_args *a, int argc, char **argv, char *msg, size_t size);
 
 /* Frees what pack_parse_line copied. */

@@ -32,6 +32,16 @@ grep -q '^callable image: .* format version 2$' "$tmp/named" || fail "named imag
 grep -q '^  add_one  func_id 3  AIV .*signature in$' "$tmp/named" || fail "explicit name after LIST"
 grep -q '^  callable_fixture_kernel2  func_id 4  AIV' "$tmp/named" || fail "default name is the stem"
 grep -q '^  mm  func_id 6  AIC .*signature $' "$tmp/named" || fail "explicit name after an empty LIST"
+# A name that reads as a LIST is a NAME after a LIST field, even an empty
+# one; alone it stays the LIST.
+"$simpler" pack -o "$tmp/listlike.callable" --orchestration "$dir/callable_fixture_orch.so" --entry fixture_orch \
+  --sig in --kernel "3:AIV:$dir/callable_fixture_kernel1.so::in" \
+  --kernel "4:AIV:$dir/callable_fixture_kernel2.so:out:inout" --kernel "6:AIC:$dir/callable_fixture_kernel2.so:out" \
+  >/dev/null || fail "pack with list-like names"
+"$simpler" inspect "$tmp/listlike.callable" >"$tmp/listlike" || fail "inspect list-like names"
+grep -q '^  in  func_id 3  AIV .*signature $' "$tmp/listlike" || fail "name 'in' after an empty LIST"
+grep -q '^  inout  func_id 4  AIV .*signature out$' "$tmp/listlike" || fail "name 'inout' after the LIST out"
+grep -q '^  callable_fixture_kernel2  func_id 6  AIC .*signature out$' "$tmp/listlike" || fail "a lone LIST"
 
 # Packing by hand is deterministic.
 for n in 1 2; do
