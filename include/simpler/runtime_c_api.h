@@ -335,10 +335,9 @@ SIMPLER_API int simpler_kernel_mode_freeze(DeviceContextHandle ctx);
  * device_id, an invalid config or a task window above the graph limit;
  * -1003 for a device mismatch, a PROGRAM latch or a context neither New
  * nor Closed; -1004 when the capacity does not fit (sizes or the launch
- * packet); -1001 when kernel mode is unsupported; -1007/-1008 when
- * creation fails (the context is then New again, or Closing with the
- * teardown error kept if the unwind failed). Thread-safe (the context's
- * lock). */
+ * packet); -1007/-1008 when creation fails (the context is then New
+ * again, or Closing with the teardown error kept if the unwind failed).
+ * Thread-safe (the context's lock). */
 SIMPLER_API int simpler_kernel_mode_init(DeviceContextHandle ctx, int device_id, const CallConfig *config,
                                          uint64_t context_generation);
 
