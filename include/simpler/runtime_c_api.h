@@ -228,7 +228,11 @@ SIMPLER_API int simpler_unregister_callable(DeviceContextHandle ctx, int32_t cal
  * Returns 0; -1005 for invalid args or config, a trace path whose
  * directory is missing or not writable, or a task naming a kernel the
  * callable lacks or a kernel of the other core type; -1001 for a task of
- * a core type the run has no cores of (CallConfig.aicore_count); -1006
+ * a core type the run has no cores of (CallConfig.aicore_count); -1004
+ * for a graph the build's task window cannot hold (the window grows by
+ * itself up to 65536 tasks; CallConfig.task_window sets a larger one,
+ * up to 1 << 20), after which the context's build storage is as it was
+ * before the call; -1006
  * for an empty id; -1003 before init or in KERNEL mode; -1007 when memory
  * runs out; -1008 when a device call fails; -1..-999 for an error latched
  * on the device. Every refusal records its reason
@@ -301,14 +305,18 @@ SIMPLER_API size_t committed_device_memory_ctx(DeviceContextHandle ctx);
 SIMPLER_API int simpler_kernel_mode_supported(DeviceContextHandle ctx);
 
 /* CONFIGURE (only while the context is New and holds no resources)
- * records the capacity tuple; the same tuple again is a no-op. FREEZE
+ * records the capacity tuple; the same tuple again is a no-op, and a
+ * different one is refused unless an init refused the recorded one since
+ * it was recorded (then it replaces it, so that a refusal naming one of
+ * its fields can be acted on). FREEZE
  * (after a kernel init, while Collecting, when a CONFIGURE with mode
  * SIMPLER_MODE_KERNEL was recorded; once) moves the context to
  * ReadyEnqueued. `control` is borrowed for the call. Returns 0; -1005 for
  * a NULL ctx or control, wrong abi_version or struct_size, unknown action
  * or mode, nonzero reserved, arg_slot_count above
- * SIMPLER_KERNEL_MAX_ARG_SLOTS, or a FREEZE with payload; -1003 for an
- * out-of-order control (CONFIGURE after init or with a different tuple,
+ * SIMPLER_KERNEL_MAX_ARG_SLOTS, a task_window above 1 << 20, or a FREEZE
+ * with payload; -1003 for an out-of-order control (CONFIGURE after init
+ * or with a different tuple no init refused,
  * FREEZE before init, twice, or without a kernel-mode CONFIGURE). A
  * refused control records nothing. Thread-safe (the context's lock). */
 SIMPLER_API int simpler_kernel_mode_ctx_control(DeviceContextHandle ctx, const SimplerKernelCtxControl *control);
@@ -456,14 +464,17 @@ SIMPLER_API int simpler_kernel_mode_launch_slot(DeviceContextHandle ctx, uint32_
  * counted as dropped). Call this after the execution of interest has
  * finished: the caller has synchronized every stream that ran one of its
  * launches. Reads device memory synchronously, so not while the calling
- * thread captures. `path` is borrowed; an existing file is replaced. A
- * context that has not executed yet writes a file with no events.
+ * thread captures. `path` is borrowed; an existing regular file is
+ * replaced once the whole file is written (a new file beside it, renamed
+ * over it), while a FIFO or device is written in place. A context that
+ * has not executed yet writes a file with no events.
  * Returns 0; -1005 for a NULL ctx or path, or a file that cannot be
- * created, written or closed; -1003 for a context not in kernel mode,
+ * created, written, closed or renamed; -1003 for a context not in kernel mode,
  * not initialized, Closing or Closed, or without a trace buffer; -1007
  * when host memory runs out; -1007/-1008 when reading device memory
  * fails. Every refusal records its reason (simpler_last_error_message).
- * A failed export changes nothing and leaves no partial file.
+ * A failed export changes nothing (a regular file at `path` keeps its
+ * bytes) and leaves no partial file.
  * Thread-safe (the context's lock). */
 SIMPLER_API int simpler_kernel_mode_trace_export(DeviceContextHandle ctx, const char *path);
 
@@ -530,14 +541,16 @@ SIMPLER_API void simpler_graph_sizer_destroy(SimplerGraphSizer *sizer);
 /* Turns the requirements of `count` graphs into a kernel-mode CONFIGURE:
  * the maximum of each region independently, task_window = largest
  * task_count + 1, arg_slot_count 0 (set it yourself for slots). `*configure_out` written only on success. Returns 0;
- * -1005 for NULL or count 0; -1004 when a size overflows. Thread-safe. */
+ * -1005 for NULL or count 0; -1004 when a size overflows or a task_count
+ * is 1 << 20 or more (the window would pass init's 1 << 20). Thread-safe. */
 SIMPLER_API int simpler_kernel_plan_capacity(const SimplerGraphRequirements *graphs, size_t count,
                                              SimplerKernelCtxControl *configure_out);
 
 /* The packed runtime-pool layout `configure` implies (pure; the
  * argument slots are separate buffers and do not change it). `*out`
  * written only on success. Returns 0; -1005 for NULL or an invalid
- * CONFIGURE (including arg_slot_count above SIMPLER_KERNEL_MAX_ARG_SLOTS); -1004 when the packed total overflows. Thread-safe. */
+ * CONFIGURE (including arg_slot_count above SIMPLER_KERNEL_MAX_ARG_SLOTS or a task_window above 1 << 20); -1004 when
+ * the packed total overflows. Thread-safe. */
 SIMPLER_API int simpler_kernel_layout(const SimplerKernelCtxControl *configure, SimplerKernelLayout *out);
 
 /* ---- introspection, for tests and tools ---- */

@@ -99,6 +99,9 @@ typedef struct simpler_context {
      * recorded before any init: it precedes the latch, so the context
      * keeps it, and kernel init reads it. */
     int control_configured;
+    /* An init was refused since the CONFIGURE was recorded: a different
+     * tuple may then replace it (the refusal may name one of its fields). */
+    int control_replaceable;
     SimplerKernelCtxControl control;
 } simpler_context;
 

@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "context/context.h"
+#include "graph/graph_limits.h"
 #include "kernel/kernel_state.h"
 
 /* The index of the first nonzero reserved word, or -1. */
@@ -45,6 +46,9 @@ static int structure_check(const SimplerKernelCtxControl *c)
     if (c->action == SIMPLER_KERNEL_CTX_CONFIGURE) {
         if (c->mode != SIMPLER_MODE_PROGRAM && c->mode != SIMPLER_MODE_KERNEL)
             return simpler_fail(bad, "control.mode = %u: not a SIMPLER_MODE_*", c->mode);
+        if (c->task_window > GRAPH_TASK_WINDOW_MAX)
+            return simpler_fail(bad, "control.task_window = %u: at most %u", c->task_window,
+                                (unsigned)GRAPH_TASK_WINDOW_MAX);
         return 0;
     }
     if (c->action == SIMPLER_KERNEL_CTX_FREEZE) {
@@ -55,16 +59,19 @@ static int structure_check(const SimplerKernelCtxControl *c)
     return simpler_fail(bad, "control.action = %u: not SIMPLER_KERNEL_CTX_CONFIGURE (1) or _FREEZE (2)", c->action);
 }
 
-/* CONFIGURE: only before any init; the same tuple again is a no-op. */
+/* CONFIGURE: only before any init; the same tuple again is a no-op, a
+ * different one replaces it only after an init refused it. */
 static int configure(simpler_context *ctx, const SimplerKernelCtxControl *c)
 {
     if (context_holds_resources(ctx) || kernel_phase(ctx) != KERNEL_PHASE_NEW)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "CONFIGURE after init: configure a context while it is New");
-    if (ctx->control_configured && memcmp(&ctx->control, c, sizeof(*c)) != 0)
+    if (ctx->control_configured && !ctx->control_replaceable && memcmp(&ctx->control, c, sizeof(*c)) != 0)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE,
-                            "CONFIGURE with a tuple other than the one recorded: a context is configured once");
+                            "CONFIGURE with a tuple other than the one recorded: a context is configured once "
+                            "(another tuple is taken only after an init refused this one)");
     ctx->control = *c;
     ctx->control_configured = 1;
+    ctx->control_replaceable = 0;
     return 0;
 }
 

@@ -89,8 +89,10 @@ static int init_check(simpler_context *ctx, int device_id, const CallConfig *con
     if (rc == 0 && layout->runtime_pool_bytes > SIZE_MAX)
         rc = simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, "the runtime pool (%llu bytes) exceeds SIZE_MAX",
                           (unsigned long long)layout->runtime_pool_bytes);
-    if (rc == 0 && kernel_packet_args_bytes(cap->graph_definition_bytes, cap->retained_temp_bytes) >
-                       PLATFORM_KERNEL_ARGS_MAX - sizeof(kernel_arg_store_args))
+    /* Each part bounded first, so that the packet's sum cannot wrap. */
+    const uint64_t packet_max = PLATFORM_KERNEL_ARGS_MAX - sizeof(kernel_arg_store_args);
+    if (rc == 0 && (cap->graph_definition_bytes > packet_max || cap->retained_temp_bytes > packet_max ||
+                    kernel_packet_args_bytes(cap->graph_definition_bytes, cap->retained_temp_bytes) > packet_max))
         rc = simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
                           "graph_definition_bytes %llu + retained_temp_bytes %llu: the launch packet exceeds the "
                           "%llu-byte kernel argument limit (less the slot store's own arguments)",
@@ -280,6 +282,9 @@ int simpler_kernel_mode_init(DeviceContextHandle handle, int device_id, const Ca
     if (ctx == NULL)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     int rc = init_locked(ctx, device_id, config, context_generation);
+    /* Refused and still New: the recorded CONFIGURE may be corrected. */
+    if (rc != 0 && kernel_phase(ctx) == KERNEL_PHASE_NEW)
+        ctx->control_replaceable = 1;
     context_unlock(ctx);
     return rc;
 }

@@ -1,4 +1,5 @@
 #include "common/error.h"
+#include "common/task_args_check.h"
 #include "memory/runtime_pool.h"
 
 #include <string.h>
@@ -64,6 +65,9 @@ static int configure_check(const SimplerKernelCtxControl *c)
     if (c->arg_slot_count > SIMPLER_KERNEL_MAX_ARG_SLOTS)
         return simpler_fail(bad, "configure->arg_slot_count = %u: at most %d", c->arg_slot_count,
                             SIMPLER_KERNEL_MAX_ARG_SLOTS);
+    if (c->task_window > CALL_CONFIG_TASK_WINDOW_MAX)
+        return simpler_fail(bad, "configure->task_window = %u: at most %u", c->task_window,
+                            (unsigned)CALL_CONFIG_TASK_WINDOW_MAX);
     return 0;
 }
 
@@ -106,9 +110,13 @@ int simpler_kernel_plan_capacity(const SimplerGraphRequirements *graphs, size_t 
         c.retained_temp_bytes = max_u64(c.retained_temp_bytes, graphs[i].retained_temp_bytes);
         tasks = max_u64(tasks, graphs[i].task_count);
     }
-    if (tasks >= UINT32_MAX)
-        return simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, "graphs[].task_count = %llu: the task window is 32 bits",
-                            (unsigned long long)tasks);
+    /* The window is the largest count + 1, and init takes at most
+     * CALL_CONFIG_TASK_WINDOW_MAX. */
+    if (tasks >= CALL_CONFIG_TASK_WINDOW_MAX)
+        return simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+                            "graphs[].task_count = %llu: at most %u (the window is task_count + 1, at most %u)",
+                            (unsigned long long)tasks, (unsigned)CALL_CONFIG_TASK_WINDOW_MAX - 1,
+                            (unsigned)CALL_CONFIG_TASK_WINDOW_MAX);
     int rc = runtime_pool_pack(c.runtime_arena_bytes, c.graph_definition_bytes, c.scheduler_state_bytes, &l);
     if (rc != 0)
         return rc;

@@ -43,10 +43,11 @@ static inline program_state *program_state_of(const simpler_context *ctx)
  * requires it. */
 int program_initialized(const simpler_context *ctx);
 
-/* Makes the scratch hold at least `task_window` tasks (replacing a
- * smaller one). Returns 0, -1005 for a window out of range, or -1007
- * (the old scratch is kept). */
-int program_scratch_reserve(simpler_context *ctx, uint32_t task_window);
+/* A scratch for at least `task_window` tasks in *scratch: kept when it
+ * holds that many, else replaced by a new one (the one it held is not
+ * freed: the caller owns both). Returns 0, -1005 for a window out of
+ * range, or -1007 (*scratch unchanged). */
+int program_scratch_reserve(graph_scratch **scratch, uint32_t task_window);
 
 /* The bank request a graph with these requirements needs: gm_heap, the
  * fixed gm_sm block, and the packed runtime pool (layout.h). Returns 0 or

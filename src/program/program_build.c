@@ -1,4 +1,6 @@
 /* The host half of a program-mode run: build the graph, write its image. */
+#include <stdio.h>
+
 #include "common/error.h"
 #include "common/host_alloc.h"
 #include "common/log.h"
@@ -14,26 +16,54 @@ static uint32_t window_doubled(uint32_t window)
     return window >= PROGRAM_REGROW_WINDOW_MAX / 2 ? PROGRAM_REGROW_WINDOW_MAX : window * 2;
 }
 
+/* The refusal of a build that ran out of room in a window of `window`
+ * tasks: its reason, and what raises the window. */
+static __attribute__((cold)) int build_full(uint32_t window)
+{
+    char reason[256];
+    snprintf(reason, sizeof reason, "%s", simpler_last_error_message());
+    return simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+                        "%s (the build's window was %u tasks: program mode grows it by itself up to %u; "
+                        "CallConfig.task_window, up to %u, sets a larger one)",
+                        reason, window, PROGRAM_REGROW_WINDOW_MAX, (unsigned)GRAPH_TASK_WINDOW_MAX);
+}
+
 int program_build(simpler_context *ctx, SimplerOrchEntryFn entry, const ChipStorageTaskArgs *args,
                   uint32_t task_window, const graph **out)
 {
-    int rc = program_scratch_reserve(ctx, task_window);
-    if (rc != 0)
-        return rc;
+    graph_scratch *const had = ctx->scratch;
+    graph_scratch *s = had;
+    uint32_t window = 0;
     /* Program mode grows between runs: a build that runs out of
      * room is retried on a scratch twice the size, up to
      * PROGRAM_REGROW_WINDOW_MAX. The orchestration runs again from the
-     * start, so it must describe the same graph each time. */
-    for (;;) {
-        rc = graph_build_from_checked(ctx->scratch, entry, args, out);
-        uint32_t window = graph_scratch_limits(ctx->scratch)->task_max;
+     * start, so it must describe the same graph each time. The context
+     * keeps the scratch the build succeeded on; a refused build leaves
+     * it the one it had. */
+    int rc = program_scratch_reserve(&s, task_window);
+    while (rc == 0) {
+        rc = graph_build_from_checked(s, entry, args, out);
+        window = graph_scratch_limits(s)->task_max;
         if (rc != PTO_RUNTIME_ERR_CAPACITY_EXCEEDED || window >= PROGRAM_REGROW_WINDOW_MAX)
-            return rc;
+            break;
         simpler_error_clear(); /* recovered by a bigger window, unless the reserve fails */
-        rc = program_scratch_reserve(ctx, window_doubled(window));
-        if (rc != 0)
-            return rc;
+        graph_scratch *smaller = s;
+        rc = program_scratch_reserve(&s, window_doubled(window));
+        if (rc == 0 && smaller != had)
+            graph_scratch_destroy(smaller);
     }
+    if (rc == PTO_RUNTIME_ERR_CAPACITY_EXCEEDED)
+        rc = build_full(window);
+    if (rc != 0) {
+        if (s != had)
+            graph_scratch_destroy(s);
+        return rc;
+    }
+    if (s != had) {
+        graph_scratch_destroy(had);
+        ctx->scratch = s;
+    }
+    return 0;
 }
 
 int program_image_write(simpler_context *ctx, const graph *g, size_t *bytes)

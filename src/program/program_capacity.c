@@ -9,18 +9,17 @@
 #include "memory/runtime_pool.h"
 #include "graph/graph_image.h"
 
-int program_scratch_reserve(simpler_context *ctx, uint32_t task_window)
+int program_scratch_reserve(graph_scratch **scratch, uint32_t task_window)
 {
     graph_limits limits;
     graph_scratch *fresh = NULL;
-    if (ctx->scratch != NULL && graph_scratch_limits(ctx->scratch)->task_max >= task_window)
+    if (*scratch != NULL && graph_scratch_limits(*scratch)->task_max >= task_window)
         return 0;
     int rc = graph_limits_for_window(task_window, PROGRAM_BUILD_BYTES_MAX, PROGRAM_BUILD_BYTES_MAX, &limits);
     rc = rc ? rc : graph_scratch_create(&limits, &fresh);
     if (rc != 0)
         return rc;
-    graph_scratch_destroy(ctx->scratch);
-    ctx->scratch = fresh;
+    *scratch = fresh;
     return 0;
 }
 

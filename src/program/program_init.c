@@ -33,10 +33,17 @@ static int host_state_create(simpler_context *ctx, const CallConfig *prewarm)
     int rc = residency_init(&ctx->residency, SIMPLER_MAX_CALLABLES_PROGRAM);
     if (rc != 0)
         return rc;
-    rc = program_scratch_reserve(ctx, window);
-    if (rc != 0)
+    graph_scratch *scratch = ctx->scratch;
+    rc = program_scratch_reserve(&scratch, window);
+    if (rc != 0) {
         residency_deinit(&ctx->residency);
-    return rc;
+        return rc;
+    }
+    if (scratch != ctx->scratch) {
+        graph_scratch_destroy(ctx->scratch);
+        ctx->scratch = scratch;
+    }
+    return 0;
 }
 
 /* The state struct outlives finalize (a later init reuses it); *fresh

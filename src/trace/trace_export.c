@@ -1,10 +1,15 @@
 /* The Chrome / Perfetto JSON of one execution (trace_export.h). */
+#define _POSIX_C_SOURCE 200809L /* fdopen, O_CLOEXEC */
 #include "trace/trace_export.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/error.h"
 #include "common/host_alloc.h"
@@ -273,19 +278,56 @@ int trace_export_path(const char *prefix, char *path)
     return 0;
 }
 
+/* Longest name of the file an export writes before renaming it: paths
+ * longer than Linux's PATH_MAX fail to open anyway. */
+#define TRACE_TMP_PATH_MAX 4160
+
+/* Opens a new file beside `path` for the export (tmp receives its name):
+ * created exclusively, with the mode a plain create would give. */
+static FILE *open_beside(const char *path, char *tmp, size_t size)
+{
+    static atomic_uint serial;
+    int n = snprintf(tmp, size, "%s.partial.%ld.%u", path, (long)getpid(), atomic_fetch_add(&serial, 1u));
+    if (n < 0 || (size_t)n >= size) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return NULL;
+    FILE *out = fdopen(fd, "w");
+    if (out == NULL) {
+        int e = errno;
+        close(fd);
+        remove(tmp);
+        errno = e;
+    }
+    return out;
+}
+
 int trace_export_file_run(const char *path, const trace_run *run)
 {
+    char tmp[TRACE_TMP_PATH_MAX];
+    struct stat st;
     if (path == NULL || run == NULL)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace export: %s = NULL", path == NULL ? "path" : "run");
-    FILE *out = fopen(path, "w");
+    /* A regular file, or none, is replaced whole: the JSON goes to a new
+     * file beside it, renamed over `path` once complete, so a failed
+     * export leaves what was there. Anything else (a FIFO, /dev/stdout)
+     * is written in place. */
+    const int in_place = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+    FILE *out = in_place ? fopen(path, "w") : open_beside(path, tmp, sizeof tmp);
     if (out == NULL)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace path \"%s\": cannot create it: %s", path,
                             strerror(errno));
     int rc = trace_export_write_run(out, run);
     if (fclose(out) != 0 && rc == 0)
         rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace path \"%s\": closing it failed", path);
-    if (rc != 0)
-        remove(path);
+    if (rc == 0 && !in_place && rename(tmp, path) != 0)
+        rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace path \"%s\": cannot replace it: %s", path,
+                          strerror(errno));
+    if (rc != 0 && !in_place)
+        remove(tmp);
     return rc;
 }
 

@@ -92,10 +92,13 @@ int trace_export_write(FILE *out, const trace_event *events, size_t count, int d
  * does not fit (path then unspecified). */
 int trace_export_path(const char *prefix, char *path);
 
-/* Creates (truncates) `path` and writes the JSON of `run` there. Returns
- * 0, a status of trace_export_write_run, or PTO_RUNTIME_ERR_INVALID_ARGUMENT
- * (with a reason) when the file cannot be created or written; a partial
- * file is removed. */
+/* Writes the JSON of `run` to `path`: a regular file there (or none) is
+ * replaced only once the whole JSON is written (through a new file
+ * beside it, renamed over it), anything else (a FIFO, a device) is
+ * written in place. Returns 0, a status of trace_export_write_run, or
+ * PTO_RUNTIME_ERR_INVALID_ARGUMENT (with a reason) when the file cannot
+ * be created, written or renamed; a failure leaves a regular file at
+ * `path` as it was and no new file. */
 int trace_export_file_run(const char *path, const trace_run *run);
 
 /* trace_export_file_run of `count` task events only. */

@@ -4,6 +4,7 @@
  * leaves the context able to launch and compute the right result. */
 #include "support.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "common/host_alloc.h"
@@ -234,6 +235,102 @@ static void kernel_init_bad_arguments_refused_then_init_works(void **state)
     destroy_device_context(ctx);
 }
 
+/* runtime_c_api.h, simpler_kernel_mode_init: "-1004 when the capacity
+ * does not fit (sizes or the launch packet)", and "Validates every
+ * argument and capability, then ... creates the context's streams".
+ * A CONFIGURE whose retained temp bytes make the launch packet larger
+ * than the platform's by-value limit must be refused with -1004 before
+ * anything is created, also when the packet's byte count, summed in 64
+ * bits, wraps around (kernel_init.c: kernel_packet_args_bytes). */
+static void kernel_init_refuses_a_launch_packet_whose_size_wraps_before_creating_anything(void **state)
+{
+    (void)state;
+    SimplerKernelCtxControl configure = kfix_plan(&image, 2);
+    /* The packet is a few KiB of descriptor, headers and image plus the
+     * retained temp bytes: 2^64 - 8 of them wrap the sum to a few KiB. */
+    configure.retained_temp_bytes = UINT64_MAX - 7;
+    DeviceContextHandle ctx = create_device_context();
+    assert_non_null(ctx);
+    assert_int_equal(simpler_kernel_mode_ctx_control(ctx, &configure), 0);
+    simdev_counters before = counters();
+    int rc = simpler_kernel_mode_init(ctx, 0, NULL, 1);
+    simdev_counters after = counters();
+    char reason[512];
+    snprintf(reason, sizeof reason, "%s", simpler_last_error_message());
+    int committed = (int)committed_device_memory_ctx(ctx);
+    destroy_device_context(ctx);
+    if (rc != PTO_RUNTIME_ERR_CAPACITY_EXCEEDED)
+        fail_msg("init returned %d (reason '%s'): expected -1004 for a launch packet over the by-value limit", rc,
+                 reason);
+    assert_non_null(strstr(reason, "retained_temp_bytes"));
+    assert_int_equal(after.stream_create_calls, before.stream_create_calls);
+    assert_int_equal(after.event_create_calls, before.event_create_calls);
+    assert_int_equal(after.malloc_calls, before.malloc_calls);
+    assert_int_equal(committed, 0);
+}
+
+/* simpler_kernel_mode_ctx_control records a CONFIGURE once ("a
+ * different one is refused"), and init refuses a task window above the
+ * graph limit (-1005). A CONFIGURE init can never accept must therefore
+ * be refused when it is given, or be replaceable after init refused it:
+ * today it is recorded, every init is refused, and the corrected
+ * CONFIGURE is refused with -1003, so the context can never run kernel
+ * mode (the refusal's reason names a field the user can no longer
+ * change). */
+static void kernel_configure_that_init_must_refuse_does_not_lock_the_context(void **state)
+{
+    (void)state;
+    SimplerKernelCtxControl good = kfix_plan(&image, 2);
+    SimplerKernelCtxControl bad = good;
+    bad.task_window = (1u << 20) + 1; /* GRAPH_TASK_WINDOW_MAX + 1 */
+    DeviceContextHandle ctx = create_device_context();
+    assert_non_null(ctx);
+    int rc = simpler_kernel_mode_ctx_control(ctx, &bad);
+    if (rc == 0)
+        assert_int_equal(simpler_kernel_mode_init(ctx, 0, NULL, 1), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    else
+        assert_int_equal(rc, PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    /* The user acts on the reason: the corrected CONFIGURE, then init. */
+    rc = simpler_kernel_mode_ctx_control(ctx, &good);
+    char reason[512];
+    snprintf(reason, sizeof reason, "%s", simpler_last_error_message());
+    if (rc != 0) {
+        destroy_device_context(ctx);
+        fail_msg("the corrected CONFIGURE was refused with %d ('%s'): the context is locked", rc, reason);
+    }
+    assert_int_equal(simpler_kernel_mode_init(ctx, 0, NULL, 1), 0);
+    assert_int_equal(simpler_kernel_mode_freeze(ctx), 0);
+    assert_int_equal(finalize_device(ctx), 0);
+    destroy_device_context(ctx);
+}
+
+/* A CONFIGURE is recorded once: a different tuple is refused (-1003)
+ * while no init has tried it, and replaces it once an init refused it,
+ * so that a refusal naming one of its fields can be acted on. */
+static void kernel_configure_is_replaced_only_after_an_init_refused_it(void **state)
+{
+    (void)state;
+    SimplerKernelCtxControl good = kfix_plan(&image, 2);
+    SimplerKernelCtxControl big = good, other = good;
+    big.graph_definition_bytes = 64ull << 20; /* over the launch packet's limit: init refuses */
+    other.gm_heap_bytes += 1024;
+    DeviceContextHandle ctx = create_device_context();
+    assert_non_null(ctx);
+    assert_int_equal(simpler_kernel_mode_ctx_control(ctx, &big), 0);
+    assert_int_equal(simpler_kernel_mode_ctx_control(ctx, &other), PTO_RUNTIME_ERR_INVALID_STATE);
+    assert_int_equal(simpler_kernel_mode_ctx_control(ctx, &big), 0); /* the same tuple: a no-op */
+    assert_int_equal(simpler_kernel_mode_init(ctx, 0, NULL, 1), PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    assert_non_null(strstr(simpler_last_error_message(), "graph_definition_bytes"));
+    assert_int_equal(simpler_kernel_mode_ctx_control(ctx, &good), 0);
+    /* Replaced: recorded once again until another init refuses it. */
+    assert_int_equal(simpler_kernel_mode_ctx_control(ctx, &other), PTO_RUNTIME_ERR_INVALID_STATE);
+    assert_int_equal(simpler_kernel_mode_init(ctx, 0, NULL, 1), 0);
+    assert_int_equal(simpler_kernel_mode_ctx_control(ctx, &other), PTO_RUNTIME_ERR_INVALID_STATE);
+    assert_int_equal(simpler_kernel_mode_freeze(ctx), 0);
+    assert_int_equal(finalize_device(ctx), 0);
+    destroy_device_context(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +340,9 @@ int main(void)
         cmocka_unit_test(kernel_launch_core_type_without_cores_is_refused_on_host),
         cmocka_unit_test(kernel_prepare_bad_input_table_changes_nothing),
         cmocka_unit_test(kernel_init_bad_arguments_refused_then_init_works),
+        cmocka_unit_test(kernel_init_refuses_a_launch_packet_whose_size_wraps_before_creating_anything),
+        cmocka_unit_test(kernel_configure_that_init_must_refuse_does_not_lock_the_context),
+        cmocka_unit_test(kernel_configure_is_replaced_only_after_an_init_refused_it),
     };
     return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
 }

@@ -4,9 +4,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "kernel_fixture.h"
@@ -246,6 +248,43 @@ static int occurrences(const char *text, const char *what)
     return n;
 }
 
+/* runtime_c_api.h: "A failed export changes nothing and leaves no
+ * partial file." An export whose write fails (here: the file size limit,
+ * EFBIG) must leave a file the caller already had at `path` as it was;
+ * today the file is opened with "w" (truncated) and then removed. */
+static void trace_export_whose_write_fails_keeps_the_existing_file(void **state)
+{
+    static const char kept[] = "the caller's own file\n";
+    static vadd_buffers v;
+    kfix k;
+    kbufs d;
+    (void)state;
+    open_traced_with_inputs(&k, &d, &v, 2);
+    kfix_assert_golden(&k, &d, &v, 2);
+    FILE *f = fopen(TRACE_PATH, "w");
+    assert_non_null(f);
+    assert_true(fputs(kept, f) >= 0);
+    assert_int_equal(fclose(f), 0);
+
+    struct rlimit old, small;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    small = old;
+    small.rlim_cur = 64; /* a trace file is several KiB: its write fails */
+    void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+    int rc = simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, was);
+
+    int exists = access(TRACE_PATH, F_OK) == 0;
+    const char *text = exists ? trace_text(TRACE_PATH) : "";
+    close_traced(&k, &d);
+    assert_int_equal(rc, PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    if (!exists)
+        fail_msg("the refused export removed the file that was at %s", TRACE_PATH);
+    assert_string_equal(text, kept);
+}
+
 /* An argument-slot launch traces too: its tasks, the scheduler's phases,
  * the dependencies, and the host spans of write_args and launch_slot. */
 static void trace_export_of_a_slot_launch_holds_its_tasks_and_host_spans(void **state)
@@ -340,6 +379,7 @@ int main(void)
         cmocka_unit_test(trace_export_refuses_a_kernel_context_without_trace_buffer),
         cmocka_unit_test(trace_export_writes_one_complete_event_per_task_of_the_last_launch),
         cmocka_unit_test(trace_export_to_an_uncreatable_file_fails_and_changes_nothing),
+        cmocka_unit_test(trace_export_whose_write_fails_keeps_the_existing_file),
         cmocka_unit_test(trace_export_of_a_slot_launch_holds_its_tasks_and_host_spans),
         cmocka_unit_test(trace_export_of_a_second_replay_carries_no_host_spans),
         cmocka_unit_test(trace_export_names_kernels_of_the_resident_generation_only),

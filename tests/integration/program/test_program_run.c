@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 
 #include "program_fixture.h"
+#include "context/context.h"
+#include "graph/graph_build.h"
 
 
 typedef struct suite {
@@ -191,6 +193,37 @@ static void program_run_core_type_without_cores_refused_on_host_with_no_effect(v
     simpler_call_config_default(&one_core);
     one_core.aicore_count = 1; /* one AIC core, no AIV core; the graph needs both */
     expect_run_refused_on_host(*state, 0, &one_core, PTO_RUNTIME_ERR_UNSUPPORTED, "AIV cores");
+}
+
+/* A graph larger than program mode's automatic regrowth
+ * (PROGRAM_REGROW_WINDOW_MAX, 65536 tasks) with no CallConfig.task_window:
+ * simpler_run's documented statuses (runtime_c_api.h) have no -1004, and
+ * "a call that fails has no effect: nothing is allocated". The refusal
+ * must say what to change (CallConfig.task_window), run nothing, and
+ * leave the context's host build scratch as it was: today it keeps the
+ * 65536-task scratch (about 100 MiB) the refused build grew to. */
+static void program_run_graph_over_the_regrow_limit_refused_with_no_effect(void **state)
+{
+    suite *s = *state;
+    static vadd_buffers v;
+    ChipStorageTaskArgs args;
+    simpler_context *ctx = s->ctx;
+    uint32_t window = graph_scratch_limits(ctx->scratch)->task_max;
+    vadd_buffers_fill(&v, 1.0f);
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 70000, 0); /* 70002 tasks */
+    simdev_counters before = counters();
+    int rc = simpler_run(s->ctx, 3, &args, NULL);
+    char reason[512];
+    snprintf(reason, sizeof reason, "%s", simpler_last_error_message());
+    simdev_counters after = counters();
+    uint32_t window_after = graph_scratch_limits(ctx->scratch)->task_max;
+    assert_int_equal(rc, PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    assert_memory_equal(&after, &before, sizeof after); /* nothing ran */
+    assert_true(v.f[0] == -1.0f);                      /* no HOST output written */
+    int names_field = strstr(reason, "task_window") != NULL;
+    if (!names_field || window_after != window)
+        fail_msg("reason '%s'%s; build scratch %u tasks before, %u after the refused run", reason,
+                 names_field ? "" : " does not say to raise CallConfig.task_window", window, window_after);
 }
 
 /* Where the last completed run spent its time (simpler_run_times, for
@@ -379,6 +412,7 @@ int main(void)
         cmocka_unit_test(program_run_missing_kernel_refused_on_host_with_no_effect),
         cmocka_unit_test(program_run_wrong_core_type_refused_on_host_with_no_effect),
         cmocka_unit_test(program_run_core_type_without_cores_refused_on_host_with_no_effect),
+        cmocka_unit_test(program_run_graph_over_the_regrow_limit_refused_with_no_effect),
         cmocka_unit_test(program_run_with_trace_writes_one_event_per_task),
         cmocka_unit_test(program_run_trace_path_that_cannot_be_written_refused_before_run),
         cmocka_unit_test(program_run_times_of_the_last_completed_run),

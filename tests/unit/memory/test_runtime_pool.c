@@ -84,6 +84,31 @@ static void plan_capacity_refuses_null_and_empty_and_writes_nothing(void **state
     assert_int_equal(c.struct_size, 0xcdcdcdcdu);
 }
 
+/* simpler_kernel_plan_capacity turns what simpler_graph_requirements
+ * measured into a CONFIGURE (task_window = largest task_count + 1), and
+ * simpler_kernel_mode_init refuses a task window above the graph limit
+ * (1 << 20, the most simpler_graph_sizer_measure builds) with -1005.
+ * A graph of 1 << 20 tasks (or any count up to UINT32_MAX - 1) must be
+ * refused by the plan ("-1004 when a size overflows"), not turned into a
+ * CONFIGURE every init refuses and that the context can then never
+ * replace. */
+static void plan_capacity_never_writes_a_task_window_init_refuses(void **state)
+{
+    const uint64_t counts[] = {1u << 20, (1u << 20) + 5, UINT32_MAX - 1};
+    (void)state;
+    for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+        SimplerGraphRequirements g = graph_req(4096, 1024, 1024, counts[i]);
+        SimplerKernelCtxControl c;
+        memset(&c, 0, sizeof(c));
+        int rc = simpler_kernel_plan_capacity(&g, 1, &c);
+        if (rc == 0 && c.task_window > (1u << 20))
+            fail_msg("task_count %llu: plan returned 0 with task_window %u, which kernel init refuses (at most %u)",
+                     (unsigned long long)counts[i], c.task_window, 1u << 20);
+        if (rc != 0)
+            assert_int_equal(rc, PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    }
+}
+
 static void kernel_layout_refuses_malformed_configure(void **state)
 {
     SimplerGraphRequirements g = graph_req(4096, 0, 0, 1);
@@ -117,6 +142,7 @@ int main(void)
         cmocka_unit_test(layout_zero_region_takes_no_space_and_no_alignment),
         cmocka_unit_test(layout_overflow_is_capacity_exceeded_and_writes_nothing),
         cmocka_unit_test(plan_capacity_refuses_null_and_empty_and_writes_nothing),
+        cmocka_unit_test(plan_capacity_never_writes_a_task_window_init_refuses),
         cmocka_unit_test(kernel_layout_refuses_malformed_configure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
