@@ -227,7 +227,8 @@ SIMPLER_API int simpler_unregister_callable(DeviceContextHandle ctx, int32_t cal
  * such a refusal has no effect: nothing runs, no HOST output is written.
  * Returns 0; -1005 for invalid args or config, a trace path whose
  * directory is missing or not writable, or a task naming a kernel the
- * callable lacks or a kernel of the other core type; -1001 for a task of
+ * callable lacks or a kernel of the other core type, or a graph with no
+ * task; -1001 for a task of
  * a core type the run has no cores of (CallConfig.aicore_count); -1004
  * for a graph the build's task window cannot hold (the window grows by
  * itself up to 65536 tasks; CallConfig.task_window sets a larger one,
@@ -381,8 +382,8 @@ SIMPLER_API int simpler_kernel_mode_prepare_callable(DeviceContextHandle ctx, in
  * or stream, an id out of range, malformed args (a tensor with
  * buffer_addr 0 or a buffer that wraps included), args whose tensor or
  * scalar count differs from the callable's, or a built graph with a task
- * naming a kernel the callable lacks or a kernel of the other core type;
- * -1001 for a task of a core type the context has no cores of; -1006 for
+ * naming a kernel the callable lacks or a kernel of the other core type,
+ * or with no task; -1001 for a task of a core type the context has no cores of; -1006 for
  * an empty id; -1003
  * for a context not in kernel mode or not ReadyEnqueued, which includes a
  * Poisoned one (a sticky device fault seen at entry poisons it);

@@ -28,6 +28,11 @@ static int uses_fit(const loaded_callable *lc, const graph *g, uint32_t aic_coun
 
 int graph_kernels_check(const loaded_callable *lc, const graph *g, uint32_t aic_count, uint32_t aiv_count)
 {
+    /* Sizing an empty graph is fine; running one is not (the device's
+     * descriptor check wants a task). */
+    if (g->task_count == 0 && (aic_count != GRAPH_CORES_ANY || aiv_count != GRAPH_CORES_ANY))
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                            "the orchestration submitted no task: an execution runs at least one");
     if (uses_fit(lc, g, aic_count, aiv_count))
         return 0;
     /* Some pair does not fit: the walk over the tasks names the first

@@ -143,6 +143,7 @@ static void kernel_launch_graph_the_device_would_refuse_is_refused_on_host(void 
     expect_launch_refused_on_host(&k, VADD_MODE_MISSING, PTO_RUNTIME_ERR_INVALID_ARGUMENT, "func_id 9");
     expect_launch_refused_on_host(&k, VADD_MODE_WRONG_CORE, PTO_RUNTIME_ERR_INVALID_ARGUMENT,
                                   "func_id 2 is an AIC kernel");
+    expect_launch_refused_on_host(&k, VADD_MODE_EMPTY, PTO_RUNTIME_ERR_INVALID_ARGUMENT, "submitted no task");
     assert_launch_still_works(&k);
     kfix_close(&k);
 }

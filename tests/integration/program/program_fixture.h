@@ -16,6 +16,7 @@
 #define VADD_N 256u          /* elements of a, b, f */
 #define VADD_MODE_MISSING 1  /* scalar 1: add a task without a kernel */
 #define VADD_MODE_WRONG_CORE 2 /* scalar 1: add a task naming an AIC kernel on AIV */
+#define VADD_MODE_EMPTY 3      /* scalar 1: submit no task */
 
 typedef struct vadd_image {
     void *bytes; /* 64-aligned */

@@ -187,6 +187,11 @@ static void program_run_wrong_core_type_refused_on_host_with_no_effect(void **st
                                "func_id 2 is an AIC kernel");
 }
 
+static void program_run_graph_without_tasks_refused_on_host_with_no_effect(void **state)
+{
+    expect_run_refused_on_host(*state, VADD_MODE_EMPTY, NULL, PTO_RUNTIME_ERR_INVALID_ARGUMENT, "submitted no task");
+}
+
 static void program_run_core_type_without_cores_refused_on_host_with_no_effect(void **state)
 {
     CallConfig one_core;
@@ -412,6 +417,7 @@ int main(void)
         cmocka_unit_test(program_run_missing_kernel_refused_on_host_with_no_effect),
         cmocka_unit_test(program_run_wrong_core_type_refused_on_host_with_no_effect),
         cmocka_unit_test(program_run_core_type_without_cores_refused_on_host_with_no_effect),
+        cmocka_unit_test(program_run_graph_without_tasks_refused_on_host_with_no_effect),
         cmocka_unit_test(program_run_graph_over_the_regrow_limit_refused_with_no_effect),
         cmocka_unit_test(program_run_with_trace_writes_one_event_per_task),
         cmocka_unit_test(program_run_trace_path_that_cannot_be_written_refused_before_run),
