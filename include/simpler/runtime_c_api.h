@@ -465,9 +465,10 @@ SIMPLER_API int simpler_kernel_mode_launch_slot(DeviceContextHandle ctx, uint32_
  * counted as dropped). Call this after the execution of interest has
  * finished: the caller has synchronized every stream that ran one of its
  * launches. Reads device memory synchronously, so not while the calling
- * thread captures. `path` is borrowed; an existing regular file is
- * replaced once the whole file is written (a new file beside it, renamed
- * over it), while a FIFO or device is written in place. A context that
+ * thread captures. `path` is borrowed; an existing regular file with no
+ * other hard link is replaced once the whole file is written (a new file
+ * beside it, with its mode, renamed over it), while a symbolic link, a
+ * FIFO or a device is written in place through the name. A context that
  * has not executed yet writes a file with no events.
  * Returns 0; -1005 for a NULL ctx or path, or a file that cannot be
  * created, written, closed or renamed; -1003 for a context not in kernel mode,

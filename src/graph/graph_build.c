@@ -42,6 +42,7 @@ static void reset(graph_scratch *s, const ChipStorageTaskArgs *args)
 {
     s->call = args;
     s->status = 0;
+    s->full_beyond_window = 0;
     s->open = 0;
     s->open_count = 0;
     s->open_limit = 0;
@@ -73,12 +74,14 @@ static int stage_host_tensors(graph_scratch *s)
         uint64_t padded = t->buffer_bytes > UINT64_MAX - (GRAPH_HEAP_ALIGN - 1)
                               ? UINT64_MAX
                               : (t->buffer_bytes + GRAPH_HEAP_ALIGN - 1) / GRAPH_HEAP_ALIGN * GRAPH_HEAP_ALIGN;
-        if (padded > room)
+        if (padded > room) {
+            s->full_beyond_window = 1;
             return simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
                                 "args.tensors[%d]: a HOST tensor of %llu bytes; the retained temp region has %llu of "
                                 "its %llu bytes left",
                                 i, (unsigned long long)t->buffer_bytes, (unsigned long long)room,
                                 (unsigned long long)s->limits.temp_bytes_max);
+        }
         graph_image_staged *st = &g->staged[g->staged_count++];
         memset(st, 0, sizeof(*st));
         st->caller_index = (uint32_t)i;
@@ -129,7 +132,15 @@ int graph_build_from_checked(graph_scratch *scratch, SimplerOrchEntryFn entry, c
         *out = &scratch->g;
     return 0;
 
-err_discard_graph:
+err_discard_graph: {
+    const int beyond = scratch->full_beyond_window; /* for graph_build_outgrew_window */
     reset(scratch, NULL);
+    scratch->full_beyond_window = beyond;
     return rc;
+}
+}
+
+int graph_build_outgrew_window(const graph_scratch *scratch, int rc)
+{
+    return rc == PTO_RUNTIME_ERR_CAPACITY_EXCEEDED && !scratch->full_beyond_window;
 }

@@ -58,4 +58,12 @@ int graph_build_run(graph_scratch *scratch, SimplerOrchEntryFn entry, const Chip
 int graph_build_from_checked(graph_scratch *scratch, SimplerOrchEntryFn entry, const ChipStorageTaskArgs *args,
                              const graph **out);
 
+/* Whether a build that returned `rc` ran out of something a scratch for
+ * a larger task window has more of (tasks, argument records, edges, the
+ * TensorMap's nodes): rc is -1004 and the limit it hit was none of the
+ * graph heap, the staged bytes or the view handles, which a window does
+ * not grow. The loops that retry a build with twice the window ask this
+ * first. */
+int graph_build_outgrew_window(const graph_scratch *scratch, int rc);
+
 #endif

@@ -79,6 +79,9 @@ struct graph_scratch {
     tensor_map_deps deps;
     const ChipStorageTaskArgs *call; /* the running build's arguments */
     int status;                      /* first failure of the running build */
+    /* That failure was the heap, the staged bytes or the view handles:
+     * a -1004 a larger task window does not cure. */
+    int full_beyond_window;
     int open;                        /* args_begin seen, submit not yet */
     uint32_t open_count;             /* args of the open task, at g.args[g.arg_count] */
     uint32_t open_views;             /* g.view_count when the open task's list began */
@@ -107,6 +110,15 @@ extern const SimplerOrchOps graph_orch_ops;
 
 /* Records `rc` as the build's status if it is the first failure; returns rc. */
 int graph_build_fail(graph_scratch *scratch, int rc);
+
+/* graph_build_fail of a limit a larger task window does not grow (the
+ * heap, the view handles): noted for graph_build_outgrew_window. */
+static inline int graph_build_fail_beyond_window(graph_scratch *scratch, int rc)
+{
+    if (scratch->status == 0)
+        scratch->full_beyond_window = 1;
+    return graph_build_fail(scratch, rc);
+}
 
 /* Drops the open (unsubmitted) argument list, with the views only it
  * added, so the graph keeps at most one view per argument it holds. */

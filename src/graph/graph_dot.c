@@ -44,7 +44,7 @@ static int build(const loaded_callable *lc, const ChipStorageTaskArgs *args, gra
         if (rc != 0)
             return rc;
         rc = graph_build_from_checked(*scratch, (SimplerOrchEntryFn)lc->orch_entry, args, g);
-        if (rc != PTO_RUNTIME_ERR_CAPACITY_EXCEEDED || window >= GRAPH_TASK_WINDOW_MAX)
+        if (!graph_build_outgrew_window(*scratch, rc) || window >= GRAPH_TASK_WINDOW_MAX)
             return rc;
         simpler_error_clear(); /* recovered by a bigger window */
         graph_scratch_destroy(*scratch);

@@ -142,7 +142,7 @@ static __attribute__((noinline)) int tensor_create_any(graph_scratch *s, uint8_t
     uint64_t padded = (bytes + GRAPH_HEAP_ALIGN - 1) / GRAPH_HEAP_ALIGN * GRAPH_HEAP_ALIGN;
     create_shape_fill(&s->last_create, bytes, padded, ndims, dtype, shapes, strides);
     if (padded > s->limits.heap_bytes_max - s->g.heap_bytes)
-        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+        return graph_build_fail_beyond_window(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
                                                 "tensor_create: %llu bytes: the graph heap has %llu of its %llu "
                                                 "bytes left",
                                                 (unsigned long long)padded,
@@ -494,7 +494,7 @@ static int orch_view_make(SimplerOrch *orch, const ChipTensor *tensor, uint32_t 
         return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "view_make: %s: NULL",
                                                 tensor == NULL ? "tensor" : "view_out"));
     if (s->handle_count >= SIMPLER_ORCH_VIEW_MAX)
-        return graph_build_fail(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
+        return graph_build_fail_beyond_window(s, simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
                                                 "view_make: the build already holds %u view handles",
                                                 (unsigned)SIMPLER_ORCH_VIEW_MAX));
     memset(&h, 0, sizeof(h));

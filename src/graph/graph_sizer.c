@@ -85,12 +85,11 @@ static int build_growing(const loaded_callable *lc, const ChipStorageTaskArgs *a
                          uint32_t *window, const graph **g)
 {
     graph_scratch *first = *scratch;
-    int rc;
-    while ((rc = graph_build_from_checked(*scratch, (SimplerOrchEntryFn)lc->orch_entry, args, g)) ==
-           PTO_RUNTIME_ERR_CAPACITY_EXCEEDED) {
-        graph_scratch *bigger = NULL;
-        if (*window >= GRAPH_TASK_WINDOW_MAX)
+    for (;;) {
+        int rc = graph_build_from_checked(*scratch, (SimplerOrchEntryFn)lc->orch_entry, args, g);
+        if (!graph_build_outgrew_window(*scratch, rc) || *window >= GRAPH_TASK_WINDOW_MAX)
             return rc;
+        graph_scratch *bigger = NULL;
         simpler_error_clear(); /* recovered by a bigger window */
         uint32_t next = *window > GRAPH_TASK_WINDOW_MAX / 2 ? GRAPH_TASK_WINDOW_MAX : *window * 2;
         int grown = scratch_for_window(next, &bigger);
@@ -101,7 +100,6 @@ static int build_growing(const loaded_callable *lc, const ChipStorageTaskArgs *a
         *scratch = bigger;
         *window = next;
     }
-    return rc;
 }
 
 SIMPLER_API int simpler_graph_sizer_measure(SimplerGraphSizer *sizer, const ChipStorageTaskArgs *args,

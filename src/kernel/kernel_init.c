@@ -100,7 +100,7 @@ static int init_check(simpler_context *ctx, int device_id, const CallConfig *con
                           (unsigned long long)cap->retained_temp_bytes, (unsigned long long)PLATFORM_KERNEL_ARGS_MAX);
     if (rc == 0 && arg_slots_bytes(cap) > SIZE_MAX)
         rc = simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED, "arg_slot_count %u: the argument slots exceed SIZE_MAX",
-                          ctx->control.arg_slot_count);
+                          cap->arg_slot_count);
     if (rc != 0)
         return rc;
     /* Kernel mode borrows the caller's current device: it must be the
@@ -283,8 +283,7 @@ int simpler_kernel_mode_init(DeviceContextHandle handle, int device_id, const Ca
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "ctx: NULL");
     int rc = init_locked(ctx, device_id, config, context_generation);
     /* Refused and still New: the recorded CONFIGURE may be corrected. */
-    if (rc != 0 && kernel_phase(ctx) == KERNEL_PHASE_NEW)
-        ctx->control_replaceable = 1;
+    ctx->control_replaceable = rc != 0 && kernel_phase(ctx) == KERNEL_PHASE_NEW;
     context_unlock(ctx);
     return rc;
 }

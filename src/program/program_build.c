@@ -16,16 +16,15 @@ static uint32_t window_doubled(uint32_t window)
     return window >= PROGRAM_REGROW_WINDOW_MAX / 2 ? PROGRAM_REGROW_WINDOW_MAX : window * 2;
 }
 
-/* The refusal of a build that ran out of room in a window of `window`
- * tasks: its reason, and what raises the window. */
+/* The refusal of a build that outgrew its window of `window` tasks
+ * (below the largest): its reason, and what sets a larger window. */
 static __attribute__((cold)) int build_full(uint32_t window)
 {
-    char reason[256];
+    char reason[SIMPLER_ERROR_REASON_BYTES];
     snprintf(reason, sizeof reason, "%s", simpler_last_error_message());
     return simpler_fail(PTO_RUNTIME_ERR_CAPACITY_EXCEEDED,
-                        "%s (the build's window was %u tasks: program mode grows it by itself up to %u; "
-                        "CallConfig.task_window, up to %u, sets a larger one)",
-                        reason, window, PROGRAM_REGROW_WINDOW_MAX, (unsigned)GRAPH_TASK_WINDOW_MAX);
+                        "the graph outgrew a window of %u tasks (CallConfig.task_window sets up to %u): %s", window,
+                        (unsigned)GRAPH_TASK_WINDOW_MAX, reason);
 }
 
 int program_build(simpler_context *ctx, SimplerOrchEntryFn entry, const ChipStorageTaskArgs *args,
@@ -44,7 +43,7 @@ int program_build(simpler_context *ctx, SimplerOrchEntryFn entry, const ChipStor
     while (rc == 0) {
         rc = graph_build_from_checked(s, entry, args, out);
         window = graph_scratch_limits(s)->task_max;
-        if (rc != PTO_RUNTIME_ERR_CAPACITY_EXCEEDED || window >= PROGRAM_REGROW_WINDOW_MAX)
+        if (!graph_build_outgrew_window(s, rc) || window >= PROGRAM_REGROW_WINDOW_MAX)
             break;
         simpler_error_clear(); /* recovered by a bigger window, unless the reserve fails */
         graph_scratch *smaller = s;
@@ -52,7 +51,7 @@ int program_build(simpler_context *ctx, SimplerOrchEntryFn entry, const ChipStor
         if (rc == 0 && smaller != had)
             graph_scratch_destroy(smaller);
     }
-    if (rc == PTO_RUNTIME_ERR_CAPACITY_EXCEEDED)
+    if (graph_build_outgrew_window(s, rc) && window < GRAPH_TASK_WINDOW_MAX)
         rc = build_full(window);
     if (rc != 0) {
         if (s != had)

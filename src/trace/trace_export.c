@@ -281,21 +281,30 @@ int trace_export_path(const char *prefix, char *path)
 /* Longest name of the file an export writes before renaming it: paths
  * longer than Linux's PATH_MAX fail to open anyway. */
 #define TRACE_TMP_PATH_MAX 4160
+/* Names tried for that file before giving up (a killed export may have
+ * left one behind under the same process id). */
+#define TRACE_TMP_TRIES 64
 
-/* Opens a new file beside `path` for the export (tmp receives its name):
- * created exclusively, with the mode a plain create would give. */
-static FILE *open_beside(const char *path, char *tmp, size_t size)
+/* Opens a new file beside `path` for the export, its name in tmp:
+ * created exclusively, with the mode of the file it will replace (`was`)
+ * or the one a plain create gives. NULL with errno on failure. */
+static FILE *open_beside(const char *path, const struct stat *was, char *tmp, size_t size)
 {
     static atomic_uint serial;
-    int n = snprintf(tmp, size, "%s.partial.%ld.%u", path, (long)getpid(), atomic_fetch_add(&serial, 1u));
-    if (n < 0 || (size_t)n >= size) {
-        errno = ENAMETOOLONG;
-        return NULL;
+    int fd = -1;
+    for (int i = 0; fd < 0 && i < TRACE_TMP_TRIES; i++) {
+        int n = snprintf(tmp, size, "%s.partial.%ld.%u", path, (long)getpid(), atomic_fetch_add(&serial, 1u));
+        if (n < 0 || (size_t)n >= size) {
+            errno = ENAMETOOLONG;
+            return NULL;
+        }
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            return NULL;
     }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0)
         return NULL;
-    FILE *out = fdopen(fd, "w");
+    FILE *out = was != NULL && fchmod(fd, was->st_mode & 07777) != 0 ? NULL : fdopen(fd, "w");
     if (out == NULL) {
         int e = errno;
         close(fd);
@@ -311,22 +320,32 @@ int trace_export_file_run(const char *path, const trace_run *run)
     struct stat st;
     if (path == NULL || run == NULL)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace export: %s = NULL", path == NULL ? "path" : "run");
-    /* A regular file, or none, is replaced whole: the JSON goes to a new
-     * file beside it, renamed over `path` once complete, so a failed
-     * export leaves what was there. Anything else (a FIFO, /dev/stdout)
-     * is written in place. */
-    const int in_place = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
-    FILE *out = in_place ? fopen(path, "w") : open_beside(path, tmp, sizeof tmp);
-    if (out == NULL)
+    /* A regular file with no other link, or none, is replaced whole: the
+     * JSON goes to a new file beside it, renamed over `path` once
+     * complete, so a failed export leaves what was there. Anything else
+     * (a symbolic link, a FIFO, a device, a file with other hard links)
+     * is written in place, through the name, as opening it would. */
+    const int exists = lstat(path, &st) == 0;
+    int replace = !exists || (S_ISREG(st.st_mode) && st.st_nlink == 1);
+    if (replace && exists && access(path, W_OK) != 0)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace path \"%s\": cannot write it: %s", path,
+                            strerror(errno));
+    FILE *out = replace ? open_beside(path, exists ? &st : NULL, tmp, sizeof tmp) : NULL;
+    if (replace && out == NULL && errno == ENAMETOOLONG)
+        replace = 0; /* no room for the longer name beside it */
+    else if (replace && out == NULL)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace path \"%s\": cannot create \"%s\" beside it: %s",
+                            path, tmp, strerror(errno));
+    if (!replace && (out = fopen(path, "w")) == NULL)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace path \"%s\": cannot create it: %s", path,
                             strerror(errno));
     int rc = trace_export_write_run(out, run);
     if (fclose(out) != 0 && rc == 0)
         rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace path \"%s\": closing it failed", path);
-    if (rc == 0 && !in_place && rename(tmp, path) != 0)
+    if (rc == 0 && replace && rename(tmp, path) != 0)
         rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace path \"%s\": cannot replace it: %s", path,
                           strerror(errno));
-    if (rc != 0 && !in_place)
+    if (rc != 0 && replace)
         remove(tmp);
     return rc;
 }

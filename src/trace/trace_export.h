@@ -92,10 +92,11 @@ int trace_export_write(FILE *out, const trace_event *events, size_t count, int d
  * does not fit (path then unspecified). */
 int trace_export_path(const char *prefix, char *path);
 
-/* Writes the JSON of `run` to `path`: a regular file there (or none) is
- * replaced only once the whole JSON is written (through a new file
- * beside it, renamed over it), anything else (a FIFO, a device) is
- * written in place. Returns 0, a status of trace_export_write_run, or
+/* Writes the JSON of `run` to `path`: a regular file there with no
+ * other hard link (or none) is replaced only once the whole JSON is
+ * written (through a new file beside it, with its mode, renamed over
+ * it); anything else (a symbolic link, a FIFO, a device, a file with
+ * other links) is written in place through the name. Returns 0, a status of trace_export_write_run, or
  * PTO_RUNTIME_ERR_INVALID_ARGUMENT (with a reason) when the file cannot
  * be created, written or renamed; a failure leaves a regular file at
  * `path` as it was and no new file. */

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernel_fixture.h"
@@ -248,6 +250,18 @@ static int occurrences(const char *text, const char *what)
     return n;
 }
 
+/* Files named like an export's temporary one left in the test directory. */
+static int partial_files(void)
+{
+    int n = 0;
+    DIR *dir = opendir(SIMPLER_BINARY_DIR "/tests");
+    assert_non_null(dir);
+    for (struct dirent *e; (e = readdir(dir)) != NULL;)
+        n += strstr(e->d_name, ".json.partial.") != NULL;
+    closedir(dir);
+    return n;
+}
+
 /* runtime_c_api.h: "A failed export changes nothing and leaves no
  * partial file." An export whose write fails (here: the file size limit,
  * EFBIG) must leave a file the caller already had at `path` as it was;
@@ -283,6 +297,61 @@ static void trace_export_whose_write_fails_keeps_the_existing_file(void **state)
     if (!exists)
         fail_msg("the refused export removed the file that was at %s", TRACE_PATH);
     assert_string_equal(text, kept);
+    assert_int_equal(partial_files(), 0);
+}
+
+/* How an export treats what is at its path: a regular file keeps its
+ * mode, a symbolic link is written through (the link stays, its target
+ * gets the JSON), and files a killed export left beside the path under
+ * this process id do not stop it. */
+static void trace_export_keeps_modes_links_and_survives_leftovers(void **state)
+{
+    static vadd_buffers v;
+    static const char target[] = SIMPLER_BINARY_DIR "/tests/kernel_trace_export_target.json";
+    static const char link_path[] = SIMPLER_BINARY_DIR "/tests/kernel_trace_export_link.json";
+    char name[sizeof(TRACE_PATH) + 48];
+    struct stat st;
+    kfix k;
+    kbufs d;
+    (void)state;
+    open_traced_with_inputs(&k, &d, &v, 2);
+    kfix_assert_golden(&k, &d, &v, 2);
+
+    FILE *f = fopen(TRACE_PATH, "w");
+    assert_non_null(f);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(chmod(TRACE_PATH, 0640), 0);
+    assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
+    assert_int_equal(stat(TRACE_PATH, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0640);
+    assert_non_null(strstr(trace_text(TRACE_PATH), "traceEvents"));
+
+    remove(link_path);
+    f = fopen(target, "w");
+    assert_non_null(f);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(symlink(target, link_path), 0);
+    assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, link_path), 0);
+    assert_int_equal(lstat(link_path, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_non_null(strstr(trace_text(target), "traceEvents"));
+
+    for (unsigned n = 0; n < 32; n++) {
+        snprintf(name, sizeof name, "%s.partial.%ld.%u", TRACE_PATH, (long)getpid(), n);
+        f = fopen(name, "w");
+        assert_non_null(f);
+        assert_int_equal(fclose(f), 0);
+    }
+    int rc = simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH);
+    for (unsigned n = 0; n < 32; n++) {
+        snprintf(name, sizeof name, "%s.partial.%ld.%u", TRACE_PATH, (long)getpid(), n);
+        remove(name);
+    }
+    close_traced(&k, &d);
+    remove(link_path);
+    remove(target);
+    assert_int_equal(rc, 0);
+    assert_int_equal(partial_files(), 0);
 }
 
 /* An argument-slot launch traces too: its tasks, the scheduler's phases,
@@ -380,6 +449,7 @@ int main(void)
         cmocka_unit_test(trace_export_writes_one_complete_event_per_task_of_the_last_launch),
         cmocka_unit_test(trace_export_to_an_uncreatable_file_fails_and_changes_nothing),
         cmocka_unit_test(trace_export_whose_write_fails_keeps_the_existing_file),
+        cmocka_unit_test(trace_export_keeps_modes_links_and_survives_leftovers),
         cmocka_unit_test(trace_export_of_a_slot_launch_holds_its_tasks_and_host_spans),
         cmocka_unit_test(trace_export_of_a_second_replay_carries_no_host_spans),
         cmocka_unit_test(trace_export_names_kernels_of_the_resident_generation_only),

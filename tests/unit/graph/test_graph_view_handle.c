@@ -488,6 +488,42 @@ static void view_handle_misuse_fails_the_build_with_documented_status(void **sta
     free(args);
 }
 
+/* Five one-argument tasks through one handle. */
+static int orch_five_tasks(SimplerOrch *orch, const ChipStorageTaskArgs *args)
+{
+    ChipTensor dev = fixture_tensor_slice(&args->tensors[0], 0, 4);
+    uint32_t h = 0;
+    simpler_orch_view_make(orch, &dev, &h);
+    for (int i = 0; i < 5; i++) {
+        simpler_orch_args_begin(orch);
+        simpler_orch_add_view(orch, h, 0, SIMPLER_TAG_INPUT);
+        simpler_orch_submit(orch, 0, SIMPLER_CORE_TYPE_AIV);
+    }
+    return 0;
+}
+
+/* The loops that retry a build with twice the window (program mode, the
+ * sizer, dot) retry only a -1004 a window grows out of: more tasks than
+ * the window, not more view handles than any build holds. */
+static void a_build_out_of_view_handles_did_not_outgrow_its_window(void **state)
+{
+    (void)state;
+    graph_scratch *s = gt_scratch(4);
+    ChipStorageTaskArgs *args = fixture_args_new();
+    const graph *g = NULL;
+    gt_args_add_tensor(args, DEV_A, 16, SIMPLER_ADDRESS_SPACE_DEVICE);
+    gt_args_add_scalar(args, 5); /* orch_handle_misuse: one handle too many */
+    int rc = graph_build_run(s, orch_handle_misuse, args, &g);
+    assert_int_equal(rc, PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    assert_false(graph_build_outgrew_window(s, rc));
+    rc = graph_build_run(s, orch_five_tasks, args, &g);
+    assert_int_equal(rc, PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+    assert_true(graph_build_outgrew_window(s, rc));
+    assert_false(graph_build_outgrew_window(s, 0));
+    graph_scratch_destroy(s);
+    free(args);
+}
+
 /* A failed view call changes nothing before it fails the build: the
  * describing calls after it return the first status. */
 static int later_rc[2];
@@ -616,6 +652,7 @@ int main(void)
         cmocka_unit_test(view_handle_names_the_tensor_as_it_was_made),
         cmocka_unit_test(view_handle_misuse_fails_the_build_with_documented_status),
         cmocka_unit_test(view_calls_after_a_failure_return_the_first_status),
+        cmocka_unit_test(a_build_out_of_view_handles_did_not_outgrow_its_window),
         cmocka_unit_test(view_wrappers_refuse_on_an_older_runtime),
         cmocka_unit_test(orch_ops_keep_the_first_layout_and_append_the_later_ops),
     };
