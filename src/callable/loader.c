@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -36,6 +37,36 @@ static int write_all(int fd, const uint8_t *bytes, size_t size)
         size -= (size_t)n;
     }
     return 0;
+}
+
+/* Every dlopen and dlclose of this file, the probe of fd_name_fresh
+ * included, runs under one process-wide lock. The dynamic loader
+ * serializes them anyway, under a lock of its own that ThreadSanitizer
+ * cannot see: a probe that finds another thread's object by its fd name
+ * and drops the last reference frees what that thread's dlopen
+ * allocated, which TSan reports as a race. Recursive, so that a
+ * binary's constructor that loads a callable does not deadlock. */
+static pthread_mutex_t dl_lock;
+static pthread_once_t dl_lock_once = PTHREAD_ONCE_INIT;
+
+static void dl_lock_init(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&dl_lock, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+static void dl_enter(void)
+{
+    pthread_once(&dl_lock_once, dl_lock_init);
+    pthread_mutex_lock(&dl_lock);
+}
+
+static void dl_leave(void)
+{
+    pthread_mutex_unlock(&dl_lock);
 }
 
 static int descriptors_exhausted(int err)
@@ -97,11 +128,14 @@ static int binary_load(const uint8_t *bytes, size_t size, const char *symbol, co
 {
     int fd;
     char path[64];
+    dl_enter();
     int rc = memfile_make(bytes, size, who, &fd, path, sizeof path);
+    void *handle = rc == 0 ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
+    if (rc == 0)
+        close(fd);
+    dl_leave();
     if (rc != 0)
         return rc;
-    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    close(fd);
     if (handle == NULL) {
         const char *why = dlerror();
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
@@ -111,7 +145,9 @@ static int binary_load(const uint8_t *bytes, size_t size, const char *symbol, co
     }
     void *sym = dlsym(handle, symbol);
     if (sym == NULL) {
+        dl_enter();
         dlclose(handle);
+        dl_leave();
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "callable image: %s does not export %s", who, symbol);
     }
     out->handle = handle;
@@ -229,12 +265,14 @@ void callable_unload(loaded_callable *lc)
     if (lc == NULL)
         return;
     /* Reverse order of loading: children, then the orchestration. */
+    dl_enter();
     for (uint32_t i = lc->kernel_count; i-- > 0;) {
         if (lc->kernels[i].handle != NULL)
             dlclose(lc->kernels[i].handle);
     }
     if (lc->orch_handle != NULL)
         dlclose(lc->orch_handle);
+    dl_leave();
     host_free(lc->kernels);
     host_free(lc);
 }

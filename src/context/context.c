@@ -30,10 +30,10 @@ simpler_context *context_lock(DeviceContextHandle handle)
     return ctx;
 }
 
-void context_unlock(simpler_context *ctx)
+/* Puts the calling thread back on the device it was on before
+ * context_select_device switched it, if it did. */
+static void caller_device_restore(simpler_context *ctx)
 {
-    if (ctx == NULL)
-        return;
     if (ctx->caller_device_saved) {
         int code = ctx->ops->set_device(ctx->ops->user, ctx->caller_device);
         if (code != 0)
@@ -41,6 +41,13 @@ void context_unlock(simpler_context *ctx)
                         code);
         ctx->caller_device_saved = 0;
     }
+}
+
+void context_unlock(simpler_context *ctx)
+{
+    if (ctx == NULL)
+        return;
+    caller_device_restore(ctx);
     pthread_mutex_unlock(&ctx->lock);
 }
 
@@ -145,6 +152,7 @@ void destroy_device_context(DeviceContextHandle handle)
     context_unlock(ctx);
     if (ctx->mode != NULL)
         ctx->mode->destroy(ctx);
+    caller_device_restore(ctx); /* the destroy may have selected the context's device */
     pthread_mutex_destroy(&ctx->lock);
     host_free(ctx);
 }
