@@ -85,8 +85,10 @@ static int kernel_finalize(simpler_context *ctx)
     if (ks == NULL || ks->phase == KERNEL_PHASE_NEW || ks->phase == KERNEL_PHASE_CLOSED)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: phase %s: nothing to close",
                             kernel_phase_name(ks != NULL ? ks->phase : KERNEL_PHASE_NEW));
-    if (ks->phase != KERNEL_PHASE_CLOSING)
-        (void)kernel_status_observe(ctx, ks); /* closing anyway */
+    /* Closing anyway: a status word that cannot be read leaves no
+     * reason behind a finalize that succeeds. */
+    if (ks->phase != KERNEL_PHASE_CLOSING && kernel_status_observe(ctx, ks) != 0)
+        simpler_error_clear();
     ks->phase = KERNEL_PHASE_CLOSING;
     int rc = context_select_device(ctx);
     if (rc == 0)

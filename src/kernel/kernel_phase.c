@@ -94,8 +94,10 @@ int simpler_kernel_mode_errors(DeviceContextHandle handle, int *last_runtime_err
     if (!context_is_kernel(ctx)) {
         rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_STATE, "ctx: not a kernel-mode context");
     } else if (ks != NULL) {
-        if (ks->phase != KERNEL_PHASE_CLOSED)
-            (void)kernel_status_observe(ctx, ks);
+        /* A status word that cannot be read leaves the errors as last
+         * seen, and no reason behind a call that succeeds. */
+        if (ks->phase != KERNEL_PHASE_CLOSED && kernel_status_observe(ctx, ks) != 0)
+            simpler_error_clear();
         if (last_runtime_error != NULL)
             *last_runtime_error = ks->last_runtime_error;
         if (teardown_error != NULL)

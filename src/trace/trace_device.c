@@ -12,9 +12,11 @@
 static int device_read(const platform_ops *ops, void *dst, const void *src, size_t bytes, int *last_device_error)
 {
     int code = ops->memcpy_sync(ops->user, dst, src, bytes);
-    if (code != 0)
-        simpler_log(SIMPLER_LOG_WARN, "device call memcpy_sync (trace read) failed with device code %d", code);
-    return platform_status_keep(last_device_error, code);
+    int rc = platform_status_keep(last_device_error, code);
+    if (rc != 0)
+        return simpler_fail(rc, "device call memcpy_sync (trace read) failed: %s (device code %d)",
+                            platform_error_name(code), code);
+    return 0;
 }
 
 /* How many records the header says were written, within what the

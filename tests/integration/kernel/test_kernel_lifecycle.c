@@ -545,6 +545,7 @@ static void fault_every_launch_enqueue_fails_in_turn(void **state)
         platform_counter_fail_nth(&counter, PLATFORM_CALL_ANY, k, SIMDEV_ERROR_INVALID_PARAM);
         int rc = kfix_launch(&kx, &d, 1);
         platform_counter_fail_nth(&counter, PLATFORM_CALL_ANY, 0, 0);
+        assert_reason_fits_status(rc);
         int runtime = 0;
         assert_int_equal(simpler_kernel_mode_errors(kx.ctx, &runtime, NULL), 0);
         if (rc == 0) {

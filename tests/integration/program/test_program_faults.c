@@ -2,8 +2,13 @@
  * device allocation k and device call k = 1, 2, ... in turn until the
  * operation succeeds. Every failure returns its documented status, leaves
  * nothing created (init) or the context usable (run: the next run
- * succeeds with the right results), and ASan runs check for leaks. */
+ * succeeds with the right results), and ASan runs check for leaks.
+ * Below them, sweeps of simpler_register_callable, of simpler_run with
+ * tracing on and of simpler_run_times, which also check the refusal
+ * reason of every point. */
 #include "support.h"
+
+#include <dirent.h>
 
 #include "common/host_alloc.h"
 #include "context/context.h"
@@ -234,6 +239,338 @@ static void program_finalize_failure_is_retried_to_completion(void **state)
     fail_msg("finalize_device never succeeded");
 }
 
+/* ---- register_callable, run with tracing, run_times ---- */
+
+/* The fault of `s` armed at k fired during the call (and is disarmed). */
+static int fired_and_disarm(sweep *s, uint64_t k, uint64_t host_before, uint64_t injected_before)
+{
+    int fired = s->kind == FAULT_HOST ? host_alloc_count() - host_before >= k
+                                      : platform_counter_injected(&s->counter) > injected_before;
+    disarm(s);
+    return fired;
+}
+
+/* The refusal-reason rule, counted (not fatal) so that a sweep reports
+ * every point that breaks it; read right after the call. */
+static int reason_defect(const char *entry, uint64_t k, int rc)
+{
+    const char *why = simpler_last_error_message();
+    if (rc != 0 && why[0] == '\0') {
+        print_message("DEFECT %s, fault %llu: status %d (%s) without a reason\n", entry, (unsigned long long)k, rc,
+                      simpler_strerror(rc));
+        return 1;
+    }
+    if (rc == 0 && why[0] != '\0') {
+        print_message("DEFECT %s, fault %llu: returned 0 but left the reason \"%s\"\n", entry,
+                      (unsigned long long)k, why);
+        return 1;
+    }
+    return 0;
+}
+
+static int open_fds(void)
+{
+    int n = 0;
+    DIR *dir = opendir("/proc/self/fd");
+    assert_non_null(dir);
+    for (struct dirent *e; (e = readdir(dir)) != NULL;)
+        n += e->d_name[0] != '.';
+    closedir(dir);
+    return n;
+}
+
+/* simpler_register_callable into an empty slot, failing at fault k:
+ * -1007 (it calls no device: a device sweep fires nothing), a reason,
+ * the slot still empty with its dlopen counts and open files as before;
+ * the retry registers and the callable runs. */
+static void register_sweep(sweep *s)
+{
+    static vadd_buffers v;
+    ChipStorageTaskArgs args;
+    int defects = 0;
+    uint64_t base_live = live_allocations();
+    for (uint64_t k = 1; k < SWEEP_LIMIT; k++) {
+        DeviceContextHandle ctx = context_over(s);
+        assert_int_equal(simpler_init(ctx, 0, NULL), 0);
+        size_t host0 = get_host_dlopen_count(ctx), aicpu0 = get_aicpu_dlopen_count(ctx);
+        int fds0 = open_fds();
+        uint64_t host_before = host_alloc_count(), injected_before = platform_counter_injected(&s->counter);
+        arm(s, k);
+        int rc = simpler_register_callable(ctx, 0, image.bytes, image.size);
+        int fired = fired_and_disarm(s, k, host_before, injected_before);
+        defects += reason_defect("simpler_register_callable", k, rc);
+        if (rc != 0) {
+            assert_true(fired);
+            assert_int_equal(rc, PTO_RUNTIME_ERR_OUT_OF_MEMORY);
+            assert_int_equal(simpler_unregister_callable(ctx, 0), PTO_RUNTIME_ERR_CALLABLE_NOT_RESIDENT);
+            assert_int_equal(get_host_dlopen_count(ctx), host0);
+            assert_int_equal(get_aicpu_dlopen_count(ctx), aicpu0);
+            assert_int_equal(open_fds(), fds0);
+            assert_int_equal(simpler_register_callable(ctx, 0, image.bytes, image.size), 0);
+        } else {
+            assert_false(fired);
+        }
+        vadd_buffers_fill(&v, 1.0f);
+        vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 2, 0);
+        assert_int_equal(simpler_run(ctx, 0, &args, NULL), 0);
+        assert_int_equal(vadd_check(&v, 2), 0);
+        assert_int_equal(finalize_device(ctx), 0);
+        destroy_device_context(ctx);
+        assert_int_equal(live_allocations(), base_live);
+        if (!fired) {
+            print_message("simpler_register_callable sweep: %llu injection points\n", (unsigned long long)(k - 1));
+            assert_int_equal(defects, 0);
+            return;
+        }
+    }
+    fail_msg("simpler_register_callable never ran unfailed");
+}
+
+static void program_register_host_allocation_sweep(void **state)
+{
+    sweep s = {.kind = FAULT_HOST};
+    (void)state;
+    register_sweep(&s);
+}
+
+static void program_register_device_call_sweep(void **state)
+{
+    sweep s = {.kind = FAULT_DEVICE, .call = PLATFORM_CALL_ANY, .code = SIMDEV_ERROR_INVALID_PARAM};
+    (void)state;
+    register_sweep(&s);
+}
+
+#define TRACE_PREFIX SIMPLER_BINARY_DIR "/tests/program_faults_"
+#define TRACE_FILE TRACE_PREFIX "trace.json"
+
+static int trace_task_events(void)
+{
+    static char text[1u << 20];
+    FILE *f = fopen(TRACE_FILE, "r");
+    if (f == NULL)
+        return -1;
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    int events = 0;
+    for (const char *p = text; (p = strstr(p, "\"cat\":\"task\"")) != NULL; p++)
+        events++;
+    return events;
+}
+
+static int trace_partial_files(void)
+{
+    int n = 0;
+    DIR *dir = opendir(SIMPLER_BINARY_DIR "/tests");
+    assert_non_null(dir);
+    for (struct dirent *e; (e = readdir(dir)) != NULL;)
+        n += strstr(e->d_name, "program_faults_trace.json.partial.") != NULL;
+    closedir(dir);
+    return n;
+}
+
+/* simpler_run with CallConfig.trace on, the armed run the first traced
+ * one of a fresh context (so the trace buffer is committed in it), of
+ * `rounds`: every failure -1007/-1008 with a reason, no partial trace
+ * file, and the retry runs right and writes one event per task. */
+static void traced_run_sweep(sweep *s, uint64_t rounds)
+{
+    static vadd_buffers v;
+    ChipStorageTaskArgs args;
+    CallConfig config;
+    int defects = 0;
+    assert_int_equal(simpler_call_config_default(&config), 0);
+    config.trace = 1;
+    snprintf(config.output_prefix, sizeof(config.output_prefix), "%s", TRACE_PREFIX);
+    uint64_t base_live = live_allocations();
+    for (uint64_t k = 1; k < SWEEP_LIMIT; k++) {
+        DeviceContextHandle ctx = context_over(s);
+        assert_int_equal(simpler_init(ctx, 0, NULL), 0);
+        assert_int_equal(simpler_register_callable(ctx, 0, image.bytes, image.size), 0);
+        vadd_buffers_fill(&v, 1.0f);
+        vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 1, 0);
+        assert_int_equal(simpler_run(ctx, 0, &args, NULL), 0);
+        remove(TRACE_FILE);
+        vadd_buffers_fill(&v, 2.0f);
+        vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, rounds, 0);
+        uint64_t host_before = host_alloc_count(), injected_before = platform_counter_injected(&s->counter);
+        arm(s, k);
+        int rc = simpler_run(ctx, 0, &args, &config);
+        int fired = fired_and_disarm(s, k, host_before, injected_before);
+        defects += reason_defect("simpler_run (trace on)", k, rc);
+        if (rc != 0) {
+            assert_true(fired);
+            assert_true(is_failure_status(rc));
+            assert_int_equal(trace_partial_files(), 0);
+            vadd_buffers_fill(&v, 3.0f);
+            assert_int_equal(simpler_run(ctx, 0, &args, &config), 0);
+        } else {
+            assert_false(fired);
+        }
+        assert_int_equal(vadd_check(&v, rounds), 0);
+        assert_int_equal(trace_task_events(), (int)rounds + 2);
+        assert_int_equal(finalize_device(ctx), 0);
+        destroy_device_context(ctx);
+        assert_int_equal(live_allocations(), base_live);
+        if (!fired) {
+            remove(TRACE_FILE);
+            print_message("simpler_run (trace on) sweep: %llu injection points\n", (unsigned long long)(k - 1));
+            assert_int_equal(defects, 0);
+            return;
+        }
+    }
+    fail_msg("simpler_run (trace on) never ran unfailed");
+}
+
+static void program_traced_run_host_allocation_sweep(void **state)
+{
+    sweep s = {.kind = FAULT_HOST};
+    (void)state;
+    traced_run_sweep(&s, 4);
+}
+
+static void program_traced_run_device_call_sweep(void **state)
+{
+    sweep s = {.kind = FAULT_DEVICE, .call = PLATFORM_CALL_ANY, .code = SIMDEV_ERROR_INVALID_PARAM};
+    (void)state;
+    traced_run_sweep(&s, 4);
+}
+
+static void program_traced_run_device_allocation_sweep(void **state)
+{
+    sweep s = {.kind = FAULT_DEVICE, .call = PLATFORM_CALL_MEM_ALLOC, .code = SIMDEV_ERROR_MEMORY_ALLOCATION};
+    (void)state;
+    traced_run_sweep(&s, 4);
+}
+
+/* simpler_run_times after a run, failing at device call k (the device
+ * selection included, which test_program_run's memcpy sweep does not
+ * reach): a device status with a reason, *out untouched, and the same
+ * times once the device answers. */
+static void program_run_times_device_call_sweep(void **state)
+{
+    static vadd_buffers v;
+    sweep s = {.kind = FAULT_DEVICE, .call = PLATFORM_CALL_ANY, .code = SIMDEV_ERROR_INVALID_PARAM};
+    ChipStorageTaskArgs args;
+    SimplerRunTimes kept, t;
+    int defects = 0;
+    (void)state;
+    DeviceContextHandle ctx = context_over(&s);
+    assert_int_equal(simpler_init(ctx, 0, NULL), 0);
+    assert_int_equal(simpler_register_callable(ctx, 0, image.bytes, image.size), 0);
+    vadd_buffers_fill(&v, 1.0f);
+    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 2, 0);
+    assert_int_equal(simpler_run(ctx, 0, &args, NULL), 0);
+    memset(&kept, 0, sizeof(kept));
+    kept.struct_size = sizeof(kept);
+    assert_int_equal(simpler_run_times(ctx, &kept), 0);
+    uint64_t k = 1;
+    for (; k < SWEEP_LIMIT; k++) {
+        memset(&t, 0x5a, sizeof(t));
+        t.struct_size = sizeof(t);
+        SimplerRunTimes before = t;
+        uint64_t injected_before = platform_counter_injected(&s.counter);
+        arm(&s, k);
+        int rc = simpler_run_times(ctx, &t);
+        int fired = fired_and_disarm(&s, k, 0, injected_before);
+        defects += reason_defect("simpler_run_times", k, rc);
+        if (!fired) {
+            assert_int_equal(rc, 0);
+            assert_memory_equal(&t, &kept, sizeof(t));
+            break;
+        }
+        assert_int_equal(rc, PTO_RUNTIME_ERR_DEVICE);
+        assert_memory_equal(&t, &before, sizeof(t));
+        assert_int_equal(context_last_device_error(ctx), SIMDEV_ERROR_INVALID_PARAM);
+    }
+    assert_true(k > 1);
+    print_message("simpler_run_times sweep: %llu injection points\n", (unsigned long long)(k - 1));
+    assert_int_equal(finalize_device(ctx), 0);
+    destroy_device_context(ctx);
+    assert_int_equal(defects, 0);
+}
+
+/* The memory helpers over the counting table, device call k failing in
+ * turn (the device selection, then the allocation or the copy):
+ * device_malloc_ctx returns NULL with a reason and allocates nothing;
+ * a copy returns the device status with a reason and writes nothing;
+ * each works once the fault is gone. */
+#define HELPER_WORDS 64u
+
+static void program_memory_helpers_device_call_sweep(void **state)
+{
+    sweep s = {.kind = FAULT_DEVICE, .call = PLATFORM_CALL_ANY, .code = SIMDEV_ERROR_INVALID_PARAM};
+    uint32_t src[HELPER_WORDS], dst[HELPER_WORDS];
+    int defects = 0;
+    uint64_t points[3] = {0, 0, 0};
+    (void)state;
+    DeviceContextHandle ctx = context_over(&s);
+    assert_int_equal(simpler_init(ctx, 0, NULL), 0);
+    uint64_t base_live = live_allocations();
+    for (int entry = 0; entry < 3; entry++) {
+        static const char *const names[] = {"device_malloc_ctx", "copy_to_device_ctx", "copy_from_device_ctx"};
+        const char *name = names[entry];
+        for (uint64_t k = 1;; k++) {
+            assert_true(k < SWEEP_LIMIT);
+            void *dev = NULL;
+            if (entry != 0) {
+                dev = device_malloc_ctx(ctx, sizeof(src));
+                assert_non_null(dev);
+                memset(src, 0x11, sizeof(src));
+                assert_int_equal(copy_to_device_ctx(ctx, dev, src, sizeof(src)), 0);
+                memset(src, 0x22, sizeof(src));
+                memset(dst, 0x33, sizeof(dst));
+            }
+            uint64_t injected_before = platform_counter_injected(&s.counter);
+            int rc;
+            arm(&s, k);
+            if (entry == 0) {
+                dev = device_malloc_ctx(ctx, sizeof(src));
+                rc = dev != NULL ? 0 : -1;
+            } else if (entry == 1) {
+                rc = copy_to_device_ctx(ctx, dev, src, sizeof(src));
+            } else {
+                rc = copy_from_device_ctx(ctx, dst, dev, sizeof(dst));
+            }
+            int fired = fired_and_disarm(&s, k, 0, injected_before);
+            defects += reason_defect(name, k, rc);
+            uint32_t word = 0;
+            if (fired) {
+                assert_int_not_equal(rc, 0);
+                if (entry == 0) {
+                    assert_int_equal(live_allocations(), base_live); /* nothing allocated */
+                } else {
+                    assert_int_equal(rc, PTO_RUNTIME_ERR_DEVICE);
+                    assert_int_equal(copy_from_device_ctx(ctx, &word, dev, sizeof(word)), 0);
+                    assert_int_equal(word, 0x11111111u); /* the device kept its bytes */
+                    if (entry == 2)
+                        assert_int_equal(dst[0], 0x33333333u); /* nothing written */
+                }
+            } else {
+                assert_int_equal(rc, 0);
+                if (entry == 1) {
+                    assert_int_equal(copy_from_device_ctx(ctx, &word, dev, sizeof(word)), 0);
+                    assert_int_equal(word, 0x22222222u);
+                } else if (entry == 2) {
+                    assert_int_equal(dst[HELPER_WORDS - 1], 0x11111111u);
+                }
+            }
+            if (dev != NULL)
+                device_free_ctx(ctx, dev);
+            assert_int_equal(live_allocations(), base_live);
+            if (!fired) {
+                points[entry] = k - 1;
+                break;
+            }
+        }
+        assert_true(points[entry] > 0);
+        print_message("%s sweep: %llu injection points\n", name, (unsigned long long)points[entry]);
+    }
+    assert_int_equal(finalize_device(ctx), 0);
+    destroy_device_context(ctx);
+    assert_int_equal(defects, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -245,6 +582,13 @@ int main(void)
         cmocka_unit_test(program_run_device_allocation_sweep),
         cmocka_unit_test(program_run_device_failure_keeps_the_device_code),
         cmocka_unit_test(program_finalize_failure_is_retried_to_completion),
+        cmocka_unit_test(program_register_host_allocation_sweep),
+        cmocka_unit_test(program_register_device_call_sweep),
+        cmocka_unit_test(program_traced_run_host_allocation_sweep),
+        cmocka_unit_test(program_traced_run_device_call_sweep),
+        cmocka_unit_test(program_traced_run_device_allocation_sweep),
+        cmocka_unit_test(program_run_times_device_call_sweep),
+        cmocka_unit_test(program_memory_helpers_device_call_sweep),
     };
     return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
 }

@@ -11,7 +11,9 @@
 
 #include "callable/loader.h"
 #include "common/error.h"
+#include "common/host_alloc.h"
 #include "graph/tensor_map.h"
+#include "reason_check.h"
 
 #define DOT_PATH "graph_dot_test.dot"
 
@@ -280,6 +282,41 @@ static void dot_refusal_writes_no_file_and_says_why(void **state)
     free(args);
 }
 
+/* Host allocation k of a DOT export failing in turn, k = 1, 2, ...
+ * until it runs unfailed, on the 1500-task chain (so the build outgrows
+ * its first window and remakes its scratch): -1007 with a reason, no
+ * file, every allocation that succeeded freed; then the file has every
+ * task. */
+static void dot_allocation_failure_sweep_leaves_no_file_and_leaks_nothing(void **state)
+{
+    (void)state;
+    ChipStorageTaskArgs *args = fixture_args(3, SIMPLER_ADDRESS_SPACE_DEVICE);
+    uint64_t k = 1;
+    for (;; k++) {
+        remove(DOT_PATH);
+        uint64_t allocs = host_alloc_count(), frees = host_free_count();
+        host_alloc_fail_nth(k);
+        int rc = simpler_graph_dot(image, image_size, args, DOT_PATH);
+        host_alloc_fail_nth(0);
+        assert_reason_fits_status(rc);
+        uint64_t made = host_alloc_count() - allocs;
+        if (rc == 0) {
+            assert_true(k > made);
+            assert_int_equal(host_free_count() - frees, made);
+            break;
+        }
+        assert_int_equal(rc, PTO_RUNTIME_ERR_OUT_OF_MEMORY);
+        assert_true(made >= k);
+        assert_int_equal(host_free_count() - frees, made - 1);
+        assert_null(fopen(DOT_PATH, "r"));
+    }
+    assert_true(k > 4); /* the callable, its kernels, two scratches at least */
+    print_message("simpler_graph_dot sweep: %llu injection points\n", (unsigned long long)(k - 1));
+    assert_int_equal(dot_read(DOT_PATH).nodes, 1500);
+    remove(DOT_PATH);
+    free(args);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +327,7 @@ int main(void)
         cmocka_unit_test(add_tensor_edge_kinds_put_a_task_s_reads_first),
         cmocka_unit_test(edge_kinds_follow_their_edges_when_predecessors_come_descending),
         cmocka_unit_test(dot_refusal_writes_no_file_and_says_why),
+        cmocka_unit_test(dot_allocation_failure_sweep_leaves_no_file_and_leaks_nothing),
     };
     return cmocka_run_group_tests(tests, load_image, free_image);
 }

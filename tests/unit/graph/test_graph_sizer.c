@@ -161,16 +161,15 @@ static void graph_sizer_create_failure_sweep_leaks_nothing(void **state)
 /* A measure that must grow the scratch fails at each of its allocations
  * in turn: -1007, *out untouched, nothing leaked, and the handle measures
  * afterwards as if the failed call had not happened. */
-static void graph_sizer_growth_failure_sweep_changes_nothing(void **state)
+static void growth_failure_sweep(uint32_t window)
 {
-    (void)state;
     ChipStorageTaskArgs *big = fixture_args(3, SIMPLER_ADDRESS_SPACE_DEVICE);
     ChipStorageTaskArgs *small = fixture_args(0, SIMPLER_ADDRESS_SPACE_DEVICE);
     SimplerGraphRequirements r, before;
     memset(&r, 0xab, sizeof(r));
     before = r;
     for (uint64_t k = 1;; k++) {
-        SimplerGraphSizer *sizer = sizer_new(0);
+        SimplerGraphSizer *sizer = sizer_new(window);
         uint64_t allocs = host_alloc_count(), frees = host_free_count();
         host_alloc_fail_nth(k);
         int rc = simpler_graph_sizer_measure(sizer, big, &r);
@@ -199,6 +198,21 @@ static void graph_sizer_growth_failure_sweep_changes_nothing(void **state)
     free(big);
 }
 
+static void graph_sizer_growth_failure_sweep_changes_nothing(void **state)
+{
+    (void)state;
+    growth_failure_sweep(0);
+}
+
+/* From a 512-task window the 1500-task chain grows twice (1024, then
+ * 2048): a failure in the second growth also frees the first one's
+ * scratch, which the one-growth sweep above never reaches. */
+static void graph_sizer_two_growths_failure_sweep_changes_nothing(void **state)
+{
+    (void)state;
+    growth_failure_sweep(512);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -210,6 +224,7 @@ int main(void)
         cmocka_unit_test(graph_sizer_measure_refusals_change_nothing),
         cmocka_unit_test(graph_sizer_create_failure_sweep_leaks_nothing),
         cmocka_unit_test(graph_sizer_growth_failure_sweep_changes_nothing),
+        cmocka_unit_test(graph_sizer_two_growths_failure_sweep_changes_nothing),
     };
     return cmocka_run_group_tests(tests, load_image, free_image);
 }
