@@ -12,7 +12,13 @@
  * - calls on one context are serialized by the caller (a context is not
  *   internally locked unless its comment says so); different contexts may
  *   be used from different threads at once. simpler_strerror and the pure
- *   sizing functions are thread-safe.
+ *   sizing functions are thread-safe. The device's capture rules still
+ *   span threads: while any thread captures a stream in GLOBAL mode, the
+ *   device refuses synchronous copies to every thread in the default
+ *   (GLOBAL) interaction mode (simdev_capture_thread_exchange_mode
+ *   changes a thread's), so calls that copy synchronously (simpler_run,
+ *   the memory helpers, trace export) fail with -1008 on any context
+ *   until that capture ends.
  */
 #ifndef SIMPLER_RUNTIME_C_API_H
 #define SIMPLER_RUNTIME_C_API_H
@@ -567,7 +573,8 @@ SIMPLER_API size_t get_host_dlopen_count(DeviceContextHandle ctx);
 SIMPLER_API size_t get_aicpu_dlopen_count(DeviceContextHandle ctx);
 /* Reads the kernel context's first runtime error and first teardown error
  * (0 = none); either output may be NULL. Returns 0; -1005 for NULL ctx;
- * -1003 for a context not in KERNEL mode. */
+ * -1003 for a context not in KERNEL mode. Thread-safe (the context's
+ * lock). */
 SIMPLER_API int simpler_kernel_mode_errors(DeviceContextHandle ctx, int *last_runtime_error, int *teardown_error);
 
 /* The number of host allocations (malloc, calloc, realloc; failed ones

@@ -3,6 +3,7 @@
  * neither device memory, nor the accounting, nor the caller's buffers. */
 #include "support.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "program_fixture.h"
@@ -143,6 +144,63 @@ static void memory_helpers_free_of_foreign_or_freed_pointer_changes_nothing(void
     assert_int_equal(mem_info().live_allocations, before.live_allocations - 1);
 }
 
+/* Another thread's capture in GLOBAL mode, held open while the test
+ * thread copies: the device refuses synchronous copies to threads in
+ * the default interaction mode (runtime_c_api.h's conventions). */
+typedef struct capture_holder {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int begun, release, rc;
+} capture_holder;
+
+static void *hold_capture(void *arg)
+{
+    capture_holder *h = arg;
+    simdev_stream_t stream = NULL;
+    simdev_graph_t graph = NULL;
+    int rc = simdev_set_device(0);
+    rc = rc ? rc : simdev_stream_create(&stream);
+    rc = rc ? rc : simdev_capture_begin(stream, SIMDEV_CAPTURE_MODE_GLOBAL);
+    pthread_mutex_lock(&h->lock);
+    h->rc = rc;
+    h->begun = 1;
+    pthread_cond_broadcast(&h->cond);
+    while (!h->release)
+        pthread_cond_wait(&h->cond, &h->lock);
+    pthread_mutex_unlock(&h->lock);
+    if (rc == 0 && simdev_capture_end(stream, &graph) == 0 && graph != NULL)
+        (void)simdev_graph_destroy(graph);
+    if (stream != NULL)
+        (void)simdev_stream_destroy(stream);
+    return NULL;
+}
+
+static void memory_helpers_copy_refused_while_another_thread_captures_globally(void **state)
+{
+    (void)state;
+    capture_holder h = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
+    uint32_t *dev = filled_buffer(7);
+    uint32_t host[WORDS];
+    memset(host, 0, sizeof host);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, hold_capture, &h), 0);
+    pthread_mutex_lock(&h.lock);
+    while (!h.begun)
+        pthread_cond_wait(&h.cond, &h.lock);
+    pthread_mutex_unlock(&h.lock);
+    int during = copy_from_device_ctx(ctx, host, dev, sizeof host);
+    pthread_mutex_lock(&h.lock);
+    h.release = 1;
+    pthread_cond_broadcast(&h.cond);
+    pthread_mutex_unlock(&h.lock);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(h.rc, 0);
+    assert_int_equal(during, PTO_RUNTIME_ERR_DEVICE);
+    assert_int_equal(host[0], 0); /* nothing copied */
+    assert_device_words(dev, 7);  /* and once the capture ended, it works */
+    device_free_ctx(ctx, dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -151,6 +209,7 @@ int main(void)
         cmocka_unit_test(memory_helpers_copy_past_the_allocation_is_device_error_without_effect),
         cmocka_unit_test(memory_helpers_copy_with_a_host_pointer_as_device_is_device_error),
         cmocka_unit_test(memory_helpers_free_of_foreign_or_freed_pointer_changes_nothing),
+        cmocka_unit_test(memory_helpers_copy_refused_while_another_thread_captures_globally),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
