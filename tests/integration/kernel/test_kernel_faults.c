@@ -24,106 +24,17 @@
 #include "context/context.h"
 #include "kernel/kernel_state.h"
 #include "kernel_fixture.h"
+#include "fault_sweep.h"
 #include "reason_check.h"
 #include "../program/image_fixture.h"
 #include "platform/platform_counter.h"
 
-/* Far more than any sweep needs; a sweep that reaches it is a bug. */
-#define SWEEP_LIMIT 200u
 #define ROUNDS 2u
 #define SLOTS 2u
 #define SLOT 1u
 #define FRESH_ID 7
 #define TRACE_PATH SIMPLER_BINARY_DIR "/tests/kernel_faults_trace.json"
 #define TRACE_BEFORE "the file that was there\n"
-
-typedef enum { FAULT_HOST, FAULT_DEVICE } fault_kind;
-
-typedef struct sweep {
-    fault_kind kind;
-    int call; /* PLATFORM_CALL_* failed (FAULT_DEVICE; 0 = any) */
-    int code; /* device code injected (FAULT_DEVICE) */
-    platform_counter counter;
-    uint64_t k;
-    uint64_t host_before, injected_before;
-    int defects; /* reason-rule violations seen */
-} sweep;
-
-static void arm(sweep *s, uint64_t k)
-{
-    s->k = k;
-    s->host_before = host_alloc_count();
-    s->injected_before = platform_counter_injected(&s->counter);
-    if (s->kind == FAULT_HOST)
-        host_alloc_fail_nth(k);
-    else
-        platform_counter_fail_nth(&s->counter, s->call, k, s->code);
-}
-
-/* Disarms both kinds; 1 when the armed fault fired during the call. */
-static int disarm(sweep *s)
-{
-    int fired = s->kind == FAULT_HOST ? host_alloc_count() - s->host_before >= s->k
-                                      : platform_counter_injected(&s->counter) > s->injected_before;
-    host_alloc_fail_nth(0);
-    platform_counter_fail_nth(&s->counter, PLATFORM_CALL_ANY, 0, 0);
-    return fired;
-}
-
-static const char *kind_name(const sweep *s)
-{
-    if (s->kind == FAULT_HOST)
-        return "host allocation";
-    return s->call == PLATFORM_CALL_ANY ? "device call" : "device allocation";
-}
-
-/* The refusal-reason rule (reason_check.h), counted instead of fatal;
- * read right after the call under test. */
-static void reason_check(sweep *s, const char *entry, int rc)
-{
-    const char *why = simpler_last_error_message();
-    if (rc == 0 && why[0] != '\0') {
-        print_message("DEFECT %s, %s %llu failing: returned 0 but left the reason \"%s\"\n", entry, kind_name(s),
-                      (unsigned long long)s->k, why);
-        s->defects++;
-    } else if (rc != 0 && why[0] == '\0') {
-        print_message("DEFECT %s, %s %llu failing: status %d (%s) without a reason\n", entry, kind_name(s),
-                      (unsigned long long)s->k, rc, simpler_strerror(rc));
-        s->defects++;
-    } else if (strchr(why, '\n') != NULL) {
-        print_message("DEFECT %s: the reason \"%s\" is not one line\n", entry, why);
-        s->defects++;
-    }
-}
-
-static void sweep_done(sweep *s, const char *entry, uint64_t k)
-{
-    print_message("%s, %s sweep: %llu injection points\n", entry, kind_name(s), (unsigned long long)(k - 1));
-    assert_int_equal(s->defects, 0);
-}
-
-static int is_failure_status(int rc)
-{
-    return rc == PTO_RUNTIME_ERR_OUT_OF_MEMORY || rc == PTO_RUNTIME_ERR_DEVICE;
-}
-
-static uint64_t live_allocations(void)
-{
-    simdev_mem_info info;
-    assert_int_equal(simdev_get_mem_info(0, &info), SIMDEV_SUCCESS);
-    return info.live_allocations;
-}
-
-static int open_fds(void)
-{
-    int n = 0;
-    DIR *dir = opendir("/proc/self/fd");
-    assert_non_null(dir);
-    for (struct dirent *e; (e = readdir(dir)) != NULL;)
-        n += e->d_name[0] != '.';
-    closedir(dir);
-    return n;
-}
 
 static SimplerKernelCtxControl plan(void)
 {
@@ -158,7 +69,7 @@ static void close_any(kfix *k, kbufs *d, uint64_t base_live)
     destroy_device_context(k->ctx);
     kbufs_free(d);
     assert_int_equal(simdev_stream_destroy(k->stream), SIMDEV_SUCCESS);
-    assert_int_equal(live_allocations(), base_live);
+    assert_int_equal(sweep_live_allocations(), base_live);
 }
 
 static int launch_id(kfix *k, int32_t id, const kbufs *d, uint64_t rounds)
@@ -217,19 +128,19 @@ static void write_args_sweep(sweep *s)
     static vadd_buffers v;
     SimplerKernelCtxControl c = slot_plan();
     for (uint64_t k = 1; k < SWEEP_LIMIT; k++) {
-        uint64_t base_live = live_allocations();
+        uint64_t base_live = sweep_live_allocations();
         kfix kx;
         kbufs d;
         open_counting(&kx, s, &c, &d, &v);
         assert_int_equal(write_step(&kx, &d, 1), 0);
         assert_int_equal(simdev_stream_synchronize(kx.stream), SIMDEV_SUCCESS);
-        arm(s, k);
+        sweep_arm(s, k);
         int rc = write_step(&kx, &d, 2);
-        int fired = disarm(s);
-        reason_check(s, "write_args", rc);
+        int fired = sweep_disarm(s);
+        sweep_reason_check(s, "write_args", rc);
         if (rc != 0) {
             assert_true(fired);
-            assert_true(is_failure_status(rc));
+            assert_true(sweep_failure_status(rc));
             assert_int_equal(kernel_phase(kx.ctx), KERNEL_PHASE_READY_ENQUEUED);
             assert_int_equal(runtime_error(&kx), 0);
             assert_slot_golden(&kx, &d, &v, 1); /* the slot kept its packet */
@@ -247,20 +158,10 @@ static void write_args_sweep(sweep *s)
     fail_msg("write_args never ran unfailed");
 }
 
-static void write_args_device_call_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_DEVICE, .code = SIMDEV_ERROR_INVALID_PARAM};
-    (void)state;
-    write_args_sweep(&s);
-}
+SWEEP_TEST(write_args_device_call_sweep, SWEEP_DEVICE_CALLS, write_args_sweep(&s))
 
 /* It allocates nothing: the first host allocation armed never fires. */
-static void write_args_host_allocation_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_HOST};
-    (void)state;
-    write_args_sweep(&s);
-}
+SWEEP_TEST(write_args_host_allocation_sweep, SWEEP_HOST_ALLOCATIONS, write_args_sweep(&s))
 
 /* ---- launch_slot ---- */
 
@@ -274,19 +175,19 @@ static void launch_slot_sweep(sweep *s)
     SimplerKernelCtxControl c = slot_plan();
     int poisoned_seen = 0;
     for (uint64_t k = 1; k < SWEEP_LIMIT; k++) {
-        uint64_t base_live = live_allocations();
+        uint64_t base_live = sweep_live_allocations();
         kfix kx;
         kbufs d;
         open_counting(&kx, s, &c, &d, &v);
         assert_int_equal(write_step(&kx, &d, 2), 0);
         assert_int_equal(simdev_stream_synchronize(kx.stream), SIMDEV_SUCCESS);
-        arm(s, k);
+        sweep_arm(s, k);
         int rc = simpler_kernel_mode_launch_slot(kx.ctx, SLOT, kx.stream);
-        int fired = disarm(s);
-        reason_check(s, "launch_slot", rc);
+        int fired = sweep_disarm(s);
+        sweep_reason_check(s, "launch_slot", rc);
         if (rc != 0) {
             assert_true(fired);
-            assert_true(is_failure_status(rc));
+            assert_true(sweep_failure_status(rc));
             if (kernel_phase(kx.ctx) == KERNEL_PHASE_READY_ENQUEUED) {
                 assert_false(poisoned_seen);
                 assert_int_equal(runtime_error(&kx), 0);
@@ -313,12 +214,7 @@ static void launch_slot_sweep(sweep *s)
     fail_msg("launch_slot never ran unfailed");
 }
 
-static void launch_slot_device_call_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_DEVICE, .code = SIMDEV_ERROR_INVALID_PARAM};
-    (void)state;
-    launch_slot_sweep(&s);
-}
+SWEEP_TEST(launch_slot_device_call_sweep, SWEEP_DEVICE_CALLS, launch_slot_sweep(&s))
 
 /* ---- prepare_callable ---- */
 
@@ -340,23 +236,23 @@ static void prepare_sweep(sweep *s, int32_t id)
     static vadd_buffers v;
     SimplerKernelCtxControl c = plan();
     for (uint64_t k = 1; k < SWEEP_LIMIT; k++) {
-        uint64_t base_live = live_allocations();
+        uint64_t base_live = sweep_live_allocations();
         kfix kx;
         kbufs d;
         int resident0 = 0, resident = 0;
         open_counting(&kx, s, &c, &d, &v);
         uint64_t gen0 = slot_generation(kx.ctx, id, &resident0);
         size_t host0 = get_host_dlopen_count(kx.ctx), aicpu0 = get_aicpu_dlopen_count(kx.ctx);
-        int fds0 = open_fds();
+        int fds0 = sweep_open_fds();
         uint64_t records0 = platform_counter_calls(&s->counter, PLATFORM_CALL_EVENT_RECORD);
-        arm(s, k);
+        sweep_arm(s, k);
         int rc = simpler_kernel_mode_prepare_callable(kx.ctx, id, image.bytes, image.size, kx.stream);
-        int fired = disarm(s);
-        reason_check(s, "prepare_callable", rc);
+        int fired = sweep_disarm(s);
+        sweep_reason_check(s, "prepare_callable", rc);
         uint64_t gen = slot_generation(kx.ctx, id, &resident);
         if (rc != 0) {
             assert_true(fired);
-            assert_true(is_failure_status(rc));
+            assert_true(sweep_failure_status(rc));
             assert_int_equal(kernel_phase(kx.ctx), KERNEL_PHASE_READY_ENQUEUED);
             int enqueued = platform_counter_calls(&s->counter, PLATFORM_CALL_EVENT_RECORD) > records0;
             if (enqueued) {
@@ -369,7 +265,7 @@ static void prepare_sweep(sweep *s, int32_t id)
                 assert_int_equal(resident, resident0);
                 assert_int_equal(get_host_dlopen_count(kx.ctx), host0);
                 assert_int_equal(get_aicpu_dlopen_count(kx.ctx), aicpu0);
-                assert_int_equal(open_fds(), fds0);
+                assert_int_equal(sweep_open_fds(), fds0);
             }
             if (resident)
                 assert_id_golden(&kx, id, &d, &v, ROUNDS);
@@ -391,33 +287,13 @@ static void prepare_sweep(sweep *s, int32_t id)
     fail_msg("prepare_callable never ran unfailed");
 }
 
-static void prepare_replacing_host_allocation_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_HOST};
-    (void)state;
-    prepare_sweep(&s, KFIX_ID);
-}
+SWEEP_TEST(prepare_replacing_host_allocation_sweep, SWEEP_HOST_ALLOCATIONS, prepare_sweep(&s, KFIX_ID))
 
-static void prepare_replacing_device_call_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_DEVICE, .code = SIMDEV_ERROR_INVALID_PARAM};
-    (void)state;
-    prepare_sweep(&s, KFIX_ID);
-}
+SWEEP_TEST(prepare_replacing_device_call_sweep, SWEEP_DEVICE_CALLS, prepare_sweep(&s, KFIX_ID))
 
-static void prepare_empty_slot_host_allocation_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_HOST};
-    (void)state;
-    prepare_sweep(&s, FRESH_ID);
-}
+SWEEP_TEST(prepare_empty_slot_host_allocation_sweep, SWEEP_HOST_ALLOCATIONS, prepare_sweep(&s, FRESH_ID))
 
-static void prepare_empty_slot_device_call_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_DEVICE, .code = SIMDEV_ERROR_INVALID_PARAM};
-    (void)state;
-    prepare_sweep(&s, FRESH_ID);
-}
+SWEEP_TEST(prepare_empty_slot_device_call_sweep, SWEEP_DEVICE_CALLS, prepare_sweep(&s, FRESH_ID))
 
 /* ---- trace_export ---- */
 
@@ -448,17 +324,6 @@ static int task_events(const char *path)
     return n;
 }
 
-static int partial_files(void)
-{
-    int n = 0;
-    DIR *dir = opendir(SIMPLER_BINARY_DIR "/tests");
-    assert_non_null(dir);
-    for (struct dirent *e; (e = readdir(dir)) != NULL;)
-        n += strstr(e->d_name, "kernel_faults_trace.json.partial.") != NULL;
-    closedir(dir);
-    return n;
-}
-
 /* A traced context that ran ROUNDS; an existing file at the path. The
  * export failing at fault k: -1007/-1008, the file keeps its bytes, no
  * partial file, the context as it was; the retry writes every task. */
@@ -468,21 +333,21 @@ static void trace_export_sweep(sweep *s)
     SimplerKernelCtxControl c = plan();
     c.trace_records = (uint32_t)task_count(ROUNDS);
     for (uint64_t k = 1; k < SWEEP_LIMIT; k++) {
-        uint64_t base_live = live_allocations();
+        uint64_t base_live = sweep_live_allocations();
         kfix kx;
         kbufs d;
         open_counting(&kx, s, &c, &d, &v);
         assert_id_golden(&kx, KFIX_ID, &d, &v, ROUNDS);
         file_put(TRACE_PATH, TRACE_BEFORE);
-        arm(s, k);
+        sweep_arm(s, k);
         int rc = simpler_kernel_mode_trace_export(kx.ctx, TRACE_PATH);
-        int fired = disarm(s);
-        reason_check(s, "trace_export", rc);
+        int fired = sweep_disarm(s);
+        sweep_reason_check(s, "trace_export", rc);
         if (rc != 0) {
             assert_true(fired);
-            assert_true(is_failure_status(rc));
+            assert_true(sweep_failure_status(rc));
             assert_string_equal(file_get(TRACE_PATH), TRACE_BEFORE);
-            assert_int_equal(partial_files(), 0);
+            assert_int_equal(sweep_test_files_named("kernel_faults_trace.json.partial."), 0);
             assert_int_equal(kernel_phase(kx.ctx), KERNEL_PHASE_READY_ENQUEUED);
             assert_int_equal(simpler_kernel_mode_trace_export(kx.ctx, TRACE_PATH), 0);
         } else {
@@ -499,19 +364,9 @@ static void trace_export_sweep(sweep *s)
     fail_msg("trace_export never ran unfailed");
 }
 
-static void trace_export_host_allocation_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_HOST};
-    (void)state;
-    trace_export_sweep(&s);
-}
+SWEEP_TEST(trace_export_host_allocation_sweep, SWEEP_HOST_ALLOCATIONS, trace_export_sweep(&s))
 
-static void trace_export_device_call_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_DEVICE, .code = SIMDEV_ERROR_INVALID_PARAM};
-    (void)state;
-    trace_export_sweep(&s);
-}
+SWEEP_TEST(trace_export_device_call_sweep, SWEEP_DEVICE_CALLS, trace_export_sweep(&s))
 
 /* ---- finalize_device and kernel_mode_errors ---- */
 
@@ -524,19 +379,19 @@ static void finalize_sweep(sweep *s)
     static vadd_buffers v;
     SimplerKernelCtxControl c = plan();
     for (uint64_t k = 1; k < SWEEP_LIMIT; k++) {
-        uint64_t base_live = live_allocations();
+        uint64_t base_live = sweep_live_allocations();
         kfix kx;
         kbufs d;
         open_counting(&kx, s, &c, &d, &v);
         assert_id_golden(&kx, KFIX_ID, &d, &v, ROUNDS);
-        arm(s, k);
+        sweep_arm(s, k);
         int rc = finalize_device(kx.ctx);
-        int fired = disarm(s);
-        reason_check(s, "finalize_device (kernel)", rc);
+        int fired = sweep_disarm(s);
+        sweep_reason_check(s, "finalize_device (kernel)", rc);
         if (rc != 0) {
             int runtime = 1, teardown = 0;
             assert_true(fired);
-            assert_true(is_failure_status(rc));
+            assert_true(sweep_failure_status(rc));
             assert_int_equal(kernel_phase(kx.ctx), KERNEL_PHASE_CLOSING);
             assert_int_equal(simpler_kernel_mode_errors(kx.ctx, &runtime, &teardown), 0);
             assert_int_equal(teardown, rc);
@@ -550,7 +405,7 @@ static void finalize_sweep(sweep *s)
         destroy_device_context(kx.ctx);
         kbufs_free(&d);
         assert_int_equal(simdev_stream_destroy(kx.stream), SIMDEV_SUCCESS);
-        assert_int_equal(live_allocations(), base_live);
+        assert_int_equal(sweep_live_allocations(), base_live);
         if (!fired) {
             sweep_done(s, "finalize_device (kernel mode)", k);
             return;
@@ -559,12 +414,7 @@ static void finalize_sweep(sweep *s)
     fail_msg("finalize_device never ran unfailed");
 }
 
-static void finalize_kernel_device_call_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_DEVICE, .code = SIMDEV_ERROR_INVALID_PARAM};
-    (void)state;
-    finalize_sweep(&s);
-}
+SWEEP_TEST(finalize_kernel_device_call_sweep, SWEEP_DEVICE_CALLS, finalize_sweep(&s))
 
 /* simpler_kernel_mode_errors reads the status word (mem_peek) and
  * documents no device status: it returns 0 whatever the read did, and
@@ -577,16 +427,16 @@ static void errors_device_call_sweep(void **state)
     kfix kx;
     kbufs d;
     (void)state;
-    uint64_t base_live = live_allocations();
+    uint64_t base_live = sweep_live_allocations();
     open_counting(&kx, &s, &c, &d, &v);
     assert_id_golden(&kx, KFIX_ID, &d, &v, ROUNDS);
     uint64_t k = 1;
     for (; k < SWEEP_LIMIT; k++) {
         int runtime = 1, teardown = 1;
-        arm(&s, k);
+        sweep_arm(&s, k);
         int rc = simpler_kernel_mode_errors(kx.ctx, &runtime, &teardown);
-        int fired = disarm(&s);
-        reason_check(&s, "simpler_kernel_mode_errors", rc);
+        int fired = sweep_disarm(&s);
+        sweep_reason_check(&s, "simpler_kernel_mode_errors", rc);
         assert_int_equal(rc, 0);
         assert_int_equal(runtime, 0);
         assert_int_equal(teardown, 0);
@@ -625,20 +475,20 @@ static void init_traced_slots_sweep(sweep *s)
     SimplerKernelCtxControl c = slot_plan();
     c.trace_records = (uint32_t)task_count(ROUNDS);
     for (uint64_t k = 1; k < SWEEP_LIMIT; k++) {
-        uint64_t base_live = live_allocations();
+        uint64_t base_live = sweep_live_allocations();
         DeviceContextHandle ctx = create_device_context();
         assert_non_null(ctx);
         assert_int_equal(context_set_platform_ops(ctx, platform_ops_counting(platform_ops_simdev(), &s->counter)), 0);
         assert_int_equal(simpler_kernel_mode_ctx_control(ctx, &c), 0);
-        arm(s, k);
+        sweep_arm(s, k);
         int rc = simpler_kernel_mode_init(ctx, 0, NULL, 1);
-        int fired = disarm(s);
-        reason_check(s, "kernel_mode_init (trace + slots)", rc);
+        int fired = sweep_disarm(s);
+        sweep_reason_check(s, "kernel_mode_init (trace + slots)", rc);
         if (rc != 0) {
             assert_true(fired);
-            assert_true(is_failure_status(rc));
+            assert_true(sweep_failure_status(rc));
             assert_new_again(ctx);
-            assert_int_equal(live_allocations(), base_live);
+            assert_int_equal(sweep_live_allocations(), base_live);
             assert_int_equal(simpler_kernel_mode_init(ctx, 0, NULL, 1), 0);
         } else {
             assert_false(fired);
@@ -647,7 +497,7 @@ static void init_traced_slots_sweep(sweep *s)
         assert_non_null(((simpler_context *)ctx)->arg_slots.base);
         assert_int_equal(finalize_device(ctx), 0);
         destroy_device_context(ctx);
-        assert_int_equal(live_allocations(), base_live);
+        assert_int_equal(sweep_live_allocations(), base_live);
         if (!fired) {
             sweep_done(s, "simpler_kernel_mode_init (trace + slots)", k);
             return;
@@ -656,26 +506,11 @@ static void init_traced_slots_sweep(sweep *s)
     fail_msg("simpler_kernel_mode_init never ran unfailed");
 }
 
-static void init_traced_slots_host_allocation_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_HOST};
-    (void)state;
-    init_traced_slots_sweep(&s);
-}
+SWEEP_TEST(init_traced_slots_host_allocation_sweep, SWEEP_HOST_ALLOCATIONS, init_traced_slots_sweep(&s))
 
-static void init_traced_slots_device_call_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_DEVICE, .code = SIMDEV_ERROR_INVALID_PARAM};
-    (void)state;
-    init_traced_slots_sweep(&s);
-}
+SWEEP_TEST(init_traced_slots_device_call_sweep, SWEEP_DEVICE_CALLS, init_traced_slots_sweep(&s))
 
-static void init_traced_slots_device_allocation_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_DEVICE, .call = PLATFORM_CALL_MEM_ALLOC, .code = SIMDEV_ERROR_MEMORY_ALLOCATION};
-    (void)state;
-    init_traced_slots_sweep(&s);
-}
+SWEEP_TEST(init_traced_slots_device_allocation_sweep, SWEEP_DEVICE_ALLOCATIONS, init_traced_slots_sweep(&s))
 
 int main(void)
 {

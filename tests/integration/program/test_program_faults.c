@@ -16,22 +16,9 @@
 #include "platform/platform_counter.h"
 #include "program_fixture.h"
 #include "image_fixture.h"
+#include "fault_sweep.h"
 #include "reason_check.h"
 
-/* Far more than any sweep needs; a sweep that reaches it is a bug. */
-#define SWEEP_LIMIT 400u
-
-static uint64_t live_allocations(void)
-{
-    simdev_mem_info info;
-    assert_int_equal(simdev_get_mem_info(0, &info), SIMDEV_SUCCESS);
-    return info.live_allocations;
-}
-
-static int is_failure_status(int rc)
-{
-    return rc == PTO_RUNTIME_ERR_OUT_OF_MEMORY || rc == PTO_RUNTIME_ERR_DEVICE;
-}
 
 /* A context on which simpler_init failed holds nothing. */
 static void assert_nothing_created(DeviceContextHandle handle)
@@ -47,31 +34,6 @@ static void assert_nothing_created(DeviceContextHandle handle)
     assert_int_equal(committed_device_memory_ctx(ctx), 0);
 }
 
-/* Arms fault k: a host allocation, or device call k of `call` through
- * the counting table. */
-typedef enum { FAULT_HOST, FAULT_DEVICE } fault_kind;
-
-typedef struct sweep {
-    fault_kind kind;
-    int call;  /* PLATFORM_CALL_* for FAULT_DEVICE */
-    int code;  /* device code injected */
-    platform_counter counter;
-} sweep;
-
-static void arm(sweep *s, uint64_t k)
-{
-    if (s->kind == FAULT_HOST)
-        host_alloc_fail_nth(k);
-    else
-        platform_counter_fail_nth(&s->counter, s->call, k, s->code);
-}
-
-static void disarm(sweep *s)
-{
-    host_alloc_fail_nth(0);
-    platform_counter_fail_nth(&s->counter, PLATFORM_CALL_ANY, 0, 0);
-}
-
 static DeviceContextHandle context_over(sweep *s)
 {
     DeviceContextHandle ctx = create_device_context();
@@ -82,26 +44,26 @@ static DeviceContextHandle context_over(sweep *s)
 
 static void init_sweep(sweep *s)
 {
-    uint64_t base_live = live_allocations();
+    uint64_t base_live = sweep_live_allocations();
     CallConfig prewarm;
     simpler_call_config_default(&prewarm);
     prewarm.heap_bytes = 16 * 1024;
     for (uint64_t k = 1; k < SWEEP_LIMIT; k++) {
         DeviceContextHandle ctx = context_over(s);
-        arm(s, k);
+        sweep_arm(s, k);
         int rc = simpler_init(ctx, 0, &prewarm);
-        disarm(s);
+        sweep_disarm(s);
         assert_reason_fits_status(rc);
         if (rc == 0) {
             assert_int_equal(finalize_device(ctx), 0);
             destroy_device_context(ctx);
-            assert_int_equal(live_allocations(), base_live);
+            assert_int_equal(sweep_live_allocations(), base_live);
             assert_true(k > 1); /* the sweep failed something first */
             return;
         }
-        assert_true(is_failure_status(rc));
+        assert_true(sweep_failure_status(rc));
         assert_nothing_created(ctx);
-        assert_int_equal(live_allocations(), base_live);
+        assert_int_equal(sweep_live_allocations(), base_live);
         /* The failed init left the context reusable. */
         assert_int_equal(simpler_init(ctx, 0, &prewarm), 0);
         assert_int_equal(finalize_device(ctx), 0);
@@ -110,26 +72,11 @@ static void init_sweep(sweep *s)
     fail_msg("simpler_init never succeeded");
 }
 
-static void program_init_host_allocation_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_HOST};
-    (void)state;
-    init_sweep(&s);
-}
+SWEEP_TEST(program_init_host_allocation_sweep, SWEEP_HOST_ALLOCATIONS, init_sweep(&s))
 
-static void program_init_device_call_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_DEVICE, .call = PLATFORM_CALL_ANY, .code = SIMDEV_ERROR_INVALID_PARAM};
-    (void)state;
-    init_sweep(&s);
-}
+SWEEP_TEST(program_init_device_call_sweep, SWEEP_DEVICE_CALLS, init_sweep(&s))
 
-static void program_init_device_allocation_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_DEVICE, .call = PLATFORM_CALL_MEM_ALLOC, .code = SIMDEV_ERROR_MEMORY_ALLOCATION};
-    (void)state;
-    init_sweep(&s);
-}
+SWEEP_TEST(program_init_device_allocation_sweep, SWEEP_DEVICE_ALLOCATIONS, init_sweep(&s))
 
 /* One fresh context per k: a small first run, then the armed run of
  * `rounds` (bigger, so it grows the bank), then an unarmed retry. */
@@ -146,12 +93,12 @@ static void run_sweep(sweep *s, uint64_t rounds)
         assert_int_equal(simpler_run(ctx, 0, &args, NULL), 0);
         vadd_buffers_fill(&v, 2.0f);
         vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, rounds, 0);
-        arm(s, k);
+        sweep_arm(s, k);
         int rc = simpler_run(ctx, 0, &args, NULL);
-        disarm(s);
+        sweep_disarm(s);
         assert_reason_fits_status(rc);
         if (rc != 0) {
-            assert_true(is_failure_status(rc));
+            assert_true(sweep_failure_status(rc));
             vadd_buffers_fill(&v, 3.0f);
             assert_int_equal(simpler_run(ctx, 0, &args, NULL), 0);
         }
@@ -167,26 +114,11 @@ static void run_sweep(sweep *s, uint64_t rounds)
     fail_msg("simpler_run never succeeded");
 }
 
-static void program_run_host_allocation_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_HOST};
-    (void)state;
-    run_sweep(&s, 300);
-}
+SWEEP_TEST(program_run_host_allocation_sweep, SWEEP_HOST_ALLOCATIONS, run_sweep(&s, 300))
 
-static void program_run_device_call_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_DEVICE, .call = PLATFORM_CALL_ANY, .code = SIMDEV_ERROR_INVALID_PARAM};
-    (void)state;
-    run_sweep(&s, 300);
-}
+SWEEP_TEST(program_run_device_call_sweep, SWEEP_DEVICE_CALLS, run_sweep(&s, 300))
 
-static void program_run_device_allocation_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_DEVICE, .call = PLATFORM_CALL_MEM_ALLOC, .code = SIMDEV_ERROR_MEMORY_ALLOCATION};
-    (void)state;
-    run_sweep(&s, 300);
-}
+SWEEP_TEST(program_run_device_allocation_sweep, SWEEP_DEVICE_ALLOCATIONS, run_sweep(&s, 300))
 
 static void program_run_device_failure_keeps_the_device_code(void **state)
 {
@@ -200,9 +132,9 @@ static void program_run_device_failure_keeps_the_device_code(void **state)
     vadd_buffers_fill(&v, 1.0f);
     vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, 2, 0);
     assert_int_equal(context_last_device_error(ctx), 0);
-    arm(&s, 1);
+    sweep_arm(&s, 1);
     assert_int_equal(simpler_run(ctx, 0, &args, NULL), PTO_RUNTIME_ERR_DEVICE);
-    disarm(&s);
+    sweep_disarm(&s);
     assert_non_null(strstr(simpler_last_error_message(), "SIMDEV_ERROR"));
     assert_int_equal(context_last_device_error(ctx), SIMDEV_ERROR_KERNEL_FAULT);
     assert_int_equal(simpler_run(ctx, 0, &args, NULL), 0);
@@ -215,14 +147,14 @@ static void program_finalize_failure_is_retried_to_completion(void **state)
 {
     sweep s = {.kind = FAULT_DEVICE, .call = PLATFORM_CALL_ANY, .code = SIMDEV_ERROR_INVALID_PARAM};
     (void)state;
-    uint64_t base_live = live_allocations();
+    uint64_t base_live = sweep_live_allocations();
     for (uint64_t k = 1; k < SWEEP_LIMIT; k++) {
         DeviceContextHandle ctx = context_over(&s);
         assert_int_equal(simpler_init(ctx, 0, NULL), 0);
         assert_int_equal(simpler_register_callable(ctx, 0, image.bytes, image.size), 0);
-        arm(&s, k);
+        sweep_arm(&s, k);
         int rc = finalize_device(ctx);
-        disarm(&s);
+        sweep_disarm(&s);
         assert_reason_fits_status(rc);
         if (rc != 0) {
             assert_int_equal(rc, PTO_RUNTIME_ERR_DEVICE);
@@ -230,7 +162,7 @@ static void program_finalize_failure_is_retried_to_completion(void **state)
         }
         assert_int_equal(finalize_device(ctx), PTO_RUNTIME_ERR_INVALID_STATE);
         destroy_device_context(ctx);
-        assert_int_equal(live_allocations(), base_live);
+        assert_int_equal(sweep_live_allocations(), base_live);
         if (rc == 0) {
             assert_true(k > 1);
             return;
@@ -241,44 +173,6 @@ static void program_finalize_failure_is_retried_to_completion(void **state)
 
 /* ---- register_callable, run with tracing, run_times ---- */
 
-/* The fault of `s` armed at k fired during the call (and is disarmed). */
-static int fired_and_disarm(sweep *s, uint64_t k, uint64_t host_before, uint64_t injected_before)
-{
-    int fired = s->kind == FAULT_HOST ? host_alloc_count() - host_before >= k
-                                      : platform_counter_injected(&s->counter) > injected_before;
-    disarm(s);
-    return fired;
-}
-
-/* The refusal-reason rule, counted (not fatal) so that a sweep reports
- * every point that breaks it; read right after the call. */
-static int reason_defect(const char *entry, uint64_t k, int rc)
-{
-    const char *why = simpler_last_error_message();
-    if (rc != 0 && why[0] == '\0') {
-        print_message("DEFECT %s, fault %llu: status %d (%s) without a reason\n", entry, (unsigned long long)k, rc,
-                      simpler_strerror(rc));
-        return 1;
-    }
-    if (rc == 0 && why[0] != '\0') {
-        print_message("DEFECT %s, fault %llu: returned 0 but left the reason \"%s\"\n", entry,
-                      (unsigned long long)k, why);
-        return 1;
-    }
-    return 0;
-}
-
-static int open_fds(void)
-{
-    int n = 0;
-    DIR *dir = opendir("/proc/self/fd");
-    assert_non_null(dir);
-    for (struct dirent *e; (e = readdir(dir)) != NULL;)
-        n += e->d_name[0] != '.';
-    closedir(dir);
-    return n;
-}
-
 /* simpler_register_callable into an empty slot, failing at fault k:
  * -1007 (it calls no device: a device sweep fires nothing), a reason,
  * the slot still empty with its dlopen counts and open files as before;
@@ -287,25 +181,23 @@ static void register_sweep(sweep *s)
 {
     static vadd_buffers v;
     ChipStorageTaskArgs args;
-    int defects = 0;
-    uint64_t base_live = live_allocations();
+    uint64_t base_live = sweep_live_allocations();
     for (uint64_t k = 1; k < SWEEP_LIMIT; k++) {
         DeviceContextHandle ctx = context_over(s);
         assert_int_equal(simpler_init(ctx, 0, NULL), 0);
         size_t host0 = get_host_dlopen_count(ctx), aicpu0 = get_aicpu_dlopen_count(ctx);
-        int fds0 = open_fds();
-        uint64_t host_before = host_alloc_count(), injected_before = platform_counter_injected(&s->counter);
-        arm(s, k);
+        int fds0 = sweep_open_fds();
+        sweep_arm(s, k);
         int rc = simpler_register_callable(ctx, 0, image.bytes, image.size);
-        int fired = fired_and_disarm(s, k, host_before, injected_before);
-        defects += reason_defect("simpler_register_callable", k, rc);
+        int fired = sweep_disarm(s);
+        sweep_reason_check(s, "simpler_register_callable", rc);
         if (rc != 0) {
             assert_true(fired);
             assert_int_equal(rc, PTO_RUNTIME_ERR_OUT_OF_MEMORY);
             assert_int_equal(simpler_unregister_callable(ctx, 0), PTO_RUNTIME_ERR_CALLABLE_NOT_RESIDENT);
             assert_int_equal(get_host_dlopen_count(ctx), host0);
             assert_int_equal(get_aicpu_dlopen_count(ctx), aicpu0);
-            assert_int_equal(open_fds(), fds0);
+            assert_int_equal(sweep_open_fds(), fds0);
             assert_int_equal(simpler_register_callable(ctx, 0, image.bytes, image.size), 0);
         } else {
             assert_false(fired);
@@ -316,29 +208,19 @@ static void register_sweep(sweep *s)
         assert_int_equal(vadd_check(&v, 2), 0);
         assert_int_equal(finalize_device(ctx), 0);
         destroy_device_context(ctx);
-        assert_int_equal(live_allocations(), base_live);
+        assert_int_equal(sweep_live_allocations(), base_live);
         if (!fired) {
             print_message("simpler_register_callable sweep: %llu injection points\n", (unsigned long long)(k - 1));
-            assert_int_equal(defects, 0);
+            assert_int_equal(s->defects, 0);
             return;
         }
     }
     fail_msg("simpler_register_callable never ran unfailed");
 }
 
-static void program_register_host_allocation_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_HOST};
-    (void)state;
-    register_sweep(&s);
-}
+SWEEP_TEST(program_register_host_allocation_sweep, SWEEP_HOST_ALLOCATIONS, register_sweep(&s))
 
-static void program_register_device_call_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_DEVICE, .call = PLATFORM_CALL_ANY, .code = SIMDEV_ERROR_INVALID_PARAM};
-    (void)state;
-    register_sweep(&s);
-}
+SWEEP_TEST(program_register_device_call_sweep, SWEEP_DEVICE_CALLS, register_sweep(&s))
 
 #define TRACE_PREFIX SIMPLER_BINARY_DIR "/tests/program_faults_"
 #define TRACE_FILE TRACE_PREFIX "trace.json"
@@ -358,17 +240,6 @@ static int trace_task_events(void)
     return events;
 }
 
-static int trace_partial_files(void)
-{
-    int n = 0;
-    DIR *dir = opendir(SIMPLER_BINARY_DIR "/tests");
-    assert_non_null(dir);
-    for (struct dirent *e; (e = readdir(dir)) != NULL;)
-        n += strstr(e->d_name, "program_faults_trace.json.partial.") != NULL;
-    closedir(dir);
-    return n;
-}
-
 /* simpler_run with CallConfig.trace on, the armed run the first traced
  * one of a fresh context (so the trace buffer is committed in it), of
  * `rounds`: every failure -1007/-1008 with a reason, no partial trace
@@ -378,11 +249,10 @@ static void traced_run_sweep(sweep *s, uint64_t rounds)
     static vadd_buffers v;
     ChipStorageTaskArgs args;
     CallConfig config;
-    int defects = 0;
     assert_int_equal(simpler_call_config_default(&config), 0);
     config.trace = 1;
     snprintf(config.output_prefix, sizeof(config.output_prefix), "%s", TRACE_PREFIX);
-    uint64_t base_live = live_allocations();
+    uint64_t base_live = sweep_live_allocations();
     for (uint64_t k = 1; k < SWEEP_LIMIT; k++) {
         DeviceContextHandle ctx = context_over(s);
         assert_int_equal(simpler_init(ctx, 0, NULL), 0);
@@ -393,15 +263,14 @@ static void traced_run_sweep(sweep *s, uint64_t rounds)
         remove(TRACE_FILE);
         vadd_buffers_fill(&v, 2.0f);
         vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_HOST, rounds, 0);
-        uint64_t host_before = host_alloc_count(), injected_before = platform_counter_injected(&s->counter);
-        arm(s, k);
+        sweep_arm(s, k);
         int rc = simpler_run(ctx, 0, &args, &config);
-        int fired = fired_and_disarm(s, k, host_before, injected_before);
-        defects += reason_defect("simpler_run (trace on)", k, rc);
+        int fired = sweep_disarm(s);
+        sweep_reason_check(s, "simpler_run (trace on)", rc);
         if (rc != 0) {
             assert_true(fired);
-            assert_true(is_failure_status(rc));
-            assert_int_equal(trace_partial_files(), 0);
+            assert_true(sweep_failure_status(rc));
+            assert_int_equal(sweep_test_files_named("program_faults_trace.json.partial."), 0);
             vadd_buffers_fill(&v, 3.0f);
             assert_int_equal(simpler_run(ctx, 0, &args, &config), 0);
         } else {
@@ -411,37 +280,22 @@ static void traced_run_sweep(sweep *s, uint64_t rounds)
         assert_int_equal(trace_task_events(), (int)rounds + 2);
         assert_int_equal(finalize_device(ctx), 0);
         destroy_device_context(ctx);
-        assert_int_equal(live_allocations(), base_live);
+        assert_int_equal(sweep_live_allocations(), base_live);
         if (!fired) {
             remove(TRACE_FILE);
             print_message("simpler_run (trace on) sweep: %llu injection points\n", (unsigned long long)(k - 1));
-            assert_int_equal(defects, 0);
+            assert_int_equal(s->defects, 0);
             return;
         }
     }
     fail_msg("simpler_run (trace on) never ran unfailed");
 }
 
-static void program_traced_run_host_allocation_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_HOST};
-    (void)state;
-    traced_run_sweep(&s, 4);
-}
+SWEEP_TEST(program_traced_run_host_allocation_sweep, SWEEP_HOST_ALLOCATIONS, traced_run_sweep(&s, 4))
 
-static void program_traced_run_device_call_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_DEVICE, .call = PLATFORM_CALL_ANY, .code = SIMDEV_ERROR_INVALID_PARAM};
-    (void)state;
-    traced_run_sweep(&s, 4);
-}
+SWEEP_TEST(program_traced_run_device_call_sweep, SWEEP_DEVICE_CALLS, traced_run_sweep(&s, 4))
 
-static void program_traced_run_device_allocation_sweep(void **state)
-{
-    sweep s = {.kind = FAULT_DEVICE, .call = PLATFORM_CALL_MEM_ALLOC, .code = SIMDEV_ERROR_MEMORY_ALLOCATION};
-    (void)state;
-    traced_run_sweep(&s, 4);
-}
+SWEEP_TEST(program_traced_run_device_allocation_sweep, SWEEP_DEVICE_ALLOCATIONS, traced_run_sweep(&s, 4))
 
 /* simpler_run_times after a run, failing at device call k (the device
  * selection included, which test_program_run's memcpy sweep does not
@@ -453,7 +307,6 @@ static void program_run_times_device_call_sweep(void **state)
     sweep s = {.kind = FAULT_DEVICE, .call = PLATFORM_CALL_ANY, .code = SIMDEV_ERROR_INVALID_PARAM};
     ChipStorageTaskArgs args;
     SimplerRunTimes kept, t;
-    int defects = 0;
     (void)state;
     DeviceContextHandle ctx = context_over(&s);
     assert_int_equal(simpler_init(ctx, 0, NULL), 0);
@@ -469,11 +322,10 @@ static void program_run_times_device_call_sweep(void **state)
         memset(&t, 0x5a, sizeof(t));
         t.struct_size = sizeof(t);
         SimplerRunTimes before = t;
-        uint64_t injected_before = platform_counter_injected(&s.counter);
-        arm(&s, k);
+        sweep_arm(&s, k);
         int rc = simpler_run_times(ctx, &t);
-        int fired = fired_and_disarm(&s, k, 0, injected_before);
-        defects += reason_defect("simpler_run_times", k, rc);
+        int fired = sweep_disarm(&s);
+        sweep_reason_check(&s, "simpler_run_times", rc);
         if (!fired) {
             assert_int_equal(rc, 0);
             assert_memory_equal(&t, &kept, sizeof(t));
@@ -487,7 +339,7 @@ static void program_run_times_device_call_sweep(void **state)
     print_message("simpler_run_times sweep: %llu injection points\n", (unsigned long long)(k - 1));
     assert_int_equal(finalize_device(ctx), 0);
     destroy_device_context(ctx);
-    assert_int_equal(defects, 0);
+    assert_int_equal(s.defects, 0);
 }
 
 /* The memory helpers over the counting table, device call k failing in
@@ -501,12 +353,11 @@ static void program_memory_helpers_device_call_sweep(void **state)
 {
     sweep s = {.kind = FAULT_DEVICE, .call = PLATFORM_CALL_ANY, .code = SIMDEV_ERROR_INVALID_PARAM};
     uint32_t src[HELPER_WORDS], dst[HELPER_WORDS];
-    int defects = 0;
     uint64_t points[3] = {0, 0, 0};
     (void)state;
     DeviceContextHandle ctx = context_over(&s);
     assert_int_equal(simpler_init(ctx, 0, NULL), 0);
-    uint64_t base_live = live_allocations();
+    uint64_t base_live = sweep_live_allocations();
     for (int entry = 0; entry < 3; entry++) {
         static const char *const names[] = {"device_malloc_ctx", "copy_to_device_ctx", "copy_from_device_ctx"};
         const char *name = names[entry];
@@ -521,9 +372,8 @@ static void program_memory_helpers_device_call_sweep(void **state)
                 memset(src, 0x22, sizeof(src));
                 memset(dst, 0x33, sizeof(dst));
             }
-            uint64_t injected_before = platform_counter_injected(&s.counter);
             int rc;
-            arm(&s, k);
+            sweep_arm(&s, k);
             if (entry == 0) {
                 dev = device_malloc_ctx(ctx, sizeof(src));
                 rc = dev != NULL ? 0 : -1;
@@ -532,13 +382,13 @@ static void program_memory_helpers_device_call_sweep(void **state)
             } else {
                 rc = copy_from_device_ctx(ctx, dst, dev, sizeof(dst));
             }
-            int fired = fired_and_disarm(&s, k, 0, injected_before);
-            defects += reason_defect(name, k, rc);
+            int fired = sweep_disarm(&s);
+            sweep_reason_check(&s, name, rc);
             uint32_t word = 0;
             if (fired) {
                 assert_int_not_equal(rc, 0);
                 if (entry == 0) {
-                    assert_int_equal(live_allocations(), base_live); /* nothing allocated */
+                    assert_int_equal(sweep_live_allocations(), base_live); /* nothing allocated */
                 } else {
                     assert_int_equal(rc, PTO_RUNTIME_ERR_DEVICE);
                     assert_int_equal(copy_from_device_ctx(ctx, &word, dev, sizeof(word)), 0);
@@ -557,7 +407,7 @@ static void program_memory_helpers_device_call_sweep(void **state)
             }
             if (dev != NULL)
                 device_free_ctx(ctx, dev);
-            assert_int_equal(live_allocations(), base_live);
+            assert_int_equal(sweep_live_allocations(), base_live);
             if (!fired) {
                 points[entry] = k - 1;
                 break;
@@ -568,7 +418,7 @@ static void program_memory_helpers_device_call_sweep(void **state)
     }
     assert_int_equal(finalize_device(ctx), 0);
     destroy_device_context(ctx);
-    assert_int_equal(defects, 0);
+    assert_int_equal(s.defects, 0);
 }
 
 int main(void)
