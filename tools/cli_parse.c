@@ -137,6 +137,9 @@ static int kernel_parse(pack_args *a, const char *spec, char *msg, size_t size)
         core = SIMPLER_CORE_TYPE_AIC;
     } else if (strncmp(type, "AIV:", 4) == 0) {
         core = SIMPLER_CORE_TYPE_AIV;
+    } else if (strcmp(type, "AIC") == 0 || strcmp(type, "AIV") == 0) {
+        snprintf(msg, size, "no KERNEL.so path after the core type %s", type);
+        return -1;
     } else {
         snprintf(msg, size, "core type '%.*s' is not AIC or AIV", (int)strcspn(type, ":"), type);
         return -1;

@@ -256,7 +256,7 @@ int cmd_inspect(int argc, char **argv)
         char prefix[RUN_REASON_MAX];
         snprintf(prefix, sizeof(prefix), "simpler inspect: '%s'", path);
         cli_refusal(prefix, rc, NULL);
-        free(f.bytes);
+        simpler_callable_free(f.bytes);
         return 1;
     }
     image_view v;

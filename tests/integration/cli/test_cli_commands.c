@@ -144,6 +144,8 @@ static void cli_usage_errors_name_the_option_and_value(void **state)
         {"pack --kernel 0:AIX:k.so -o o --orchestration x.so --entry e",
          "--kernel '0:AIX:k.so': core type 'AIX' is not AIC or AIV"},
         {"pack --kernel x:AIC:k.so", "--kernel 'x:AIC:k.so': ID is not a number"},
+        {"pack --kernel 0:AIV -o o --orchestration x.so --entry e",
+         "--kernel '0:AIV': no KERNEL.so path after the core type AIV"},
         {"pack -o o --entry e", "missing --orchestration ORCH.so"},
         {"inspect", "missing FILE"},
         {"inspect a b", "unexpected argument 'b'"},
