@@ -412,7 +412,8 @@ SIMPLER_API int simpler_kernel_mode_launch(DeviceContextHandle ctx, int32_t call
  * store of the resulting packet into the slot, by value: `args` and the
  * memory of its HOST tensors may be reused as soon as the call returns.
  * HOST input tensors travel inside the packet; a HOST tensor the graph
- * writes is refused. The store runs in stream order: a launch_slot (or a
+ * writes is refused (one the signature declares out or inout before the
+ * build, so before any -1004 for its staging). The store runs in stream order: a launch_slot (or a
  * replay of one) enqueued after it on the same stream reads this packet.
  * Performs no allocation, free, synchronization, stream/event creation or
  * capture query (so it may itself be captured). Returns 0 (enqueued);

@@ -30,6 +30,25 @@ static int host_outputs_refused(const launch_call *call)
     return 0;
 }
 
+/* The same rule for a HOST tensor the callable's signature declares an
+ * output, checked before the build: its staging would otherwise run out
+ * of retained temp bytes first (-1004) in a context sized for DEVICE
+ * tensors, and the caller would be told to grow the wrong thing. */
+static int host_outputs_declared(const launch_call *call, const ChipStorageTaskArgs *args)
+{
+    const loaded_callable *lc = call->callable;
+    for (int32_t i = 0; i < args->tensor_count && (uint32_t)i < lc->signature_count; i++) {
+        uint8_t dir = lc->signature[i];
+        if (args->tensors[i].address_space == SIMPLER_ADDRESS_SPACE_HOST &&
+            (dir == SIMPLER_ARG_OUT || dir == SIMPLER_ARG_INOUT))
+            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                "args.tensors[%d]: a HOST tensor the signature declares %s; slot launches write "
+                                "DEVICE tensors only",
+                                i, dir == SIMPLER_ARG_OUT ? "out" : "inout");
+    }
+    return 0;
+}
+
 static int slot_check(const simpler_context *ctx, uint32_t slot)
 {
     const kernel_state *ks = kernel_state_of(ctx);
@@ -64,6 +83,7 @@ static int write_args_locked(simpler_context *ctx, uint32_t slot, int32_t id, co
     memset(&call, 0, sizeof(call));
     int rc = kernel_launch_check(ctx, id, args, caller_stream, &call);
     rc = rc ? rc : slot_check(ctx, slot);
+    rc = rc ? rc : host_outputs_declared(&call, args);
     if (rc != 0)
         return rc;
     kernel_state *ks = kernel_state_of(ctx);

@@ -741,6 +741,33 @@ static void slots_refusals_return_their_status_and_enqueue_nothing(void **state)
     kfix_close(&host);
 }
 
+/* A HOST tensor the graph writes is refused with -1005 whatever the
+ * retained temp buffer could hold: in a context sized for DEVICE tensors
+ * (retained_temp_bytes 0, what a slot caller plans) the refusal is the
+ * slot rule ("slot launches write DEVICE tensors only"), not -1004 for
+ * a temp buffer the caller must not grow for it. Nothing is enqueued. */
+static void slots_host_output_refused_invalid_argument_even_without_retained_temp(void **state)
+{
+    static vadd_buffers v;
+    simdev_counters before, after;
+    ChipStorageTaskArgs args;
+    kfix k;
+    kbufs d;
+    (void)state;
+    open_slots(&k);
+    assert_int_equal(k.configure.retained_temp_bytes, 0);
+    kbufs_alloc(&d);
+    vadd_args_make(&args, d.a, d.b, v.f, SIMPLER_ADDRESS_SPACE_DEVICE, 1, 0);
+    args.tensors[2].address_space = SIMPLER_ADDRESS_SPACE_HOST; /* f: the signature's OUT */
+    assert_int_equal(simdev_get_thread_counters(&before), SIMDEV_SUCCESS);
+    assert_int_equal(simpler_kernel_mode_write_args(k.ctx, 0, KFIX_ID, &args, k.stream),
+                     PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_int_equal(simdev_get_thread_counters(&after), SIMDEV_SUCCESS);
+    assert_int_equal(after.kernel_launches, before.kernel_launches);
+    kbufs_free(&d);
+    kfix_close(&k);
+}
+
 /* Before FREEZE, and after close, both entries are out of order. */
 static void slots_before_freeze_and_after_close_refused(void **state)
 {
@@ -887,6 +914,7 @@ int main(void)
         cmocka_unit_test(slots_stored_descriptor_fault_function_refused_never_called),
         cmocka_unit_test(slots_stored_descriptor_execution_fields_refused),
         cmocka_unit_test(slots_refusals_return_their_status_and_enqueue_nothing),
+        cmocka_unit_test(slots_host_output_refused_invalid_argument_even_without_retained_temp),
         cmocka_unit_test(slots_before_freeze_and_after_close_refused),
         cmocka_unit_test(slots_host_inputs_travel_by_value_in_the_packet),
         cmocka_unit_test(slots_1000_write_replay_steps_allocate_sync_query_and_create_nothing),
