@@ -102,8 +102,8 @@ static void run_task(const device_run_desc *d, const exec_view *v, uint32_t id, 
 /* Publishes the count while the core still holds work: a release store,
  * which the core does not wait for. A sequentially consistent one (a
  * locked instruction on x86) held the core until the line came back
- * from the polling scheduler, ~45% of a W3 core's samples
- * (docs/performance.md, set AH). Without the fence the scheduler may
+ * from the polling scheduler, a large share of a busy core's time.
+ * Without the fence the scheduler may
  * read the flag too early and sleep past this count; the core's next
  * publication when it runs out of work is fenced (publish_idle), so the
  * scheduler is woken no later than that, and no completion is lost. */
@@ -191,8 +191,7 @@ void device_executor_kernel(uint32_t block, uint32_t block_dim, const void *args
      * lone core's work comes from the scheduler's answers to its own
      * completions, within the pause phase unless the scheduler lost its
      * CPU; its yields would only hand the CPU to other processes, and a
-     * sleeper gets it back sooner when woken (W1, docs/performance.md,
-     * set AF). */
+     * sleeper gets it back sooner when woken (a chain). */
     uint32_t polls = device_slot_await_start(slot, &rt->dispatching, DEVICE_CORE_START_YIELD_NS) ? 0 : DEVICE_SPIN_POLLS;
     uint32_t yield_ns = device_run_desc_blocks(d) > 1 ? DEVICE_CORE_YIELD_NS : 0;
     for (;;) {

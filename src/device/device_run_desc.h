@@ -118,9 +118,9 @@ static inline uint32_t device_run_desc_blocks(const device_run_desc *d)
  * serves the last core, block b core b - 1. Simdev runs block 0 of a
  * multi-block launch on the launching thread after it woke the pool
  * threads for the others, and on the AICore CPU they share, the woken
- * threads ran first: block 0 started last, 50-60 us after the scheduler
- * had posted the first task to core 0, which dispatch serves first
- * (docs/performance.md, set AO). The last core is the one dispatch
+ * threads ran first: block 0 started last, long after the scheduler had
+ * posted the first task to core 0, which dispatch serves first. The
+ * last core is the one dispatch
  * serves last. */
 static inline uint32_t device_run_desc_block_core(const device_run_desc *d, uint32_t block)
 {

@@ -186,7 +186,7 @@ int device_sched_core_asleep(device_sched *s, uint32_t core)
 
 /* Hands ready tasks out, in core order. A core is refilled (up to depth)
  * once a quarter of its depth is free: a post moves a line the core
- * reads (a fenced store before set AH), so rings are refilled in batches, not after every completion, but early
+ * reads, so rings are refilled in batches, not after every completion, but early
  * enough that a core publishing every DEVICE_PUBLISH_EVERY (a quarter
  * of a full ring) is refilled before it runs dry. A core holding more
  * is busy enough, and later cores of its type get tasks only if more

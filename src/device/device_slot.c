@@ -14,7 +14,7 @@ void device_slot_post(device_core_slot *slot, uint32_t posted)
     /* A release store, and no fence before the flag is read: a
      * sequentially consistent store (xchg on x86) held the scheduler
      * until the line came back from the core, which reads it between
-     * tasks, about as long as its whole completion handling (set AH).
+     * tasks, about as long as its whole completion handling.
      * The flag may then be read before the core's, which sets it just
      * as this store is on its way, and the core sleeps holding this
      * work; the scheduler finds it with device_slot_rouse once a wait

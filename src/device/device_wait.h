@@ -37,8 +37,8 @@
 /* Phase 2 bound of a core among others (device_executor.c; a lone core
  * has none). A core that slept while another core ran the tasks it
  * waits for (a chain that changes core type) was woken on a vCPU gone
- * idle: 65 us per post, and every core asleep at the end had to be
- * woken again to leave (docs/performance.md, set AF). Engine affinity
+ * idle, a cross-vCPU wake-up per post, and every core asleep at the end
+ * had to be woken again to leave. Engine affinity
  * keeps the yielding cores off the scheduler's CPU; without it, idle
  * cores that yielded took turns with the scheduler and slowed W3
  * several times. */

@@ -54,7 +54,7 @@ static inline __attribute__((always_inline)) uint64_t mix_blocks_into(uint64_t h
              * is not stored: a replay restores the bytes the last one
              * left, and the cores that read them last execution still
              * hold those lines; a store would take every line back from
-             * their caches (docs/performance.md, set AM). */
+             * their caches. */
             lane_pair o0, o1, o2, o3;
             memcpy(&o0, dst, sizeof(o0));
             memcpy(&o1, dst + 16, sizeof(o1));

@@ -265,7 +265,7 @@ static inline __attribute__((always_inline)) void tensor_map_append(tensor_map *
     map->tail_last[space] = i;
 }
 
-/* Always inline: gcc kept it out of line in submit_views (set P). */
+/* Always inline: gcc kept it out of line in submit_views, the hot path. */
 static inline __attribute__((always_inline)) int tensor_map_write(tensor_map *map, uint32_t space, uint64_t lo,
                                                                  uint64_t hi, uint32_t task, tensor_map_deps *deps)
 {

@@ -157,7 +157,7 @@ static int chain_enqueue(simpler_context *ctx, const device_run_desc *desc, cons
  * so that the platform picks the cheaper order (simdev: the stream that
  * finishes beside the calling thread first; a host thread beside the
  * AICore cores that waited for the AICPU stream first was woken across
- * vCPUs, ~50 us, docs/performance.md set AX). Both are synchronized even
+ * vCPUs, which costs more than the rest of a small run). Both are synchronized even
  * when one faulted, so both are idle after: a faulted stream skips all
  * later work (the next run's executor would wait for a scheduler that is
  * skipped). Returns 0 or the first device code, the AICPU stream's

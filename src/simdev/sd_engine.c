@@ -20,8 +20,7 @@
  * Every block that would have had a pool thread still gets one, so a
  * launch of up to the pool size still runs all its blocks at once (one
  * more runner, the caller, only adds concurrency), and a caller never
- * sleeps while a block of its own is unclaimed (docs/performance.md,
- * set O).
+ * sleeps while a block of its own is unclaimed (docs/performance.md).
  *
  * Placement (simdev_config.engine_affinity): each pool thread restricts
  * itself to its pool's CPU set when it starts; a thread running a block
@@ -308,7 +307,7 @@ int sd_pool_run(struct sd_pool *p, simdev_kernel_fn fn, uint32_t block_dim, cons
      * each signal is a system call of the caller's: so one broadcast
      * when the blocks leave at most one idle thread without work (the
      * kernel-mode executor's 6 blocks: the caller runs one, 5 of 6 idle
-     * threads), else one signal per block (docs/performance.md, set R). */
+     * threads), else one signal per block (docs/performance.md). */
     uint32_t want = block_dim - 1 < p->thread_count ? block_dim - 1 : p->thread_count;
     int all = want + 1 >= p->idle && p->idle > 1;
     uint32_t block = claim_own(p, &l), mine = 0;

@@ -15,14 +15,13 @@
  * thread and no wake-up until its node is ready, a graph whose lanes
  * never need to run at once runs on the stream worker alone, and lanes
  * that are ready together still run together: there are as many runners
- * as lanes, so a ready lane always finds one (docs/performance.md, sets L
- * and R). With engine affinity, which runner takes which ready lane
- * follows where the runners are placed: a runner that runs a kernel
- * inline moves to its engine's CPUs (a system call and a forced
- * migration), so a lane whose next node would move the runner goes to
- * an idle runner already placed there when one is (docs/performance.md,
- * set Y). A graph replays once at a time: launches of one graph from
- * several streams are serialized.
+ * as lanes, so a ready lane always finds one (docs/performance.md). With
+ * engine affinity, which runner takes which ready lane follows where the
+ * runners are placed: a runner that runs a kernel inline moves to its
+ * engine's CPUs (a system call and a forced migration), so a lane whose
+ * next node would move the runner goes to an idle runner already placed
+ * there when one is (docs/performance.md). A graph replays once at a
+ * time: launches of one graph from several streams are serialized.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -197,12 +196,12 @@ static int placed_idle(const struct simdev_graph *g, uint32_t l)
  * kernels that run at the same time (the kernel-mode chain's scheduler
  * and executor) off each other's CPUs; nothing runs beside the last
  * node, so its placement buys nothing, while the hand-off costs a wake
- * of a runner that polls beside the synchronizing thread (2-4 us on
- * the build VM). In the kernel-mode chain the helper that ran the
- * AICore executor then runs the AICPU tail when the executor ends last,
- * and publishes the replay's completion itself (run_lanes), so the
- * stream worker is no longer between the executor's end and the
- * synchronize's return (docs/performance.md, set AR). */
+ * of a runner that polls beside the synchronizing thread. In the
+ * kernel-mode chain the helper that ran the AICore executor then runs
+ * the AICPU tail when the executor ends last, and publishes the replay's
+ * completion itself (run_lanes), so the stream worker is no longer
+ * between the executor's end and the synchronize's return
+ * (docs/performance.md). */
 static int runs_here(const struct simdev_graph *g, uint32_t r, uint32_t l)
 {
     return !moves(g, r, l) || (last_node_alone(g, l) && placed_idle(g, l));
@@ -213,8 +212,8 @@ static int runs_here(const struct simdev_graph *g, uint32_t r, uint32_t l)
  * sleeps beside them (it blocked at once there, sd_stream_wait_idle): an
  * idle runner placed on the AICore engine, which runs the node where it
  * is and then wakes the sleeper on its own CPU; else LANE_NONE. Run by
- * `me`, the node's end would wake the sleeper across vCPUs (~20-30 us
- * here; a kernel-mode replay whose AICPU lane ends last, set AY). */
+ * `me`, the node's end would wake the sleeper across vCPUs, a costly
+ * wake-up here (as in a kernel-mode replay whose AICPU lane ends last). */
 static uint32_t sleeper_side_runner(const struct simdev_graph *g, uint32_t me, uint32_t l)
 {
     if (!last_node_alone(g, l) || g->lane[me].placed == SIMDEV_ENGINE_AICORE ||
@@ -282,13 +281,13 @@ static void hand(struct simdev_graph *g, uint32_t l)
  * to those runners, and `me` keeps `prefer` or the last of the others.
  * Every other ready lane is handed to an idle runner, one placed for it
  * first. Without engine affinity nothing moves, and `me` keeps `prefer`,
- * else the last ready lane (set R: the worker of the kernel-mode chain
+ * else the last ready lane (so the worker of the kernel-mode chain
  * then keeps the AICore executor's lane). With it, the worker, placed on
  * the AICPU by the chain's first kernel, keeps the AICPU scheduler's
  * lane, the executor's goes to a helper that stays on the AICore's CPUs,
  * and the AICPU tail, the replay's last node, stays with whichever of the
  * two finishes last, unmoved (runs_here): no runner moves in a replay
- * (sets Y, AR). Returns the lane kept, or LANE_NONE. */
+ * (docs/performance.md). Returns the lane kept, or LANE_NONE. */
 static uint32_t dispatch(struct simdev_graph *g, uint32_t me, uint32_t prefer, uint64_t epoch)
 {
     uint32_t keep = LANE_NONE, last = LANE_NONE, ready = 0;
@@ -485,7 +484,7 @@ static int pinged(const struct sd_lane *me, unsigned seen)
  * its condition and blocks only if it still must. A hand-off that comes
  * while the runner polls (the tail's, or the next replay's executor lane
  * in a loop of replays) costs no futex wait or wake, and no wake-up of a
- * sleeping vCPU (docs/performance.md, set Y). */
+ * sleeping vCPU (docs/performance.md). */
 static void idle_poll(struct simdev_graph *g, struct sd_lane *me)
 {
     unsigned seen = atomic_load_explicit(&me->pings, memory_order_relaxed);

@@ -72,22 +72,22 @@ int sd_heap_contains(const struct sd_heap *h, const void *p, size_t size);
 
 /* Every simdev copy (synchronous, stream op, graph node) runs this: a
  * memmove. Plain stores, not streaming ones: the image upload measured
- * 1.5-2.3 ns per task faster with them whichever CPU the host thread is
- * on, device validation unchanged (docs/performance.md, set AW). */
+ * faster with them whichever CPU the host thread is on, device
+ * validation unchanged (docs/performance.md). */
 void sd_copy(void *dst, const void *src, size_t size);
 
 /* A launch's argument copy into its stream's ring bypasses the caller's
  * caches from this size on (sd_stream.c, ring_copy): the ring's lines
  * were last read by the engine threads on another CPU, so ordinary
  * stores would first fetch each line back; an eager kernel-mode launch of a few hundred tasks
- * passes this many bytes (docs/performance.md, set AA). */
+ * passes this many bytes (docs/performance.md). */
 #define SD_STREAM_ARG_STREAMING_MIN ((size_t)32 * 1024)
 
 /* Initializes a mutex that a contended lock spins on briefly (glibc's
  * adaptive mutex: a bounded number of tries) before it blocks in the
  * kernel: for locks held only for a few instructions by threads on other
  * CPUs, where a futex wait and wake cost more than the hold
- * (docs/performance.md, set Y). A plain mutex where that is not there. */
+ * (docs/performance.md). A plain mutex where that is not there. */
 void sd_mutex_init_brief_spin(pthread_mutex_t *mu);
 
 /* ---- engines: persistent worker pools ---- */
@@ -194,7 +194,7 @@ struct simdev_stream {
     pthread_cond_t space_cv;  /* an op retired that a waiter waits for */
     /* Waiters on space_cv, under mu: the worker broadcasts only when one
      * of them can go on, so a synchronizing thread is not woken by each
-     * op of a long queue (docs/performance.md, set AI). */
+     * op of a long queue (docs/performance.md). */
     uint32_t room_waiters;     /* in sd_stream_reserve */
     int worker_waits;          /* SD_WAITS_HELP or SD_WAITS_OP while the
                                 * worker waits, else 0 (under mu) */
@@ -244,7 +244,7 @@ struct simdev_stream {
      * worker again, so a replay overlaps the caller's work meanwhile
      * (sd_stream_push); a prompt synchronize ends it. Under mu; kept
      * here, off the lines the worker and synchronizers share (in the
-     * tail's line they cost the round trip ~0.5 us, set BA). */
+     * tail's line they measurably slowed the round trip). */
     uint64_t left_at;
     int late;
 };
@@ -329,19 +329,19 @@ int sd_graph_prepare(struct simdev_graph *g);  /* starts helper runners */
 /* How long an idle runner polls for a hand-off before it blocks: the
  * stream worker of a replay, its own lanes done or parked (for a lane or
  * the replay's end), and a helper after it ran its lanes (for the next
- * replay's) (docs/performance.md, set Y). 20 us until set AF: from the
- * end of a helper's lanes to the next replay's hand-off, back to back,
- * a kernel-mode replay takes 20-30 us (the tail, the synchronize's
- * return, the next launch, the prologue), and a helper that slept by
- * then cost a cross-CPU wake-up (30-80 us) before the scheduler could
- * start. */
+ * replay's) (docs/performance.md). The poll outlasts the gap from the
+ * end of a helper's lanes to the next replay's hand-off when kernel-mode
+ * replays run back to back (the tail, the synchronize's return, the next
+ * launch, the prologue): with a shorter poll a helper slept by then, and
+ * its cross-CPU wake-up, longer than that whole gap, came before the
+ * scheduler could start. */
 #define SD_GRAPH_SPIN_NS 50000u
 /* Within that poll, a synchronizer running the replay (runner 0 as a
  * guest, sd_stream_help) checks with a pause instruction for up to
  * SD_GUEST_SPIN_NS between yields: a yield there hands its CPU to the
  * stream worker polling beside it, and the replay's end, published by a
- * runner on the other CPU, was seen ~3 us late (docs/performance.md,
- * set AZ). */
+ * runner on the other CPU, was seen noticeably late
+ * (docs/performance.md). */
 #define SD_GUEST_SPIN_NS 3000u
 /* One polite poll iteration (a pause instruction where there is one). */
 static inline void sd_relax(void)
@@ -425,19 +425,19 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
  * its idle vCPU, tens of microseconds on a virtual machine
  * (docs/simdev.md has the figures). A caller that is on one of the
  * AICore engine's CPUs blocks at once: there its yields took turns with
- * the very cores it waits for (a decode step's slot replay ran ~2x
- * slower with the caller there; docs/performance.md, set AQ). */
+ * the very cores it waits for (a decode step's slot replay ran far
+ * slower with the caller there; docs/performance.md). */
 #define SD_SYNC_POLL_NS 50000u
 /* How long a stream worker whose ring ran empty polls for the next op
- * before it blocks (docs/performance.md, set Y). */
+ * before it blocks (docs/performance.md). */
 #define SD_STREAM_IDLE_POLL_NS 20000u
 /* Then, a worker on the AICore engine's CPUs naps SD_STREAM_NAP_NS at a
  * time (timer slack SD_STREAM_NAP_SLACK_NS) for up to
  * SD_STREAM_NAP_WINDOW_NS before it blocks: a program-mode run's next
  * launch, a host build later, then finds it without a cross-vCPU
- * wake-up (sd_stream_worker.c, idle_nap; docs/performance.md, set AS).
+ * wake-up (sd_stream_worker.c, idle_nap; docs/performance.md).
  * The window covers the host build and upload of a 10,000-task graph
- * (~300 us) with room; each nap costs its CPU a timer wake-up. */
+ * with room; each nap costs its CPU a timer wake-up. */
 #define SD_STREAM_NAP_WINDOW_NS 1000000u
 #define SD_STREAM_NAP_NS 10000
 #define SD_STREAM_NAP_SLACK_NS 1000ul
@@ -445,12 +445,11 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
 enum { SD_WAITS_HELP = 1, SD_WAITS_OP = 2 };
 /* How long a stream worker whose last op a synchronizer ran waits for the
  * next synchronize to take a replay launched behind it (docs/simdev.md,
- * *Graphs and replay*; docs/performance.md, set BA). */
+ * *Graphs and replay*; docs/performance.md). */
 #define SD_STREAM_HELP_WAIT_NS 2000000u
 #define SD_STREAM_HELP_LATE_NS 20000u
 /* How long a stream worker polls for an event record it waits on before
- * it blocks (sd_stream_worker.c, event_wait; docs/performance.md, sets
- * AF and AI). */
+ * it blocks (sd_stream_worker.c, event_wait; docs/performance.md). */
 #define SD_EVENT_POLL_NS 50000u
 /* `early`: a replay's op counts as done once its last node finished
  * (done_early), before the worker retired it; for synchronize, never

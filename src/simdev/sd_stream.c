@@ -110,8 +110,8 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
     /* A replay behind one a synchronizer ran is left to the next
      * synchronize while synchronizes follow launches promptly (not
      * s->late): from the AICore's CPU the signal would wake a worker
-     * asleep on the other vCPU, ~27 us of this call, and the worker
-     * would then take the replay and every later one (set BA). */
+     * asleep on the other vCPU, a costly wake-up inside this call, and
+     * the worker would then take the replay and every later one. */
     int left = op->kind == SD_OP_GRAPH && s->helped;
     if (left && s->left_at == 0)
         s->left_at = clock_now_ns();
@@ -180,10 +180,10 @@ int sd_stream_wait_idle(struct simdev_stream *s, int early)
 /* A synchronizer beside the AICore cores blocks at once (above), and the
  * runner that finishes a replay's last node usually runs there too: it
  * wakes that sleeper on its own CPU. Left to the worker's retire on the
- * AICPU's CPU, the wake-up crossed to the other vCPU, about 50 us on this
- * VM. A synchronizer elsewhere polled first and blocked beside the
+ * AICPU's CPU, the wake-up crossed to the other vCPU, which is costly on
+ * this VM. A synchronizer elsewhere polled first and blocked beside the
  * worker, whose wake is local; a runner beside the cores waking it cost
- * a slot replay ~45 us (docs/performance.md, set AX). */
+ * a slot replay a cross-vCPU wake-up (docs/performance.md). */
 void sd_stream_early_wake(struct simdev_stream *s, uint64_t done_ops)
 {
     atomic_store_explicit(&s->done_early, done_ops, memory_order_release);
@@ -193,7 +193,7 @@ void sd_stream_early_wake(struct simdev_stream *s, uint64_t done_ops)
     /* Under s->mu, a sleeper is either inside its wait or has yet to look
      * at done_early, which it will see. The broadcast comes after the
      * unlock: the sleeper, woken on this CPU, preempts the waker, and
-     * would find s->mu still held (set AX). */
+     * would find s->mu still held. */
     pthread_mutex_lock(&s->mu);
     s->idle_wake_at = 0; /* woken waiters still behind register again */
     pthread_mutex_unlock(&s->mu);
@@ -417,8 +417,8 @@ static int engine_here(int device)
  * is woken there, and by then the other streams' work (on the other
  * engine's CPU) is usually done too. In the other order, a caller beside
  * the AICore cores blocks at once (sd_stream_wait_idle) on an AICPU
- * stream, whose worker's wake-up crosses to the caller's vCPU: 50-60 us a
- * program-mode run (docs/performance.md, set AX). */
+ * stream, whose worker's wake-up crosses to the caller's vCPU, a cost
+ * every program-mode run paid (docs/performance.md). */
 static int wait_held(struct simdev_stream **held, size_t count)
 {
     int here = count > 0 ? engine_here(held[0]->device) : -1;

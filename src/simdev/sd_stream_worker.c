@@ -37,8 +37,7 @@ static void event_complete(struct simdev_event *e, uint64_t seq)
  * SD_EVENT_POLL_NS, yielding between polls (each takes ev_mu briefly),
  * then blocks. A stream waiting on another stream's record is a
  * hand-off between stream workers on different CPUs, and a blocked
- * waiter costs its recorder a wake-up across CPUs (docs/performance.md,
- * sets AF and AI). */
+ * waiter costs its recorder a wake-up across CPUs (docs/performance.md). */
 static void event_wait(struct simdev_event *e, uint64_t target)
 {
     pthread_mutex_lock(&sd_g.ev_mu);
@@ -79,7 +78,7 @@ static int run_op(struct simdev_stream *s, const struct sd_op *op, int faulted)
          * the AICPU: left beside the AICore cores, where a synchronizer
          * may sit, the next launch's wake-up let it preempt that caller
          * and take the replay, and the process stayed in that mode, a
-         * 10-task replay 2.5x slower (docs/performance.md, set BA). */
+         * 10-task replay far slower (docs/performance.md). */
         if (!sd_engine_guest() && sd_engine_placed_on(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICORE]))
             sd_engine_place(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICPU]);
         return fault;
@@ -119,16 +118,16 @@ static int startable(const struct simdev_stream *s)
  * SD_STREAM_NAP_WINDOW_NS, SD_STREAM_NAP_NS at a time, checking the ring
  * between naps; returns with s->mu held. A napping worker is no condvar
  * waiter, so the host's next launch signals nobody: waking a thread
- * blocked on the other, idle vCPU stalls the waking thread about 33 us
- * on this VM (its IPI), while a nap ends on the napper's own timer.
+ * blocked on the other, idle vCPU stalls the waking thread for a long
+ * while on this VM (its IPI), while a nap ends on the napper's own timer.
  * That stall sat in every program-mode run, between the upload and the
- * scheduler launch (docs/performance.md, set AS). A worker elsewhere
+ * scheduler launch (docs/performance.md). A worker elsewhere
  * shares its CPUs with the host and the AICPU engine, whose work each
  * nap's wake-up would preempt, and waking it is local and cheap. The
  * naps stop once a synchronizer begins to run a replay of the device
  * (guest_runs): beside such a synchronizer on the AICore's CPU, the naps
- * of workers left there by eager launches took a 2-task replay from 4-5
- * to ~30 us until their window ran out (docs/performance.md, set BA). */
+ * of workers left there by eager launches made a 2-task replay several
+ * times slower until their window ran out (docs/performance.md). */
 static void idle_nap(struct simdev_stream *s)
 {
     if (!sd_engine_placed_on(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICORE]))
@@ -156,10 +155,10 @@ static void idle_nap(struct simdev_stream *s)
  * to SD_STREAM_IDLE_POLL_NS, yielding between polls (each poll takes
  * s->mu briefly), then naps (idle_nap), and returns with s->mu held; the
  * caller then blocks if there is still nothing to start. A launch that
- * follows within the poll wakes no sleeping thread (docs/performance.md,
- * set Y). While synchronizers run the stream's replays (s->helped) it
- * neither polls nor naps: it waits in help_wait, beside nothing it
- * would take turns with. */
+ * follows within the poll wakes no sleeping thread (docs/performance.md).
+ * While synchronizers run the stream's replays (s->helped) it neither
+ * polls nor naps: it waits in help_wait, beside nothing it would take
+ * turns with. */
 static void idle_poll(struct simdev_stream *s)
 {
     uint64_t until = clock_now_ns() + SD_STREAM_IDLE_POLL_NS;
@@ -177,7 +176,7 @@ static void idle_poll(struct simdev_stream *s)
  * registers it again before it blocks. The broadcast is made with s->mu
  * dropped: a waiter woken on this CPU preempts the worker and would find
  * s->mu held, block on it and wait for the worker to let it go, two more
- * switches and a futex wake (docs/performance.md, set AX). The stream
+ * switches and a futex wake (docs/performance.md). The stream
  * stays alive meanwhile: a destroy joins this worker before it frees. */
 static void space_notify(struct simdev_stream *s)
 {
@@ -217,16 +216,16 @@ static void run_next(struct simdev_stream *s, int worker)
 
 /* A synchronizer runs a queued replay itself instead of waiting for the
  * worker to start it. Beside the AICPU engine the worker shares its CPU,
- * so the replay waited for it to be scheduled, ~2 us after the launch,
- * and its retire, after the synchronize's next yield, ended up on the
- * next replay's path (docs/performance.md, set AZ). Beside the AICore
- * cores it blocked at once while the worker ran the replay from the
- * other vCPU, and the replay's end crossed back to wake it, about a
- * program-mode run per replay (set BA). The runner role it takes is the
- * worker's: it runs the lanes of the engine it sits beside (counted as
- * placed there; with no placement, the lanes it can) and hands the
- * others to the graph's runners. Ops other than replays stay with the
- * worker. */
+ * so the replay waited for it to be scheduled after the launch, and its
+ * retire, after the synchronize's next yield, ended up on the next
+ * replay's path (docs/performance.md). Beside the AICore cores it
+ * blocked at once while the worker ran the replay from the other vCPU,
+ * and the replay's end crossed back to wake it, a wake-up that cost each
+ * replay about as much as a program-mode run. The runner role it takes
+ * is the worker's: it runs the lanes of the engine it sits beside
+ * (counted as placed there; with no placement, the lanes it can) and
+ * hands the others to the graph's runners. Ops other than replays stay
+ * with the worker. */
 void sd_stream_help(struct simdev_stream *s, uint64_t target)
 {
     struct sd_device *dev = &sd_g.dev[s->device];
@@ -250,8 +249,8 @@ void sd_stream_help(struct simdev_stream *s, uint64_t target)
  * (sd_stream_kick), any other op queued behind it too, and else the
  * worker starts it when the wait ends. Neither polling nor napping here
  * keeps the worker off the CPUs the replays run on: polling beside the
- * AICPU scheduler cost a 10-task replay ~5 us, and a wait of 200 us
- * (its wake-ups) about as much (docs/performance.md, set BA). A wait
+ * AICPU scheduler slowed a 10-task replay markedly, and a shorter timed
+ * wait (its wake-ups) about as much (docs/performance.md). A wait
  * that ends with nothing queued or running ends the mode: an idle
  * worker then blocks for good. */
 static void help_wait(struct simdev_stream *s)

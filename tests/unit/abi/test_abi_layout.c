@@ -206,12 +206,45 @@ static void abi_orchestration_view_arg_is_pinned(void **state)
     PIN(SimplerOrchViewArg, start_offset, 0);
     PIN(SimplerOrchViewArg, view, 8);
     PIN(SimplerOrchViewArg, tag, 12);
+    PIN(SimplerOrchOps, struct_size, 0);
+    PIN(SimplerOrchOps, abi_version, 4);
+    PIN(SimplerOrchOps, tensor_create, 8 + 0 * fn);
+    PIN(SimplerOrchOps, args_begin, 8 + 1 * fn);
+    PIN(SimplerOrchOps, add_tensor, 8 + 2 * fn);
+    PIN(SimplerOrchOps, add_scalar, 8 + 3 * fn);
+    PIN(SimplerOrchOps, submit, 8 + 4 * fn);
+    PIN(SimplerOrchOps, arg_tensor_count, 8 + 5 * fn);
+    PIN(SimplerOrchOps, arg_scalar_count, 8 + 6 * fn);
+    PIN(SimplerOrchOps, arg_scalar, 8 + 7 * fn);
+    PIN(SimplerOrchOps, arg_tensor, 8 + 8 * fn);
     PIN(SimplerOrchOps, view_make, 8 + 9 * fn);
     PIN(SimplerOrchOps, add_view, 8 + 10 * fn);
     PIN(SimplerOrchOps, submit_views, 8 + 11 * fn);
     assert_int_equal(sizeof(SimplerOrchOps), 8 + 12 * fn);
     assert_int_equal(SIMPLER_ORCH_VIEW_MAX, 256);
     assert_int_equal(SIMPLER_MAX_TASK_ARGS, 32);
+}
+
+/* The orchestration handle and what a kernel receives: a kernel binary
+ * built against one release reads them in the next. */
+static void abi_orch_handle_and_kernel_args_are_pinned(void **state)
+{
+    (void)state;
+    assert_int_equal(sizeof(SimplerOrch), sizeof(void *));
+    PIN(SimplerOrch, ops, 0);
+    assert_int_equal(sizeof(SimplerKernelArgs), 56);
+    PIN(SimplerKernelArgs, struct_size, 0);
+    PIN(SimplerKernelArgs, abi_version, 4);
+    PIN(SimplerKernelArgs, func_id, 8);
+    PIN(SimplerKernelArgs, task_id, 12);
+    PIN(SimplerKernelArgs, tensor_count, 16);
+    PIN(SimplerKernelArgs, scalar_count, 20);
+    PIN(SimplerKernelArgs, block_idx, 24);
+    PIN(SimplerKernelArgs, block_dim, 28);
+    PIN(SimplerKernelArgs, core_id, 32);
+    PIN(SimplerKernelArgs, core_type, 36);
+    PIN(SimplerKernelArgs, tensors, 40);
+    PIN(SimplerKernelArgs, scalars, 48);
 }
 
 static void abi_simdev_structs_are_pinned(void **state)
@@ -266,6 +299,7 @@ int main(void)
         cmocka_unit_test(abi_callable_image_layout_is_pinned),
         cmocka_unit_test(abi_callable_descriptors_are_pinned),
         cmocka_unit_test(abi_orchestration_view_arg_is_pinned),
+        cmocka_unit_test(abi_orch_handle_and_kernel_args_are_pinned),
         cmocka_unit_test(abi_simdev_structs_are_pinned),
         cmocka_unit_test(abi_status_values_are_pinned),
         cmocka_unit_test(abi_limits_are_pinned),
