@@ -473,17 +473,18 @@ SIMPLER_API int simpler_kernel_mode_launch_slot(DeviceContextHandle ctx, uint32_
  * finished: the caller has synchronized every stream that ran one of its
  * launches. Reads device memory synchronously, so not while the calling
  * thread captures. `path` is borrowed; an existing regular file with no
- * other hard link is replaced once the whole file is written (a new file
- * beside it, with its mode, renamed over it), while a symbolic link, a
- * FIFO or a device is written in place through the name. A context that
- * has not executed yet writes a file with no events.
+ * other hard link (or none) is replaced once the whole file is written (a
+ * new file beside it, with its mode, renamed over it), while a symbolic
+ * link, a file with other hard links, a FIFO, a device, or a path too
+ * long for the new file's name is written in place through the name. A
+ * context that has not executed yet writes a file with no events.
  * Returns 0; -1005 for a NULL ctx or path, or a file that cannot be
  * created, written, closed or renamed; -1003 for a context not in kernel mode,
  * not initialized, Closing or Closed, or without a trace buffer; -1007
  * when host memory runs out; -1007/-1008 when reading device memory
  * fails. Every refusal records its reason (simpler_last_error_message).
- * A failed export changes nothing (a regular file at `path` keeps its
- * bytes) and leaves no partial file.
+ * A failed export that replaces leaves what was at `path` as it was and
+ * no partial file; one written in place may leave it partly written.
  * Thread-safe (the context's lock). */
 SIMPLER_API int simpler_kernel_mode_trace_export(DeviceContextHandle ctx, const char *path);
 

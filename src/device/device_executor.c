@@ -191,7 +191,8 @@ void device_executor_kernel(uint32_t block, uint32_t block_dim, const void *args
      * lone core's work comes from the scheduler's answers to its own
      * completions, within the pause phase unless the scheduler lost its
      * CPU; its yields would only hand the CPU to other processes, and a
-     * sleeper gets it back sooner when woken (a chain). */
+     * sleeper gets it back sooner when woken (measured on a chain;
+     * docs/performance.md). */
     uint32_t polls = device_slot_await_start(slot, &rt->dispatching, DEVICE_CORE_START_YIELD_NS) ? 0 : DEVICE_SPIN_POLLS;
     uint32_t yield_ns = device_run_desc_blocks(d) > 1 ? DEVICE_CORE_YIELD_NS : 0;
     for (;;) {

@@ -96,10 +96,12 @@ int trace_export_path(const char *prefix, char *path);
  * other hard link (or none) is replaced only once the whole JSON is
  * written (through a new file beside it, with its mode, renamed over
  * it); anything else (a symbolic link, a FIFO, a device, a file with
- * other links) is written in place through the name. Returns 0, a status of trace_export_write_run, or
+ * other links, a path too long for the new file's name) is written in
+ * place through the name. Returns 0, a status of trace_export_write_run, or
  * PTO_RUNTIME_ERR_INVALID_ARGUMENT (with a reason) when the file cannot
- * be created, written or renamed; a failure leaves a regular file at
- * `path` as it was and no new file. */
+ * be created, written or renamed; a failed replace leaves what was at
+ * `path` as it was and no new file, a failed write in place may leave it
+ * partly written. */
 int trace_export_file_run(const char *path, const trace_run *run);
 
 /* trace_export_file_run of `count` task events only. */

@@ -4,11 +4,13 @@
 # each of its fields pinned by the ABI suites: the pin files must name
 # sizeof(TYPE) and offsetof(TYPE, field) (or PIN(TYPE, field, ...) /
 # SIMDEV_PIN(TYPE, field, ...)) for every field. Fails naming what is
-# not pinned.
+# not pinned. It reads the headers as the project writes them: the brace
+# on the struct's line, flat structs (a nested union's members would be
+# taken for the outer struct's), bitfields skipped.
 set -eu
 src=$1
-pins="$src/tests/unit/abi/test_abi_layout.c $src/tests/unit/simdev/test_simdev_abi_layout.c $src/tests/support/simdev_abi_pins.h"
-pinned=$(cat $pins | tr -d ' \t\n')
+pinned=$(for f in "$src/tests/unit/abi/test_abi_layout.c" "$src/tests/unit/simdev/test_simdev_abi_layout.c" \
+  "$src/tests/support/simdev_abi_pins.h"; do cat "$f" || exit 2; done | tr -d ' \t\n') || exit 2
 missing=$(mktemp)
 trap 'rm -f "$missing"' EXIT
 fields=$(mktemp)
@@ -27,7 +29,19 @@ for h in "$src"/include/simpler/*.h; do
       next;
     }
     inside {
-      line = $0; sub(/\/\*.*$/, "", line); sub(/\/\/.*$/, "", line);
+      line = $0;
+      # Comments, also those spanning lines, are not fields.
+      if (incomment) {
+        if (index(line, "*/") == 0) next;
+        line = substr(line, index(line, "*/") + 2); incomment = 0;
+      }
+      while ((a = index(line, "/*")) > 0) {
+        rest = substr(line, a + 2); b = index(rest, "*/");
+        if (b == 0) { line = substr(line, 1, a - 1); incomment = 1; break }
+        line = substr(line, 1, a - 1) substr(rest, b + 2);
+      }
+      sub(/\/\/.*$/, "", line);
+      if (line ~ /:[ \t]*[0-9]+[ \t]*;/) next; # a bitfield: offsetof cannot name it
       if (line ~ /^\}/) {
         name = line; sub(/^\} */, "", name); sub(/ *;.*$/, "", name);
         if (name == "") { name = tag }
@@ -46,10 +60,10 @@ done
 [ -s "$fields" ] || { echo "abi_struct_pins: no public struct found" >&2; exit 1; }
 while read -r type field; do
   if [ "$field" = "-" ]; then
-    case $pinned in *"sizeof($type)"*) ;; *) echo "$type: size not pinned" >>"$missing" ;; esac
+    case $pinned in *"sizeof($type)"* | *"sizeof(struct$type)"*) ;; *) echo "$type: size not pinned" >>"$missing" ;; esac
   else
     case $pinned in
-      *"offsetof($type,$field)"* | *"PIN($type,$field,"*) ;;
+      *"offsetof($type,$field)"* | *"offsetof(struct$type,$field)"* | *"PIN($type,$field,"*) ;;
       *) echo "$type.$field: offset not pinned" >>"$missing" ;;
     esac
   fi

@@ -8,11 +8,12 @@
 # hit as FILE:LINE and exits 1 when there is one.
 #   usage: check_bench_history.sh SOURCE_DIR
 set -u
+export LC_ALL=C
 root=${1:?usage: check_bench_history.sh SOURCE_DIR}
 cd "$root" || exit 2
 # Assembled so this file does not match itself.
 unit='(us|ns)\b'
-pattern="\\bset [A-Z]{1,2}\\b|~ ?[0-9][0-9.]* ?${unit}|[0-9][0-9.]*-[0-9][0-9.]* ?${unit}|[0-9][0-9.]*x (slower|faster)"
+pattern="\\b[Ss]ets? [A-Z]{1,2}\\b|~ ?[0-9][0-9.]* ?${unit}|[0-9][0-9.]*-[0-9][0-9.]* ?${unit}|[0-9][0-9.]*x (slower|faster)|~ ?[0-9][0-9.]* ?%"
 if grep -rnE "$pattern" src --include='*.c' --include='*.h' 2>/dev/null; then
     echo "the lines above keep benchmark history in src/; move the figures to docs/performance.md"
     exit 1
