@@ -53,14 +53,27 @@ static inline int kbufs_check(const kbufs *d, vadd_buffers *v, uint64_t rounds)
 
 /* The CONFIGURE for vadd graphs of up to rounds_max rounds over tensors
  * in `space`. */
-static inline SimplerKernelCtxControl kfix_plan_space(const vadd_image *img, uint64_t rounds_max, uint8_t space)
+/* What the vadd graph of `rounds` needs, its tensors in `space`. */
+static inline SimplerGraphRequirements kfix_requirements(const vadd_image *img, uint64_t rounds, uint8_t space)
 {
     SimplerGraphRequirements req;
-    SimplerKernelCtxControl c;
     ChipStorageTaskArgs args;
     static vadd_buffers v;
-    vadd_args_make(&args, v.a, v.b, v.f, space, rounds_max, 0);
+    vadd_args_make(&args, v.a, v.b, v.f, space, rounds, 0);
     assert_int_equal(simpler_graph_requirements(img->bytes, img->size, &args, &req), 0);
+    return req;
+}
+
+/* The tasks of the vadd graph of `rounds` (rounds + 2). */
+static inline uint64_t kfix_task_count(const vadd_image *img, uint64_t rounds)
+{
+    return kfix_requirements(img, rounds, SIMPLER_ADDRESS_SPACE_DEVICE).task_count;
+}
+
+static inline SimplerKernelCtxControl kfix_plan_space(const vadd_image *img, uint64_t rounds_max, uint8_t space)
+{
+    SimplerGraphRequirements req = kfix_requirements(img, rounds_max, space);
+    SimplerKernelCtxControl c;
     assert_int_equal(simpler_kernel_plan_capacity(&req, 1, &c), 0);
     return c;
 }

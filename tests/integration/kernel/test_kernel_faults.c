@@ -41,16 +41,6 @@ static SimplerKernelCtxControl plan(void)
     return kfix_plan(&image, ROUNDS);
 }
 
-static uint64_t task_count(uint64_t rounds)
-{
-    SimplerGraphRequirements req;
-    ChipStorageTaskArgs args;
-    static vadd_buffers v;
-    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_DEVICE, rounds, 0);
-    assert_int_equal(simpler_graph_requirements(image.bytes, image.size, &args, &req), 0);
-    return req.task_count;
-}
-
 /* A ReadyEnqueued context over the counting table, KFIX_ID prepared,
  * device buffers with inputs of 1.0 and the output filled with -1. */
 static void open_counting(kfix *k, sweep *s, const SimplerKernelCtxControl *c, kbufs *d, vadd_buffers *v)
@@ -331,7 +321,7 @@ static void trace_export_sweep(sweep *s)
 {
     static vadd_buffers v;
     SimplerKernelCtxControl c = plan();
-    c.trace_records = (uint32_t)task_count(ROUNDS);
+    c.trace_records = (uint32_t)kfix_task_count(&image, ROUNDS);
     for (uint64_t k = 1; k < SWEEP_LIMIT; k++) {
         uint64_t base_live = sweep_live_allocations();
         kfix kx;
@@ -353,7 +343,7 @@ static void trace_export_sweep(sweep *s)
         } else {
             assert_false(fired);
         }
-        assert_int_equal(task_events(TRACE_PATH), (int)task_count(ROUNDS));
+        assert_int_equal(task_events(TRACE_PATH), (int)kfix_task_count(&image, ROUNDS));
         close_any(&kx, &d, base_live);
         if (!fired) {
             remove(TRACE_PATH);
@@ -473,7 +463,7 @@ static void assert_new_again(DeviceContextHandle handle)
 static void init_traced_slots_sweep(sweep *s)
 {
     SimplerKernelCtxControl c = slot_plan();
-    c.trace_records = (uint32_t)task_count(ROUNDS);
+    c.trace_records = (uint32_t)kfix_task_count(&image, ROUNDS);
     for (uint64_t k = 1; k < SWEEP_LIMIT; k++) {
         uint64_t base_live = sweep_live_allocations();
         DeviceContextHandle ctx = create_device_context();

@@ -126,21 +126,11 @@ static int trace_file_complete_events(const char *path)
 
 /* ---- the contracts ---- */
 
-static uint64_t vadd_task_count(uint64_t rounds)
-{
-    SimplerGraphRequirements req;
-    ChipStorageTaskArgs args;
-    static vadd_buffers v;
-    vadd_args_make(&args, v.a, v.b, v.f, SIMPLER_ADDRESS_SPACE_DEVICE, rounds, 0);
-    assert_int_equal(simpler_graph_requirements(image.bytes, image.size, &args, &req), 0);
-    return req.task_count;
-}
-
 /* A kernel context whose trace buffer holds every task of `rounds_max`. */
 static void open_traced(kfix *k, uint64_t rounds_max)
 {
     SimplerKernelCtxControl c = kfix_plan(&image, rounds_max);
-    c.trace_records = (uint32_t)vadd_task_count(rounds_max);
+    c.trace_records = (uint32_t)kfix_task_count(&image, rounds_max);
     kfix_open(k, &image, &c);
 }
 
@@ -204,12 +194,12 @@ static void trace_export_writes_one_complete_event_per_task_of_the_last_launch(v
     kfix_assert_golden(&k, &d, &v, 4);
     unlink(TRACE_PATH);
     assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
-    assert_int_equal(trace_file_complete_events(TRACE_PATH), (int)vadd_task_count(4));
+    assert_int_equal(trace_file_complete_events(TRACE_PATH), (int)kfix_task_count(&image, 4));
     /* A smaller launch overwrites the records: only its tasks remain. */
     kbufs_upload(&d, &v, 2.0f);
     kfix_assert_golden(&k, &d, &v, 1);
     assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
-    assert_int_equal(trace_file_complete_events(TRACE_PATH), (int)vadd_task_count(1));
+    assert_int_equal(trace_file_complete_events(TRACE_PATH), (int)kfix_task_count(&image, 1));
     close_traced(&k, &d);
 }
 
@@ -226,7 +216,7 @@ static void trace_export_to_an_uncreatable_file_fails_and_changes_nothing(void *
     /* The context still launches, and the records are still there. */
     kfix_assert_golden(&k, &d, &v, 2);
     assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
-    assert_int_equal(trace_file_complete_events(TRACE_PATH), (int)vadd_task_count(2));
+    assert_int_equal(trace_file_complete_events(TRACE_PATH), (int)kfix_task_count(&image, 2));
     close_traced(&k, &d);
 }
 
@@ -366,7 +356,7 @@ static void trace_export_of_a_slot_launch_holds_its_tasks_and_host_spans(void **
     kfix k;
     kbufs d;
     (void)state;
-    c.trace_records = (uint32_t)vadd_task_count(4);
+    c.trace_records = (uint32_t)kfix_task_count(&image, 4);
     c.arg_slot_count = 1;
     kfix_open(&k, &image, &c);
     kbufs_alloc(&d);
@@ -378,7 +368,7 @@ static void trace_export_of_a_slot_launch_holds_its_tasks_and_host_spans(void **
     assert_int_equal(kbufs_check(&d, &v, 3), 0);
     unlink(TRACE_PATH);
     assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
-    assert_int_equal(trace_file_complete_events(TRACE_PATH), (int)vadd_task_count(3));
+    assert_int_equal(trace_file_complete_events(TRACE_PATH), (int)kfix_task_count(&image, 3));
     const char *text = trace_text(TRACE_PATH);
     assert_non_null(strstr(text, "\"name\":\"build\",\"cat\":\"host\""));
     assert_non_null(strstr(text, "\"name\":\"write args\",\"cat\":\"host\""));
@@ -414,7 +404,7 @@ static void trace_export_of_a_second_replay_carries_no_host_spans(void **state)
     text = trace_text(TRACE_PATH);
     assert_int_equal(occurrences(text, "\"cat\":\"host\""), 0);
     assert_non_null(strstr(text, "\"runs\":2,"));
-    assert_int_equal(trace_file_complete_events(TRACE_PATH), (int)vadd_task_count(2));
+    assert_int_equal(trace_file_complete_events(TRACE_PATH), (int)kfix_task_count(&image, 2));
     assert_int_equal(simdev_graph_destroy(captured), SIMDEV_SUCCESS);
     close_traced(&k, &d);
 }
