@@ -25,6 +25,7 @@
 #include "kernel/kernel_state.h"
 #include "kernel_fixture.h"
 #include "fault_sweep.h"
+#include "text_file.h"
 #include "reason_check.h"
 #include "../program/image_fixture.h"
 #include "platform/platform_counter.h"
@@ -287,31 +288,13 @@ SWEEP_TEST(prepare_empty_slot_device_call_sweep, SWEEP_DEVICE_CALLS, prepare_swe
 
 /* ---- trace_export ---- */
 
-static void file_put(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    assert_int_equal(fputs(text, f) >= 0, 1);
-    assert_int_equal(fclose(f), 0);
-}
-
+/* The text of `path` (a buffer of the file's). */
 static char *file_get(const char *path)
 {
     static char text[1u << 20];
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    return text;
-}
-
-static int task_events(const char *path)
-{
-    int n = 0;
-    for (const char *p = file_get(path); (p = strstr(p, "\"cat\":\"task\"")) != NULL; p++)
-        n++;
-    return n;
+    char *t = text_file_read(path, text, sizeof text);
+    assert_non_null(t);
+    return t;
 }
 
 /* A traced context that ran ROUNDS; an existing file at the path. The
@@ -328,7 +311,7 @@ static void trace_export_sweep(sweep *s)
         kbufs d;
         open_counting(&kx, s, &c, &d, &v);
         assert_id_golden(&kx, KFIX_ID, &d, &v, ROUNDS);
-        file_put(TRACE_PATH, TRACE_BEFORE);
+        assert_int_equal(text_file_write(TRACE_PATH, TRACE_BEFORE), 0);
         sweep_arm(s, k);
         int rc = simpler_kernel_mode_trace_export(kx.ctx, TRACE_PATH);
         int fired = sweep_disarm(s);
@@ -343,7 +326,7 @@ static void trace_export_sweep(sweep *s)
         } else {
             assert_false(fired);
         }
-        assert_int_equal(task_events(TRACE_PATH), (int)kfix_task_count(&image, ROUNDS));
+        assert_int_equal(text_count(file_get(TRACE_PATH), "\"cat\":\"task\""), (int)kfix_task_count(&image, ROUNDS));
         close_any(&kx, &d, base_live);
         if (!fired) {
             remove(TRACE_PATH);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "kernel_fixture.h"
+#include "text_file.h"
 #include "../program/image_fixture.h"
 
 #define TRACE_PATH SIMPLER_BINARY_DIR "/tests/kernel_trace_export.json"
@@ -224,20 +225,9 @@ static void trace_export_to_an_uncreatable_file_fails_and_changes_nothing(void *
 static const char *trace_text(const char *path)
 {
     static char text[TRACE_TEXT_MAX];
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    return text;
-}
-
-static int occurrences(const char *text, const char *what)
-{
-    int n = 0;
-    for (const char *p = text; (p = strstr(p, what)) != NULL; p++)
-        n++;
-    return n;
+    const char *t = text_file_read(path, text, sizeof text);
+    assert_non_null(t);
+    return t;
 }
 
 /* Files named like the temporary ones of this suite's exports, left in
@@ -267,10 +257,7 @@ static void trace_export_whose_write_fails_keeps_the_existing_file(void **state)
     (void)state;
     open_traced_with_inputs(&k, &d, &v, 2);
     kfix_assert_golden(&k, &d, &v, 2);
-    FILE *f = fopen(TRACE_PATH, "w");
-    assert_non_null(f);
-    assert_true(fputs(kept, f) >= 0);
-    assert_int_equal(fclose(f), 0);
+    assert_int_equal(text_file_write(TRACE_PATH, kept), 0);
 
     struct rlimit old, small;
     assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
@@ -309,9 +296,7 @@ static void trace_export_keeps_modes_links_and_survives_leftovers(void **state)
     open_traced_with_inputs(&k, &d, &v, 2);
     kfix_assert_golden(&k, &d, &v, 2);
 
-    FILE *f = fopen(TRACE_PATH, "w");
-    assert_non_null(f);
-    assert_int_equal(fclose(f), 0);
+    assert_int_equal(text_file_write(TRACE_PATH, ""), 0);
     assert_int_equal(chmod(TRACE_PATH, 0640), 0);
     assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
     assert_int_equal(stat(TRACE_PATH, &st), 0);
@@ -319,9 +304,7 @@ static void trace_export_keeps_modes_links_and_survives_leftovers(void **state)
     assert_non_null(strstr(trace_text(TRACE_PATH), "traceEvents"));
 
     remove(link_path);
-    f = fopen(target, "w");
-    assert_non_null(f);
-    assert_int_equal(fclose(f), 0);
+    assert_int_equal(text_file_write(target, ""), 0);
     assert_int_equal(symlink(target, link_path), 0);
     assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, link_path), 0);
     assert_int_equal(lstat(link_path, &st), 0);
@@ -330,9 +313,7 @@ static void trace_export_keeps_modes_links_and_survives_leftovers(void **state)
 
     for (unsigned n = 0; n < 32; n++) {
         snprintf(name, sizeof name, "%s.partial.%ld.%u", TRACE_PATH, (long)getpid(), n);
-        f = fopen(name, "w");
-        assert_non_null(f);
-        assert_int_equal(fclose(f), 0);
+        assert_int_equal(text_file_write(name, ""), 0);
     }
     int rc = simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH);
     for (unsigned n = 0; n < 32; n++) {
@@ -375,8 +356,8 @@ static void trace_export_of_a_slot_launch_holds_its_tasks_and_host_spans(void **
     assert_non_null(strstr(text, "\"name\":\"enqueue\",\"cat\":\"host\""));
     assert_non_null(strstr(text, "\"name\":\"dispatch\",\"cat\":\"scheduler\""));
     assert_non_null(strstr(text, "\"dependencies\":\"from the executed graph\""));
-    assert_int_equal(occurrences(text, "\"ph\":\"s\""), occurrences(text, "\"ph\":\"f\""));
-    assert_true(occurrences(text, "\"ph\":\"s\"") > 0);
+    assert_int_equal(text_count(text, "\"ph\":\"s\""), text_count(text, "\"ph\":\"f\""));
+    assert_true(text_count(text, "\"ph\":\"s\"") > 0);
     close_traced(&k, &d);
 }
 
@@ -395,14 +376,14 @@ static void trace_export_of_a_second_replay_carries_no_host_spans(void **state)
     assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
     assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
     const char *text = trace_text(TRACE_PATH);
-    assert_int_equal(occurrences(text, "\"cat\":\"host\""), 2);
+    assert_int_equal(text_count(text, "\"cat\":\"host\""), 2);
     assert_non_null(strstr(text, "\"runs\":1,"));
     assert_int_equal(simdev_graph_launch(captured, k.stream), SIMDEV_SUCCESS);
     assert_int_equal(simdev_stream_synchronize(k.stream), SIMDEV_SUCCESS);
     assert_int_equal(kbufs_check(&d, &v, 2), 0);
     assert_int_equal(simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH), 0);
     text = trace_text(TRACE_PATH);
-    assert_int_equal(occurrences(text, "\"cat\":\"host\""), 0);
+    assert_int_equal(text_count(text, "\"cat\":\"host\""), 0);
     assert_non_null(strstr(text, "\"runs\":2,"));
     assert_int_equal(trace_file_complete_events(TRACE_PATH), (int)kfix_task_count(&image, 2));
     assert_int_equal(simdev_graph_destroy(captured), SIMDEV_SUCCESS);

@@ -17,6 +17,7 @@
 #include "program_fixture.h"
 #include "image_fixture.h"
 #include "fault_sweep.h"
+#include "text_file.h"
 #include "reason_check.h"
 
 
@@ -225,19 +226,12 @@ SWEEP_TEST(program_register_device_call_sweep, SWEEP_DEVICE_CALLS, register_swee
 #define TRACE_PREFIX SIMPLER_BINARY_DIR "/tests/program_faults_"
 #define TRACE_FILE TRACE_PREFIX "trace.json"
 
+/* The task events of the run's trace file, or -1 when there is none. */
 static int trace_task_events(void)
 {
     static char text[1u << 20];
-    FILE *f = fopen(TRACE_FILE, "r");
-    if (f == NULL)
-        return -1;
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    int events = 0;
-    for (const char *p = text; (p = strstr(p, "\"cat\":\"task\"")) != NULL; p++)
-        events++;
-    return events;
+    const char *t = text_file_read(TRACE_FILE, text, sizeof text);
+    return t != NULL ? text_count(t, "\"cat\":\"task\"") : -1;
 }
 
 /* simpler_run with CallConfig.trace on, the armed run the first traced
