@@ -762,6 +762,7 @@ static void slots_host_output_refused_invalid_argument_even_without_retained_tem
     assert_int_equal(simdev_get_thread_counters(&before), SIMDEV_SUCCESS);
     assert_int_equal(simpler_kernel_mode_write_args(k.ctx, 0, KFIX_ID, &args, k.stream),
                      PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(simpler_last_error_message(), "a HOST tensor the signature declares"));
     assert_int_equal(simdev_get_thread_counters(&after), SIMDEV_SUCCESS);
     assert_int_equal(after.kernel_launches, before.kernel_launches);
     kbufs_free(&d);

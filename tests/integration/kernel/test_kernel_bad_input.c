@@ -305,6 +305,24 @@ static void kernel_configure_that_init_must_refuse_does_not_lock_the_context(voi
     destroy_device_context(ctx);
 }
 
+/* A CONFIGURE whose task window init could never take (above 1 << 20)
+ * is refused when it is given, with the field named, and records
+ * nothing: the next, different CONFIGURE is taken as a first one. */
+static void kernel_configure_task_window_above_the_limit_refused_recording_nothing(void **state)
+{
+    (void)state;
+    SimplerKernelCtxControl good = kfix_plan(&image, 2), bad = good;
+    bad.task_window = (1u << 20) + 1;
+    DeviceContextHandle ctx = create_device_context();
+    assert_non_null(ctx);
+    assert_int_equal(simpler_kernel_mode_ctx_control(ctx, &bad), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(simpler_last_error_message(), "control.task_window"));
+    assert_int_equal(simpler_kernel_mode_ctx_control(ctx, &good), 0);
+    assert_int_equal(simpler_kernel_mode_init(ctx, 0, NULL, 1), 0);
+    assert_int_equal(finalize_device(ctx), 0);
+    destroy_device_context(ctx);
+}
+
 /* A CONFIGURE is recorded once: a different tuple is refused (-1003)
  * while no init has tried it, and replaces it once an init refused it,
  * so that a refusal naming one of its fields can be acted on. */
@@ -344,6 +362,7 @@ int main(void)
         cmocka_unit_test(kernel_init_refuses_a_launch_packet_whose_size_wraps_before_creating_anything),
         cmocka_unit_test(kernel_configure_that_init_must_refuse_does_not_lock_the_context),
         cmocka_unit_test(kernel_configure_is_replaced_only_after_an_init_refused_it),
+        cmocka_unit_test(kernel_configure_task_window_above_the_limit_refused_recording_nothing),
     };
     return cmocka_run_group_tests(tests, image_group_setup, image_group_teardown);
 }

@@ -104,8 +104,10 @@ static void plan_capacity_never_writes_a_task_window_init_refuses(void **state)
         if (rc == 0 && c.task_window > (1u << 20))
             fail_msg("task_count %llu: plan returned 0 with task_window %u, which kernel init refuses (at most %u)",
                      (unsigned long long)counts[i], c.task_window, 1u << 20);
-        if (rc != 0)
+        if (rc != 0) {
             assert_int_equal(rc, PTO_RUNTIME_ERR_CAPACITY_EXCEEDED);
+            assert_non_null(strstr(simpler_last_error_message(), "graphs[].task_count"));
+        }
     }
 }
 
@@ -133,6 +135,14 @@ static void kernel_layout_refuses_malformed_configure(void **state)
     bad = c;
     bad.reserved[3] = 1;
     assert_int_equal(simpler_kernel_layout(&bad, &l), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    bad = c;
+    bad.task_window = (1u << 20) + 1; /* above what init takes */
+    memset(&l, 0xcd, sizeof(l));
+    assert_int_equal(simpler_kernel_layout(&bad, &l), PTO_RUNTIME_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(simpler_last_error_message(), "task_window"));
+    assert_int_equal(l.runtime_pool_bytes, 0xcdcdcdcdcdcdcdcdull); /* not written */
+    bad.task_window = 1u << 20;
+    assert_int_equal(simpler_kernel_layout(&bad, &l), 0);
 }
 
 int main(void)
