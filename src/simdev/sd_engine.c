@@ -30,6 +30,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "simdev/sd_internal.h"
@@ -80,9 +81,10 @@ static void cpus_apply(const struct sd_cpus *c)
     (void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
-void sd_pool_init(struct sd_pool *p, uint32_t thread_count, const struct sd_cpus *cpus)
+void sd_pool_init(struct sd_pool *p, const char *name, uint32_t thread_count, const struct sd_cpus *cpus)
 {
     memset(p, 0, sizeof(*p));
+    snprintf(p->name, sizeof(p->name), "%.15s", name);
     p->cpus = *cpus;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->work_cv, NULL);
@@ -106,6 +108,7 @@ static struct sd_launch *claim(struct sd_pool *p, uint32_t *block)
 static void *pool_main(void *arg)
 {
     struct sd_pool *p = arg;
+    (void)pthread_setname_np(pthread_self(), p->name);
     cpus_apply(&p->cpus);
     pthread_mutex_lock(&p->mu);
     for (;;) {

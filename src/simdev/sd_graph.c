@@ -394,6 +394,7 @@ static void *runner_main(void *arg)
     uint32_t runner = ((struct runner_arg *)arg)->runner;
     struct sd_lane *me = &g->lane[runner];
     host_free(arg);
+    (void)pthread_setname_np(pthread_self(), "simdev-runner");
     pthread_mutex_lock(&g->mu);
     for (;;) {
         while (me->handed == LANE_NONE && !g->stop)

@@ -123,8 +123,10 @@ struct sd_pool {
     uint32_t idle;          /* threads waiting for work (under mu) */
     int stop;
     struct sd_cpus cpus;    /* where the threads run; count 0: anywhere */
+    char name[16];          /* the threads' name (top, perf, gdb) */
 };
-void sd_pool_init(struct sd_pool *p, uint32_t thread_count, const struct sd_cpus *cpus);
+/* `name`: the threads' name, at most 15 characters kept. */
+void sd_pool_init(struct sd_pool *p, const char *name, uint32_t thread_count, const struct sd_cpus *cpus);
 int sd_pool_start(struct sd_pool *p);    /* under sd_g.lock; idempotent */
 void sd_pool_deinit(struct sd_pool *p);  /* joins the threads */
 /* A stream worker or graph runner that ran a block inline goes back to the

@@ -3,6 +3,7 @@
  * and simdev_finalize.
  */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/host_alloc.h"
@@ -134,8 +135,11 @@ static int start(void)
     struct sd_cpus place[2];
     sd_engine_placement(&sd_g.cfg, place);
     for (uint32_t d = 0; d < n; d++) {
-        sd_pool_init(&sd_g.dev[d].pools[SIMDEV_ENGINE_AICPU], sd_g.cfg.aicpu_threads, &place[SIMDEV_ENGINE_AICPU]);
-        sd_pool_init(&sd_g.dev[d].pools[SIMDEV_ENGINE_AICORE], sd_g.cfg.aic_cores + sd_g.cfg.aiv_cores,
+        char name[32];
+        snprintf(name, sizeof(name), "simdev%u-aicpu", d);
+        sd_pool_init(&sd_g.dev[d].pools[SIMDEV_ENGINE_AICPU], name, sd_g.cfg.aicpu_threads, &place[SIMDEV_ENGINE_AICPU]);
+        snprintf(name, sizeof(name), "simdev%u-aicore", d);
+        sd_pool_init(&sd_g.dev[d].pools[SIMDEV_ENGINE_AICORE], name, sd_g.cfg.aic_cores + sd_g.cfg.aiv_cores,
                      &place[SIMDEV_ENGINE_AICORE]);
     }
     sd_g.started = 1;

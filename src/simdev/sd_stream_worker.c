@@ -286,6 +286,7 @@ void sd_stream_kick(struct simdev_stream *s)
 void *sd_stream_main(void *arg)
 {
     struct simdev_stream *s = arg;
+    (void)pthread_setname_np(pthread_self(), "simdev-stream");
     pthread_mutex_lock(&s->mu);
     for (;;) {
         idle_poll(s);

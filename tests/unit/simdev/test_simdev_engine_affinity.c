@@ -6,12 +6,16 @@
  * A replay's runners take the lanes they can run where they are placed;
  * a replay's last node runs where the runner that made it ready is, and
  * a synchronize that returns on that runner's word still sees every op;
- * one blocked beside the AICore cores is woken by that runner.
+ * one blocked beside the AICore cores is woken by that runner. Every
+ * thread simdev starts carries its role in its name (top, perf, gdb).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "simdev/sd_internal.h"
@@ -584,6 +588,69 @@ static void engine_affinity_faulted_replay_is_not_published_early(void **state)
     release_chain(s, fork, join, watched);
 }
 
+/* How many of the process's threads are named `name`. */
+static int threads_named(const char *name)
+{
+    DIR *dir = opendir("/proc/self/task");
+    assert_non_null(dir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[64], comm[32] = {0};
+        snprintf(path, sizeof(path), "/proc/self/task/%.20s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f == NULL)
+            continue; /* the thread ended meanwhile */
+        if (fgets(comm, sizeof(comm), f) != NULL) {
+            comm[strcspn(comm, "\n")] = '\0';
+            n += strcmp(comm, name) == 0;
+        }
+        fclose(f);
+    }
+    closedir(dir);
+    return n;
+}
+
+/* Waits (up to 10 s) until `count` threads are named `name`: a thread
+ * names itself when it first runs. */
+static void expect_threads_named(const char *name, int count)
+{
+    for (int i = 0; i < 10000 && threads_named(name) != count; i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    assert_int_equal(threads_named(name), count);
+}
+
+static void engine_threads_are_named_by_role(void **state)
+{
+    (void)state;
+    simdev_config c;
+    assert_int_equal(simdev_config_default(&c), SIMDEV_SUCCESS);
+    c.device_count = 2;
+    c.hbm_bytes = 4u << 20;
+    assert_int_equal(simdev_configure(&c), SIMDEV_SUCCESS);
+    simdev_stream_t stream[2] = {NULL, NULL};
+    for (int d = 0; d < 2; d++) {
+        assert_int_equal(simdev_set_device(d), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_create(&stream[d]), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_launch_kernel(stream[d], SIMDEV_ENGINE_AICPU, record_aicpu, 2, NULL, 0),
+                         SIMDEV_SUCCESS);
+        assert_int_equal(simdev_launch_kernel(stream[d], SIMDEV_ENGINE_AICORE, record_aicore, 2, NULL, 0),
+                         SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_synchronize(stream[d]), SIMDEV_SUCCESS);
+    }
+    expect_threads_named("simdev0-aicpu", (int)c.aicpu_threads);
+    expect_threads_named("simdev0-aicore", (int)(c.aic_cores + c.aiv_cores));
+    expect_threads_named("simdev1-aicpu", (int)c.aicpu_threads);
+    expect_threads_named("simdev1-aicore", (int)(c.aic_cores + c.aiv_cores));
+    expect_threads_named("simdev-stream", 2);
+    for (int d = 0; d < 2; d++) {
+        assert_int_equal(simdev_set_device(d), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_destroy(stream[d]), SIMDEV_SUCCESS);
+    }
+    expect_threads_named("simdev-stream", 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -600,6 +667,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(engine_affinity_last_node_goes_to_the_sleepers_side, clean, clean),
         cmocka_unit_test_setup_teardown(engine_affinity_synchronize_returns_on_a_published_completion, clean,
                                         clean),
+        cmocka_unit_test_setup_teardown(engine_threads_are_named_by_role, clean, clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
