@@ -195,9 +195,12 @@ void device_executor_kernel(uint32_t block, uint32_t block_dim, const void *args
      * docs/performance.md). */
     uint32_t polls = device_slot_await_start(slot, &rt->dispatching, DEVICE_CORE_START_YIELD_NS) ? 0 : DEVICE_SPIN_POLLS;
     uint32_t yield_ns = device_run_desc_blocks(d) > 1 ? DEVICE_CORE_YIELD_NS : 0;
+    /* Among others, a core's pauses hold the CPU the core it waits for
+     * may need (DEVICE_CORE_SHARED_POLLS). */
+    uint32_t again = yield_ns != 0 ? DEVICE_CORE_SHARED_POLLS : DEVICE_SPIN_POLLS;
     for (;;) {
         uint32_t posted = device_slot_wait(slot, done, polls, yield_ns);
-        polls = DEVICE_SPIN_POLLS;
+        polls = again;
         if (posted == done || posted - done > DEVICE_SLOT_RING)
             return;
         if (d->deferred && deferred_resolve(&local, rt) != 0)

@@ -30,6 +30,13 @@
  * a chain far slower where a long pause loop may get the vCPU
  * descheduled. */
 #define DEVICE_SPIN_POLLS 512u
+/* Phase 1 of a core among others (a launch that started other cores
+ * too): they share the AICore CPU with each other and with the thread
+ * that started them, so a core's pause loop holds the CPU the core
+ * whose work releases its next task may need, until the loop ends (512
+ * pauses are about 15 us on the build VM's AMD EPYC). A short loop
+ * still catches an answer from the other CPU; then the core yields. */
+#define DEVICE_CORE_SHARED_POLLS 32u
 /* Phase 2 bound of the scheduler. It must exceed the futex wake-up
  * latency, or two partners that hand work back and forth fall asleep at
  * every hand-off; short enough that an idle waiter soon frees its CPU. */
