@@ -12,7 +12,14 @@
  * and for W3 layers (bench_dag, 10,000 tasks): kernel replay, program run,
  * the baseline pool and oneTBB's replay (its flow graph built once and
  * run again each sample: try_put to the sources + wait_for_all; n/a
- * without oneTBB), ns per task. Then the decode example's argument-slot
+ * without oneTBB), ns per task; and whether this machine lets a host
+ * build overlap a device execution: per sample, a replay + synchronize
+ * then a host build of W3 (a SimplerGraphSizer measure) timed as one
+ * ("replay, then host build"), and the same two with the build between
+ * the launch and the synchronize ("host build during replay"), ns per
+ * task, with their ratio: near 1 when the device's threads leave the
+ * host no CPU to build on (simdev's engines on this 2-vCPU machine), near
+ * max / sum where the device has processors of its own. Then the decode example's argument-slot
  * use, per decode step (examples/decode, steps 0 and 15: 4 and 49 tasks):
  *   decode slot replay    simpler_kernel_mode_write_args of the step's
  *                         arguments + simdev_graph_launch of the one
@@ -27,8 +34,9 @@
  * group or by its own name). Last come the ratios issue 17's goals are
  * stated in (unit "x", timing.h's bench_report_ratio): 2-task replay /
  * program run (goal <= 0.5), 2-task replay / simdev round trip (<= 5),
- * W3 replay / pool execute (<= 1.5) and / oneTBB replay (< 1), decode
- * slot replay / eager run (< 1).
+ * W3 replay / pool execute (<= 1.5) and / oneTBB replay (< 1), with W3's
+ * build during / then beside them (no goal), decode slot replay / eager
+ * run (< 1).
  *
  * Images are found beside this program's build tree: ../tests/fixtures/
  * program/vadd.callable (built with the tests), callables/
@@ -69,6 +77,8 @@
 #define ROW_W3_REPLAY "W3 layers: kernel replay"
 #define ROW_W3_POOL "W3 layers: baseline pool execute"
 #define ROW_W3_TBB "W3 layers: oneTBB replay"
+#define ROW_W3_THEN "W3 layers: replay, then host build"
+#define ROW_W3_DURING "W3 layers: host build during replay"
 #define ROW_DECODE_SLOT "slot replay + sync"
 #define ROW_DECODE_EAGER "eager run"
 
@@ -198,6 +208,7 @@ static void goal_ratios(struct bench_report *r, const struct bench_options *opt)
     if (bench_selected(opt, "W3 layers")) {
         bench_report_ratio(r, "W3 layers: replay / pool execute", ROW_W3_REPLAY, ROW_W3_POOL);
         bench_report_ratio(r, "W3 layers: replay / oneTBB replay", ROW_W3_REPLAY, ROW_W3_TBB);
+        bench_report_ratio(r, "W3 layers: build during / then", ROW_W3_DURING, ROW_W3_THEN);
     }
     for (size_t i = 0; i < sizeof(decode_steps) / sizeof(decode_steps[0]); i++) {
         char group[32], name[64], slot[64], eager[64];
@@ -290,8 +301,36 @@ static void empty_task(uint32_t task, void *user)
     (void)user;
 }
 
-/* W3 layers: kernel replay beside program mode and the baseline pool. */
-static void bench_w3(struct bench_report *r, const image *img, unsigned runs)
+/* Per sample: a replay of `graph` + synchronize, then a host build of
+ * W3 (then[s]); a launch, the host build, a synchronize (during[s]); ns
+ * per task. 0 or the first failed call's status. */
+static int w3_overlap(kernel_session *k, simdev_graph_t graph, const char *image_path, unsigned runs,
+                      double *then, double *during)
+{
+    struct simpler_build *b = NULL;
+    uint32_t tasks = dag_shape_task_count(DAG_LAYERS), built = 0;
+    double ns;
+    int rc = simpler_build_create(image_path, &b);
+    rc = rc ? rc : simpler_build_once(b, DAG_LAYERS, &ns, &built);
+    for (unsigned s = 0; rc == 0 && s < runs; s++) {
+        uint64_t t0 = bench_now_ns();
+        rc = simdev_graph_launch(graph, k->stream);
+        rc = rc ? rc : simdev_stream_synchronize(k->stream);
+        rc = rc ? rc : simpler_build_once(b, DAG_LAYERS, &ns, &built);
+        uint64_t t1 = bench_now_ns();
+        rc = rc ? rc : simdev_graph_launch(graph, k->stream);
+        rc = rc ? rc : simpler_build_once(b, DAG_LAYERS, &ns, &built);
+        rc = rc ? rc : simdev_stream_synchronize(k->stream);
+        then[s] = (double)(t1 - t0) / tasks;
+        during[s] = (double)(bench_now_ns() - t1) / tasks;
+    }
+    simpler_build_destroy(b);
+    return rc != 0 ? rc : built != tasks ? PTO_RUNTIME_ERR_INTERNAL : 0;
+}
+
+/* W3 layers: kernel replay beside program mode and the baseline pool,
+ * then the overlap rows (w3_overlap). */
+static void bench_w3(struct bench_report *r, const image *img, const char *image_path, unsigned runs)
 {
     double samples[BENCH_RUNS_MAX];
     kernel_session k;
@@ -318,6 +357,15 @@ static void bench_w3(struct bench_report *r, const image *img, unsigned runs)
         bench_report_add(r, ROW_W3_REPLAY, "ns/task", samples, runs);
     else
         bench_report_skip(r, ROW_W3_REPLAY, simpler_strerror(rc));
+    double during[BENCH_RUNS_MAX];
+    rc = rc ? rc : w3_overlap(&k, graph, image_path, runs, samples, during);
+    if (rc == 0) {
+        bench_report_add(r, ROW_W3_THEN, "ns/task", samples, runs);
+        bench_report_add(r, ROW_W3_DURING, "ns/task", during, runs);
+    } else {
+        bench_report_skip(r, ROW_W3_THEN, simpler_strerror(rc));
+        bench_report_skip(r, ROW_W3_DURING, simpler_strerror(rc));
+    }
     if (graph != NULL)
         (void)simdev_graph_destroy(graph);
     kernel_close(&k);
@@ -500,7 +548,7 @@ int main(int argc, char **argv)
             if (slash != NULL)
                 strcpy(slash, "/callables/bench_dag.callable");
         }
-        bench_w3(&report, &dag, opt.runs);
+        bench_w3(&report, &dag, path, opt.runs);
         bench_unpin_host();
         bench_w3_others(&report, path, opt.runs);
         bench_w3_tbb(&report, opt.runs);
