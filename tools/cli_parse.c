@@ -313,12 +313,18 @@ int inspect_parse_line(inspect_args *a, int argc, char **argv, char *msg, size_t
     while (options_next(&p, &it) != OPTIONS_END) {
         if (it.event == OPTIONS_HELP)
             return 1;
-        if (it.event == OPTIONS_OPTION)
+        if (it.event == OPTIONS_OPTION) {
             a->json = 1;
-        else if (a->path == NULL) /* any other argument, even "-x", is the FILE */
+        } else if (it.event == OPTIONS_UNKNOWN) {
+            /* "--jsn" read as the FILE made "cannot read '--jsn'"; a
+             * file whose name starts with '-' is named "./-x". */
+            options_error(&it, inspect_specs, msg, (unsigned)size);
+            return -1;
+        } else if (a->path == NULL) {
             a->path = it.arg;
-        else if (extra == NULL)
+        } else if (extra == NULL) {
             extra = it.arg;
+        }
     }
     if (extra != NULL)
         snprintf(msg, size, "unexpected argument '%s' (FILE is already '%s')", extra, a->path);

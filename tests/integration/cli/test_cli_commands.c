@@ -149,6 +149,8 @@ static void cli_usage_errors_name_the_option_and_value(void **state)
         {"pack -o o --entry e", "missing --orchestration ORCH.so"},
         {"inspect", "missing FILE"},
         {"inspect a b", "unexpected argument 'b'"},
+        {"inspect --jsn a.callable", "unknown option '--jsn'"},
+        {"inspect a.callable -x", "unknown option '-x'"},
         {"no-such-command", "unknown command 'no-such-command'"},
     };
     (void)state;
