@@ -510,7 +510,9 @@ SIMPLER_API int simpler_graph_requirements(const void *callable, size_t callable
  * task naming a kernel the callable lacks (or on the wrong core), or a
  * path that cannot be created; -1004 when the graph exceeds 1 << 20
  * tasks; -1007 when memory runs out; -1000 when writing fails;
- * -1..-999 when the orchestration fails. A failed call leaves no file.
+ * -1..-999 when the orchestration fails. A failed call leaves `path` as
+ * it was (no file when there was none): a regular file is replaced only
+ * once the whole graph is written, as trace exports do (docs/graph.md).
  * Thread-safe. */
 SIMPLER_API int simpler_graph_dot(const void *callable, size_t callable_size, const ChipStorageTaskArgs *args,
                                   const char *path);

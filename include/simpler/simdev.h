@@ -257,7 +257,9 @@ SIMDEV_API int simdev_graph_launch(simdev_graph_t graph, simdev_stream_t stream)
 SIMDEV_API int simdev_graph_destroy(simdev_graph_t graph);
 SIMDEV_API int simdev_graph_node_count(simdev_graph_t graph, size_t *count);
 /* Writes the graph as Graphviz DOT (nodes labelled by kind and lane,
- * edges for dependencies). File errors -> INVALID_PARAM. */
+ * edges for dependencies). File errors -> INVALID_PARAM; a regular file
+ * at `path` is replaced only once the whole graph is written, so a
+ * failed write leaves what was there. */
 SIMDEV_API int simdev_graph_debug_dot(simdev_graph_t graph, const char *path);
 
 /* ---- counters ---- */

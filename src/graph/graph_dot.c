@@ -10,6 +10,7 @@
 
 #include "callable/loader.h"
 #include "common/error.h"
+#include "common/file_out.h"
 #include "graph/graph_build.h"
 #include "graph/graph_kernels.h"
 #include "graph/tensor_map.h"
@@ -94,20 +95,16 @@ static int write_dot(FILE *f, const loaded_callable *lc, const graph *g)
     return bad || ferror(f) ? -1 : 0;
 }
 
-/* Writes the file, or removes what it began. */
+/* Writes the file whole, or leaves what was at `path` (common/file_out.h). */
 static int write_file(const char *path, const loaded_callable *lc, const graph *g)
 {
-    FILE *f = fopen(path, "w");
-    if (f == NULL)
+    file_out o;
+    if (file_out_open(&o, path) != FILE_OUT_OK)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "path \"%s\": cannot create it: %s", path,
                             strerror(errno));
-    int bad = write_dot(f, lc, g);
-    if (fclose(f) != 0)
-        bad = -1;
-    if (bad != 0) {
-        remove(path);
+    int bad = write_dot(o.f, lc, g);
+    if (file_out_close(&o, bad == 0) != FILE_OUT_OK)
         return simpler_fail(PTO_RUNTIME_ERR_INTERNAL, "path \"%s\": writing the graph failed", path);
-    }
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /* Graph entry points: destroy, node count and the Graphviz dump. */
 #include <stdio.h>
 
+#include "common/file_out.h"
 #include "simdev/sd_internal.h"
 
 /* Waits (without sd_g.lock) until no queued launch refers to g. */
@@ -95,14 +96,13 @@ int simdev_graph_debug_dot(simdev_graph_t graph, const char *path)
     if (rc != 0)
         return rc;
     if ((rc = sd_graph_check(graph)) == 0) {
-        FILE *f = fopen(path, "w");
-        if (f == NULL) {
+        /* Written whole, or what was at `path` stays (common/file_out.h). */
+        file_out o;
+        if (file_out_open(&o, path) != FILE_OUT_OK) {
             rc = SIMDEV_ERROR_INVALID_PARAM;
         } else {
-            dot_write(f, graph);
-            if (ferror(f))
-                rc = SIMDEV_ERROR_INVALID_PARAM;
-            if (fclose(f) != 0)
+            dot_write(o.f, graph);
+            if (file_out_close(&o, 1) != FILE_OUT_OK)
                 rc = SIMDEV_ERROR_INVALID_PARAM;
         }
     }

@@ -1,17 +1,14 @@
 /* The Chrome / Perfetto JSON of one execution (trace_export.h). */
-#define _POSIX_C_SOURCE 200809L /* fdopen, O_CLOEXEC */
+#define _POSIX_C_SOURCE 200809L
 #include "trace/trace_export.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/error.h"
+#include "common/file_out.h"
 #include "common/host_alloc.h"
 #include "device/device_run_desc.h"
 #include "device/trace_record.h"
@@ -278,75 +275,33 @@ int trace_export_path(const char *prefix, char *path)
     return 0;
 }
 
-/* Longest name of the file an export writes before renaming it: paths
- * longer than Linux's PATH_MAX fail to open anyway. */
-#define TRACE_TMP_PATH_MAX 4160
-/* Names tried for that file before giving up (a killed export may have
- * left one behind under the same process id). */
-#define TRACE_TMP_TRIES 64
-
-/* Opens a new file beside `path` for the export, its name in tmp:
- * created exclusively, with the mode of the file it will replace (`was`)
- * or the one a plain create gives. NULL with errno on failure. */
-static FILE *open_beside(const char *path, const struct stat *was, char *tmp, size_t size)
-{
-    static atomic_uint serial;
-    int fd = -1;
-    for (int i = 0; fd < 0 && i < TRACE_TMP_TRIES; i++) {
-        int n = snprintf(tmp, size, "%s.partial.%ld.%u", path, (long)getpid(), atomic_fetch_add(&serial, 1u));
-        if (n < 0 || (size_t)n >= size) {
-            errno = ENAMETOOLONG;
-            return NULL;
-        }
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            return NULL;
-    }
-    if (fd < 0)
-        return NULL;
-    FILE *out = was != NULL && fchmod(fd, was->st_mode & 07777) != 0 ? NULL : fdopen(fd, "w");
-    if (out == NULL) {
-        int e = errno;
-        close(fd);
-        remove(tmp);
-        errno = e;
-    }
-    return out;
-}
-
 int trace_export_file_run(const char *path, const trace_run *run)
 {
-    char tmp[TRACE_TMP_PATH_MAX];
-    struct stat st;
+    file_out o;
     if (path == NULL || run == NULL)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace export: %s = NULL", path == NULL ? "path" : "run");
-    /* A regular file with no other link, or none, is replaced whole: the
-     * JSON goes to a new file beside it, renamed over `path` once
-     * complete, so a failed export leaves what was there. Anything else
-     * (a symbolic link, a FIFO, a device, a file with other hard links)
-     * is written in place, through the name, as opening it would. */
-    const int exists = lstat(path, &st) == 0;
-    int replace = !exists || (S_ISREG(st.st_mode) && st.st_nlink == 1);
-    if (replace && exists && access(path, W_OK) != 0)
+    /* Replaced whole where the name allows (common/file_out.h), so a
+     * failed export leaves what was there. */
+    switch (file_out_open(&o, path)) {
+    case FILE_OUT_OK:
+        break;
+    case FILE_OUT_READ_ONLY:
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace path \"%s\": cannot write it: %s", path,
                             strerror(errno));
-    FILE *out = replace ? open_beside(path, exists ? &st : NULL, tmp, sizeof tmp) : NULL;
-    if (replace && out == NULL && errno == ENAMETOOLONG)
-        replace = 0; /* no room for the longer name beside it */
-    else if (replace && out == NULL)
+    case FILE_OUT_CREATE_BESIDE:
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace path \"%s\": cannot create \"%s\" beside it: %s",
-                            path, tmp, strerror(errno));
-    if (!replace && (out = fopen(path, "w")) == NULL)
+                            path, o.tmp, strerror(errno));
+    default:
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace path \"%s\": cannot create it: %s", path,
                             strerror(errno));
-    int rc = trace_export_write_run(out, run);
-    if (fclose(out) != 0 && rc == 0)
+    }
+    int rc = trace_export_write_run(o.f, run);
+    file_out_step step = file_out_close(&o, rc == 0);
+    if (rc == 0 && step == FILE_OUT_WRITE)
         rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace path \"%s\": closing it failed", path);
-    if (rc == 0 && replace && rename(tmp, path) != 0)
+    else if (rc == 0 && step == FILE_OUT_REPLACE)
         rc = simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "trace path \"%s\": cannot replace it: %s", path,
                           strerror(errno));
-    if (rc != 0 && replace)
-        remove(tmp);
     return rc;
 }
 

@@ -6,7 +6,12 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "fault_sweep.h"
+#include "fsize_limit.h"
+#include "text_file.h"
 
 struct two_lanes {
     simdev_stream_t origin, side;
@@ -126,6 +131,31 @@ static void graph_debug_dot_unwritable_path_refused(void **state)
     release_two_lanes(&t, graph);
 }
 
+/* A write that fails (the file size limit, set to half the DOT's size)
+ * keeps the file that was at the path and leaves no partial one. */
+static void graph_debug_dot_failed_write_keeps_the_existing_file(void **state)
+{
+    (void)state;
+    struct two_lanes t;
+    struct stat st;
+    fsize_limit l;
+    simdev_graph_t graph = capture_every_kind(&t);
+    char path[512], partial[600];
+    snprintf(path, sizeof path, "%s/tests/simdev_graph_kept_%ld.dot", SIMPLER_BINARY_DIR, (long)getpid());
+    assert_int_equal(simdev_graph_debug_dot(graph, path), SIMDEV_SUCCESS);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(text_file_write(path, "kept\n"), 0);
+    assert_int_equal(fsize_limit_begin(&l, (rlim_t)st.st_size / 2), 0);
+    int rc = simdev_graph_debug_dot(graph, path);
+    fsize_limit_end(&l);
+    assert_int_equal(rc, SIMDEV_ERROR_INVALID_PARAM);
+    assert_string_equal(read_text(path), "kept\n");
+    snprintf(partial, sizeof partial, "simdev_graph_kept_%ld.dot.partial.", (long)getpid());
+    assert_int_equal(sweep_test_files_named(partial), 0);
+    assert_int_equal(remove(path), 0);
+    release_two_lanes(&t, graph);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -133,6 +163,7 @@ int main(void)
         FIX_TEST(graph_node_count_of_empty_capture_is_zero),
         FIX_TEST(graph_debug_dot_writes_every_node_kind_and_lane),
         FIX_TEST(graph_debug_dot_unwritable_path_refused),
+        FIX_TEST(graph_debug_dot_failed_write_keeps_the_existing_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

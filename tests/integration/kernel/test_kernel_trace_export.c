@@ -4,15 +4,14 @@
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fsize_limit.h"
 #include "kernel_fixture.h"
 #include "text_file.h"
 #include "../program/image_fixture.h"
@@ -259,15 +258,10 @@ static void trace_export_whose_write_fails_keeps_the_existing_file(void **state)
     kfix_assert_golden(&k, &d, &v, 2);
     assert_int_equal(text_file_write(TRACE_PATH, kept), 0);
 
-    struct rlimit old, small;
-    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
-    small = old;
-    small.rlim_cur = 64; /* a trace file is several KiB: its write fails */
-    void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
-    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+    fsize_limit l;
+    assert_int_equal(fsize_limit_begin(&l, 64), 0); /* a trace file is several KiB: its write fails */
     int rc = simpler_kernel_mode_trace_export(k.ctx, TRACE_PATH);
-    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
-    signal(SIGXFSZ, was);
+    fsize_limit_end(&l);
 
     int exists = access(TRACE_PATH, F_OK) == 0;
     const char *text = exists ? trace_text(TRACE_PATH) : "";

@@ -1,8 +1,10 @@
 /* simpler_graph_dot: the DOT file has one node per task and one edge per
  * dependency of the host build, each edge labelled with why it exists,
  * for the diamond and for every example on `simpler run`'s arguments. */
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "example_cases.h"
 #include "example_driver.h"
@@ -13,7 +15,9 @@
 #include "common/error.h"
 #include "common/host_alloc.h"
 #include "graph/tensor_map.h"
+#include "fsize_limit.h"
 #include "reason_check.h"
+#include "text_file.h"
 
 #define DOT_PATH "graph_dot_test.dot"
 
@@ -282,6 +286,46 @@ static void dot_refusal_writes_no_file_and_says_why(void **state)
     free(args);
 }
 
+/* Files "<DOT_PATH>.partial.*" beside DOT_PATH (in the working folder). */
+static int partial_files(void)
+{
+    DIR *dir = opendir(".");
+    assert_non_null(dir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(dir)) != NULL;)
+        n += strncmp(e->d_name, DOT_PATH ".partial.", sizeof(DOT_PATH ".partial.") - 1) == 0;
+    closedir(dir);
+    return n;
+}
+
+/* "A failed call leaves `path` as it was": a write that fails (the file
+ * size limit) keeps the file the caller had there and leaves no partial
+ * one; the status is -1000 with a reason. */
+static void dot_whose_write_fails_keeps_the_existing_file(void **state)
+{
+    char text[64];
+    fsize_limit l;
+    (void)state;
+    ChipStorageTaskArgs *args = fixture_args(3, SIMPLER_ADDRESS_SPACE_DEVICE);
+    assert_int_equal(simpler_graph_dot(image, image_size, args, DOT_PATH), 0);
+    struct stat st;
+    assert_int_equal(stat(DOT_PATH, &st), 0);
+    /* The limit lets the loader write the callable's binaries (memfd
+     * files count too) and stops the DOT of 1500 tasks half way. */
+    rlim_t limit = (rlim_t)st.st_size / 2;
+    assert_int_equal(text_file_write(DOT_PATH, "kept\n"), 0);
+    assert_int_equal(fsize_limit_begin(&l, limit), 0);
+    int rc = simpler_graph_dot(image, image_size, args, DOT_PATH);
+    fsize_limit_end(&l);
+    assert_int_equal(rc, PTO_RUNTIME_ERR_INTERNAL);
+    assert_non_null(strstr(simpler_last_error_message(), "writing the graph failed"));
+    assert_non_null(text_file_read(DOT_PATH, text, sizeof text));
+    assert_string_equal(text, "kept\n");
+    assert_int_equal(partial_files(), 0);
+    remove(DOT_PATH);
+    free(args);
+}
+
 /* Host allocation k of a DOT export failing in turn, k = 1, 2, ...
  * until it runs unfailed, on the 1500-task chain (so the build outgrows
  * its first window and remakes its scratch): -1007 with a reason, no
@@ -328,6 +372,7 @@ int main(void)
         cmocka_unit_test(edge_kinds_follow_their_edges_when_predecessors_come_descending),
         cmocka_unit_test(dot_refusal_writes_no_file_and_says_why),
         cmocka_unit_test(dot_allocation_failure_sweep_leaves_no_file_and_leaks_nothing),
+        cmocka_unit_test(dot_whose_write_fails_keeps_the_existing_file),
     };
     return cmocka_run_group_tests(tests, load_image, free_image);
 }
