@@ -277,7 +277,11 @@ SIMPLER_STATIC_ASSERT(offsetof(SimplerRunTimes, device_graph_ns) == 56, "Simpler
 SIMPLER_API int simpler_run_times(DeviceContextHandle ctx, SimplerRunTimes *out);
 
 /* The closing entry of both modes. PROGRAM: releases every resource and
- * resets the device the context owns. KERNEL: the caller must
+ * resets the device the context owns: the reset destroys every stream,
+ * event and graph of that device and forgets every allocation on it,
+ * whoever made them (another context, a kernel context borrowing the
+ * device, the caller's own), so a program context must be the only user
+ * of its device. KERNEL: the caller must
  * have quiesced its stream and destroyed graphs referencing the context;
  * releases device resources, events and streams, never resets the device or
  * touches the caller's stream; a failure is kept as the teardown error, the
