@@ -587,9 +587,10 @@ SIMPLER_API int simpler_kernel_mode_errors(DeviceContextHandle ctx, int *last_ru
 
 /* The number of host allocations (malloc, calloc, realloc; failed ones
  * included) libsimpler has attempted in this process so far, by the
- * runtime and by simdev together. It only grows: take it before and
- * after a call to check that the call allocates nothing (a kernel-mode
- * launch promises that). Thread-safe. */
+ * runtime and by simdev together, on every thread (simdev's own threads
+ * included). It only grows: take it before and after a call to check
+ * that the call allocates nothing (a kernel-mode launch promises that),
+ * while no other thread makes library calls that allocate. Thread-safe. */
 SIMPLER_API uint64_t simpler_host_alloc_count(void);
 
 #ifdef __cplusplus
