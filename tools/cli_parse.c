@@ -310,22 +310,28 @@ int inspect_parse_line(inspect_args *a, int argc, char **argv, char *msg, size_t
     a->path = NULL;
     a->json = 0;
     options_init(&p, argc, argv, inspect_specs, INSPECT_OPTS);
+    int unknown = 0; /* not msg[0]: a short msg may hold no character of the reason */
     while (options_next(&p, &it) != OPTIONS_END) {
-        if (it.event == OPTIONS_HELP)
-            return 1;
+        if (it.event == OPTIONS_HELP) {
+            msg[0] = '\0';
+            return 1; /* --help wins wherever it is */
+        }
         if (it.event == OPTIONS_OPTION) {
             a->json = 1;
         } else if (it.event == OPTIONS_UNKNOWN) {
             /* "--jsn" read as the FILE made "cannot read '--jsn'"; a
              * file whose name starts with '-' is named "./-x". */
-            options_error(&it, inspect_specs, msg, (unsigned)size);
-            return -1;
+            if (!unknown)
+                options_error(&it, inspect_specs, msg, (unsigned)size);
+            unknown = 1;
         } else if (a->path == NULL) {
             a->path = it.arg;
         } else if (extra == NULL) {
             extra = it.arg;
         }
     }
+    if (unknown)
+        return -1;
     if (extra != NULL)
         snprintf(msg, size, "unexpected argument '%s' (FILE is already '%s')", extra, a->path);
     else if (a->path == NULL || *a->path == '\0')
