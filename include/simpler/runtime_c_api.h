@@ -512,12 +512,14 @@ SIMPLER_API int simpler_graph_requirements(const void *callable, size_t callable
  * existing file is replaced. Returns 0; -1005 for NULL, a malformed
  * image or args, counts that disagree with the image's signature, a
  * task naming a kernel the callable lacks (or on the wrong core), or a
- * path that cannot be created; -1004 when the graph exceeds 1 << 20
- * tasks; -1007 when memory runs out; -1000 when writing fails;
- * -1..-999 when the orchestration fails. A failed call leaves `path` as
- * it was (no file when there was none): a regular file is replaced only
- * once the whole graph is written, as trace exports do (docs/graph.md).
- * Thread-safe. */
+ * path that cannot be created or replaced; -1004 when the graph exceeds
+ * 1 << 20 tasks; -1007 when memory runs out; -1000 when writing fails;
+ * -1..-999 when the orchestration fails. A regular file of the caller's
+ * at `path` (or none) is replaced only once the whole graph is written,
+ * as trace exports do, so a failed call leaves it as it was (no file
+ * when there was none); anything else at `path` (a symbolic link's
+ * target, a file with other hard links) is written in place and may be
+ * left partly written (docs/graph.md). Thread-safe. */
 SIMPLER_API int simpler_graph_dot(const void *callable, size_t callable_size, const ChipStorageTaskArgs *args,
                                   const char *path);
 

@@ -257,9 +257,10 @@ SIMDEV_API int simdev_graph_launch(simdev_graph_t graph, simdev_stream_t stream)
 SIMDEV_API int simdev_graph_destroy(simdev_graph_t graph);
 SIMDEV_API int simdev_graph_node_count(simdev_graph_t graph, size_t *count);
 /* Writes the graph as Graphviz DOT (nodes labelled by kind and lane,
- * edges for dependencies). File errors -> INVALID_PARAM; a regular file
- * at `path` is replaced only once the whole graph is written, so a
- * failed write leaves what was there. */
+ * edges for dependencies). File errors -> INVALID_PARAM. A regular file
+ * of the caller's at `path` (or none) is replaced only once the whole
+ * graph is written, so a failed write leaves what was there; a symbolic
+ * link's target or a file with other hard links is written in place. */
 SIMDEV_API int simdev_graph_debug_dot(simdev_graph_t graph, const char *path);
 
 /* ---- counters ---- */

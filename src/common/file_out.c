@@ -47,19 +47,32 @@ file_out_step file_out_open(file_out *o, const char *path)
     o->f = NULL;
     o->path = path;
     o->tmp[0] = '\0';
+    o->created = 0;
+    if (path[0] == '\0') {
+        errno = ENOENT; /* "" names no file; the name beside it would be ".partial..." */
+        return FILE_OUT_CREATE;
+    }
     const int exists = lstat(path, &st) == 0;
-    o->replace = !exists || (S_ISREG(st.st_mode) && st.st_nlink == 1);
+    /* Another user's file is written in place: a rename over it could
+     * fail where opening it works (a sticky folder such as /tmp), and
+     * would make it ours. */
+    o->replace = !exists || (S_ISREG(st.st_mode) && st.st_nlink == 1 && st.st_uid == geteuid());
     if (o->replace && exists && access(path, W_OK) != 0)
         return FILE_OUT_READ_ONLY;
     if (o->replace) {
         o->f = open_beside(path, exists ? &st : NULL, o->tmp, sizeof o->tmp);
         if (o->f != NULL)
             return FILE_OUT_OK;
-        if (errno != ENAMETOOLONG)
+        /* No room for the longer name, or no right to add a file to the
+         * folder (a writable file in a folder that is not): in place,
+         * as opening it would. */
+        if (errno != ENAMETOOLONG && errno != EACCES && errno != EPERM)
             return FILE_OUT_CREATE_BESIDE;
-        o->replace = 0; /* no room for the longer name beside it */
+        o->replace = 0;
+        o->tmp[0] = '\0';
     }
     o->f = fopen(path, "w");
+    o->created = o->f != NULL && !exists;
     return o->f != NULL ? FILE_OUT_OK : FILE_OUT_CREATE;
 }
 
@@ -78,6 +91,8 @@ file_out_step file_out_close(file_out *o, int ok)
     }
     if (step != FILE_OUT_OK && o->replace)
         remove(o->tmp);
+    else if (step != FILE_OUT_OK && o->created)
+        remove(o->path); /* made in place by this writer: none was there */
     errno = e;
     return step;
 }

@@ -6,10 +6,12 @@
  * exclusively, with the replaced file's mode), renamed over `path` once
  * complete, so a failed write leaves what was there and no partial file.
  * Anything else (a symbolic link, a FIFO, a device, a file with other
- * hard links, a name too long for the suffix) is written in place,
- * through the name, as opening it would; a failed write there can leave
- * it partly written. Used by every library call that writes a file the
- * caller names (trace exports, graph drawings, simdev's DOT dump).
+ * hard links, another user's file, a name too long for the suffix, a
+ * folder the caller may not add a file to) is written in place, through
+ * the name, as opening it would; a failed write there can leave an
+ * existing file partly written (a file it created is removed). Used by
+ * every library call that writes a file the caller names (trace
+ * exports, graph drawings, simdev's DOT dump).
  */
 #ifndef SIMPLER_COMMON_FILE_OUT_H
 #define SIMPLER_COMMON_FILE_OUT_H
@@ -34,6 +36,7 @@ typedef struct file_out {
     FILE *f;                 /* write here between open and close */
     const char *path;        /* borrowed until file_out_close */
     int replace;             /* 1: f is the file beside, renamed by close */
+    int created;             /* 1: written in place where no file was */
     char tmp[FILE_OUT_TMP_MAX];
 } file_out;
 
@@ -43,9 +46,9 @@ file_out_step file_out_open(file_out *o, const char *path);
 
 /* Closes o->f; when `ok` and every write and the close succeeded, puts
  * the file in place (renames the file beside over `path`) and returns
- * FILE_OUT_OK. Otherwise removes the file beside (a file written in
- * place stays as written) and returns the failed step: FILE_OUT_WRITE
- * when `ok` is 0. */
+ * FILE_OUT_OK. Otherwise removes the file beside, or the file it
+ * created in place (an existing file written in place stays as
+ * written), and returns the failed step: FILE_OUT_WRITE when `ok` is 0. */
 file_out_step file_out_close(file_out *o, int ok);
 
 #endif

@@ -5,7 +5,8 @@
  * waiter spins without bound. A waiter polls in three phases:
  *
  *   1. DEVICE_SPIN_POLLS polls with a pause instruction (a partner that
- *      is running answers within a few hundred nanoseconds);
+ *      is running answers within a few hundred nanoseconds), or
+ *      DEVICE_CORE_SHARED_POLLS for a core among others;
  *   2. polls separated by sched_yield() for a bounded time (a partner
  *      that is runnable but has no CPU gets ours, and neither side pays
  *      for a futex wake-up, which on a virtual machine costs tens of

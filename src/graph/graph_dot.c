@@ -99,11 +99,19 @@ static int write_dot(FILE *f, const loaded_callable *lc, const graph *g)
 static int write_file(const char *path, const loaded_callable *lc, const graph *g)
 {
     file_out o;
-    if (file_out_open(&o, path) != FILE_OUT_OK)
-        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "path \"%s\": cannot create it: %s", path,
-                            strerror(errno));
+    file_out_step step = file_out_open(&o, path);
+    if (step == FILE_OUT_CREATE_BESIDE)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "path \"%s\": cannot create \"%s\" beside it: %s", path,
+                            o.tmp, strerror(errno));
+    if (step != FILE_OUT_OK)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "path \"%s\": cannot %s it: %s", path,
+                            step == FILE_OUT_READ_ONLY ? "write" : "create", strerror(errno));
     int bad = write_dot(o.f, lc, g);
-    if (file_out_close(&o, bad == 0) != FILE_OUT_OK)
+    step = file_out_close(&o, bad == 0);
+    if (step == FILE_OUT_REPLACE)
+        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT, "path \"%s\": cannot replace it: %s", path,
+                            strerror(errno));
+    if (step != FILE_OUT_OK)
         return simpler_fail(PTO_RUNTIME_ERR_INTERNAL, "path \"%s\": writing the graph failed", path);
     return 0;
 }

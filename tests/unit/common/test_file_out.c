@@ -1,7 +1,8 @@
 /* file_out: a file the library writes for a caller is replaced whole
- * where its name allows (a regular file with one link, or none), keeping
- * the mode, so a failed write leaves what was there and no partial file;
- * symbolic links are written through, files with other links in place. */
+ * where its name allows (a regular file of the writer's with one link,
+ * or none), keeping the mode, so a failed write leaves what was there
+ * and no partial file; symbolic links are written through, files with
+ * other links, other users' files and over-long names in place. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdio.h>
@@ -141,6 +142,47 @@ static void file_out_survives_leftovers_and_refuses_what_it_cannot_make(void **s
     remove(OUT_PATH);
 }
 
+/* A name with no room for the suffix is written in place; a failed
+ * write there removes the file it created. The empty name is refused
+ * (it would have made ".partial.*" in the working folder). */
+static void file_out_long_and_empty_names(void **state)
+{
+    char path[sizeof(DIR_PATH) + 256];
+    (void)state;
+    int n = snprintf(path, sizeof path, "%s/", DIR_PATH);
+    memset(path + n, 'l', 250); /* NAME_MAX is 255: no room for ".partial.<pid>.<n>" */
+    path[n + 250] = '\0';
+    remove(path);
+    assert_int_equal(write_text(path, "in place\n", 1), FILE_OUT_OK);
+    assert_string_equal(read_back(path), "in place\n");
+    assert_int_equal(remove(path), 0);
+    assert_int_equal(write_text(path, "not wanted\n", 0), FILE_OUT_WRITE);
+    assert_int_equal(access(path, F_OK), -1);
+
+    file_out o;
+    assert_int_equal(file_out_open(&o, ""), FILE_OUT_CREATE);
+    assert_null(o.f);
+}
+
+/* Another user's file is written in place (a rename would make it the
+ * writer's, and fails in a sticky folder): its owner stays. Needs root
+ * to give the file away. */
+static void file_out_keeps_another_user_s_file(void **state)
+{
+    struct stat st;
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    assert_int_equal(text_file_write(OUT_PATH, "theirs\n"), 0);
+    assert_int_equal(chown(OUT_PATH, 65534, 65534), 0);
+    assert_int_equal(write_text(OUT_PATH, "written\n", 1), FILE_OUT_OK);
+    assert_int_equal(stat(OUT_PATH, &st), 0);
+    assert_int_equal(st.st_uid, 65534);
+    assert_string_equal(read_back(OUT_PATH), "written\n");
+    assert_int_equal(partial_files(), 0);
+    remove(OUT_PATH);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -148,6 +190,8 @@ int main(void)
         cmocka_unit_test(file_out_failure_leaves_what_was_there),
         cmocka_unit_test(file_out_writes_links_through),
         cmocka_unit_test(file_out_survives_leftovers_and_refuses_what_it_cannot_make),
+        cmocka_unit_test(file_out_long_and_empty_names),
+        cmocka_unit_test(file_out_keeps_another_user_s_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

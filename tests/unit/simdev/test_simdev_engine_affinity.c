@@ -649,6 +649,19 @@ static void engine_threads_are_named_by_role(void **state)
         assert_int_equal(simdev_stream_destroy(stream[d]), SIMDEV_SUCCESS);
     }
     expect_threads_named("simdev-stream", 0);
+
+    /* A replay of a graph with two lanes starts a runner for the second. */
+    assert_int_equal(simdev_set_device(0), SIMDEV_SUCCESS);
+    simdev_stream_t s[3];
+    simdev_event_t fork, join[2];
+    const simdev_kernel_fn kernels[GRAPH_KERNELS] = {record_thread, record_thread, record_thread, record_thread};
+    simdev_graph_t graph = capture_chain(s, &fork, join, kernels);
+    assert_int_equal(simdev_graph_launch(graph, s[0]), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(s[0]), SIMDEV_SUCCESS);
+    for (int i = 0; i < 10000 && threads_named("simdev-runner") == 0; i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL); /* a runner names itself when it first runs */
+    assert_true(threads_named("simdev-runner") >= 1);
+    release_chain(s, fork, join, graph);
 }
 
 int main(void)
