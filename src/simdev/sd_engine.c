@@ -198,9 +198,16 @@ void sd_engine_guest_end(void)
 /* Runs block `block` of `l` on the calling thread, placed on the pool's
  * CPUs (a syscall only when that differs from the last inline block),
  * or where it is for a guest. */
+#ifdef SIMPLER_VERIFY
+_Atomic uint64_t sd_test_moves;
+#endif
+
 void sd_engine_place(const struct sd_pool *p)
 {
     if (p->cpus.count != 0 && !guest && (!inline_placed || memcmp(&inline_cpus, &p->cpus, sizeof(p->cpus)) != 0)) {
+#ifdef SIMPLER_VERIFY
+        atomic_fetch_add(&sd_test_moves, 1);
+#endif
         if (!own_cpus_known)
             own_cpus_known = pthread_getaffinity_np(pthread_self(), sizeof(own_cpus), &own_cpus) == 0;
         cpus_apply(&p->cpus);
@@ -249,6 +256,9 @@ void sd_engine_unplace(void)
 {
     if (!inline_placed || guest)
         return;
+#ifdef SIMPLER_VERIFY
+    atomic_fetch_add(&sd_test_moves, 1);
+#endif
     if (own_cpus_known)
         (void)pthread_setaffinity_np(pthread_self(), sizeof(own_cpus), &own_cpus);
     inline_placed = 0;

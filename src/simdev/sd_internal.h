@@ -473,6 +473,9 @@ extern _Atomic uint64_t sd_test_nap_window_ns;
 /* Tests only: when set, a multi-stream synchronize (simdev_streams_
  * synchronize, simdev_device_synchronize) calls it before each wait. */
 extern void (*_Atomic sd_test_before_wait)(struct simdev_stream *s);
+/* Tests only: the moves of stream workers and runners between CPU sets
+ * (sd_engine_place and sd_engine_unplace calls that make the syscall). */
+extern _Atomic uint64_t sd_test_moves;
 #endif
 /* Under s->mu (dropped while an op runs), by a synchronizer of s that
  * waits for the ops before `target`: while the next op is a replay that

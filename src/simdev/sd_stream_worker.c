@@ -74,14 +74,7 @@ static int run_op(struct simdev_stream *s, const struct sd_op *op, int faulted)
     case SD_OP_GRAPH: {
         int fault = faulted ? 0 : sd_graph_run(op->graph, s);
         graph_done(op->graph);
-        /* A worker that ran the replay's AICore lane goes back beside
-         * the AICPU: left beside the AICore cores, where a synchronizer
-         * may sit, the next launch's wake-up let it preempt that caller
-         * and take the replay, and the process stayed in that mode, a
-         * 10-task replay far slower (docs/performance.md). */
-        if (!sd_engine_guest() && sd_engine_placed_on(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICORE]))
-            sd_engine_place(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICPU]);
-        return fault;
+        return fault; /* the worker's place: run_next */
     }
     default:
         break;
@@ -212,6 +205,20 @@ static void run_next(struct simdev_stream *s, int worker)
     atomic_store_explicit(&s->tail, s->tail + 1, memory_order_release);
     s->arg_tail += op.arg_consumed;
     space_notify(s);
+    /* A worker that ran a replay's AICore lane goes back beside the
+     * AICPU once nothing is queued behind it: left beside the AICore
+     * cores, where a synchronizer may sit, the next launch's wake-up let
+     * it preempt that caller and take the replay, and the process stayed
+     * in that mode, a 10-task replay far slower (docs/performance.md).
+     * With more ops queued it stays: two moves per replay (each a forced
+     * migration, tens of microseconds here) made back-to-back replays of
+     * a graph of AICore kernels cost about 90 us each. */
+    if (worker && op.kind == SD_OP_GRAPH && !startable(s) && !sd_engine_guest() &&
+        sd_engine_placed_on(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICORE])) {
+        pthread_mutex_unlock(&s->mu);
+        sd_engine_place(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICPU]);
+        pthread_mutex_lock(&s->mu);
+    }
 }
 
 /* A synchronizer runs a queued replay itself instead of waiting for the

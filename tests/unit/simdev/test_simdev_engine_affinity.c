@@ -588,6 +588,54 @@ static void engine_affinity_faulted_replay_is_not_published_early(void **state)
     release_chain(s, fork, join, watched);
 }
 
+/* Back-to-back replays of a graph of one AICore kernel, queued behind a
+ * host function that holds the worker: the worker moves beside the
+ * AICore cores for the first and back beside the AICPU after the last,
+ * not twice per replay (each move a forced migration; 50 replays cost
+ * about 90 us each that way). Waited for with queries, which leave the
+ * replays to the worker. */
+#ifdef SIMPLER_VERIFY
+static atomic_int held_open;
+
+static void hold_worker(void *user)
+{
+    (void)user;
+    for (int i = 0; i < 20000 && !atomic_load(&held_open); i++)
+        usleep(100);
+}
+#endif
+
+static void engine_affinity_queued_replays_keep_the_worker_in_place(void **state)
+{
+    (void)state;
+#ifndef SIMPLER_VERIFY
+    skip(); /* the move count is compiled in SIMPLER_VERIFY builds only */
+#else
+    cpu_set_t process;
+    configure_split_or_skip(&process);
+    simdev_stream_t s;
+    simdev_graph_t g = NULL;
+    assert_int_equal(simdev_stream_create(&s), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_capture_begin(s, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(s, SIMDEV_ENGINE_AICORE, record_aicore, 1, NULL, 0), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_capture_end(s, &g), SIMDEV_SUCCESS);
+    atomic_store(&held_open, 0);
+    assert_int_equal(simdev_launch_host_func(s, hold_worker, NULL), SIMDEV_SUCCESS);
+    uint64_t before = atomic_load(&sd_test_moves);
+    for (int r = 0; r < 50; r++)
+        assert_int_equal(simdev_graph_launch(g, s), SIMDEV_SUCCESS);
+    atomic_store(&held_open, 1);
+    int rc;
+    for (int i = 0; i < 100000 && (rc = simdev_stream_query(s)) == SIMDEV_ERROR_NOT_READY; i++)
+        usleep(100);
+    assert_int_equal(rc, SIMDEV_SUCCESS);
+    uint64_t moves = atomic_load(&sd_test_moves) - before;
+    assert_true(moves <= 3); /* into place, back, and the host function's move out at most */
+    assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(s), SIMDEV_SUCCESS);
+#endif
+}
+
 /* How many of the process's threads are named `name`. */
 static int threads_named(const char *name)
 {
@@ -681,6 +729,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(engine_affinity_synchronize_returns_on_a_published_completion, clean,
                                         clean),
         cmocka_unit_test_setup_teardown(engine_threads_are_named_by_role, clean, clean),
+        cmocka_unit_test_setup_teardown(engine_affinity_queued_replays_keep_the_worker_in_place, clean, clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
