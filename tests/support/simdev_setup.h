@@ -23,4 +23,15 @@ static inline int simdev_setup_configure(uint32_t devices, uint64_t hbm_bytes, u
     return simdev_configure(&config) == SIMDEV_SUCCESS ? 0 : -1;
 }
 
+/* Captures one launch of `fn` (one block, no arguments) on `engine`,
+ * enqueued on `stream`, into *out. SIMDEV_SUCCESS, or the status of
+ * the call that failed. */
+static inline int simdev_setup_capture_kernel(simdev_stream_t stream, simdev_engine engine, simdev_kernel_fn fn,
+                                              simdev_graph_t *out)
+{
+    int rc = simdev_capture_begin(stream, SIMDEV_CAPTURE_MODE_GLOBAL);
+    rc = rc ? rc : simdev_launch_kernel(stream, engine, fn, 1, NULL, 0);
+    return rc ? rc : simdev_capture_end(stream, out);
+}
+
 #endif

@@ -469,6 +469,13 @@ static void launch_on_the_worker(simdev_graph_t graph, simdev_stream_t s)
  * stream worker retires the replay: the worker is held before its retire
  * until the caller returned (bounded, 2 s), and records whether it had. */
 #ifdef SIMPLER_VERIFY
+/* Waits until *flag is set, for at most 2 s (a hold that must end). */
+static void await_flag(atomic_int *flag)
+{
+    for (int i = 0; i < 20000 && !atomic_load(flag); i++)
+        usleep(100);
+}
+
 static atomic_int caller_returned;
 static atomic_int retire_saw_return; /* -1 until the held retire ends */
 static simdev_stream_t retire_held_on;
@@ -477,8 +484,7 @@ static void hold_retire(struct simdev_stream *s)
 {
     if (s != retire_held_on)
         return;
-    for (int i = 0; i < 20000 && !atomic_load(&caller_returned); i++)
-        usleep(100);
+    await_flag(&caller_returned);
     atomic_store(&retire_saw_return, atomic_load(&caller_returned));
 }
 #endif
@@ -600,8 +606,7 @@ static atomic_int held_open;
 static void hold_worker(void *user)
 {
     (void)user;
-    for (int i = 0; i < 20000 && !atomic_load(&held_open); i++)
-        usleep(100);
+    await_flag(&held_open);
 }
 #endif
 
@@ -616,9 +621,7 @@ static void engine_affinity_queued_replays_keep_the_worker_in_place(void **state
     simdev_stream_t s;
     simdev_graph_t g = NULL;
     assert_int_equal(simdev_stream_create(&s), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_capture_begin(s, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_launch_kernel(s, SIMDEV_ENGINE_AICORE, record_aicore, 1, NULL, 0), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_capture_end(s, &g), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_setup_capture_kernel(s, SIMDEV_ENGINE_AICORE, record_aicore, &g), SIMDEV_SUCCESS);
     atomic_store(&held_open, 0);
     assert_int_equal(simdev_launch_host_func(s, hold_worker, NULL), SIMDEV_SUCCESS);
     uint64_t before = atomic_load(&sd_test_moves);

@@ -22,6 +22,7 @@
 
 #include "simdev/sd_internal.h"
 #include "simdev_engine_cpus.h"
+#include "simdev_setup.h"
 #include "support.h"
 
 #define ATTEMPTS 40
@@ -286,9 +287,7 @@ static void sync_returns_the_fault_of_a_replay_it_ran(void **state)
         simdev_stream_t s;
         simdev_graph_t graph = NULL;
         assert_int_equal(simdev_stream_create(&s), SIMDEV_SUCCESS);
-        assert_int_equal(simdev_capture_begin(s, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
-        assert_int_equal(simdev_launch_kernel(s, SIMDEV_ENGINE_AICPU, fault_kernel, 1, NULL, 0), SIMDEV_SUCCESS);
-        assert_int_equal(simdev_capture_end(s, &graph), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_setup_capture_kernel(s, SIMDEV_ENGINE_AICPU, fault_kernel, &graph), SIMDEV_SUCCESS);
         kernel_ran_on = (pthread_t)0;
         assert_int_equal(simdev_graph_launch(graph, s), SIMDEV_SUCCESS);
         assert_int_equal(simdev_stream_synchronize(s), SIMDEV_ERROR_KERNEL_FAULT);
