@@ -41,6 +41,40 @@ static FILE *open_beside(const char *path, const struct stat *was, char *tmp, si
     return out;
 }
 
+/* Opens `path` for writing where it is. A name that did not exist is
+ * created exclusively (*created = 1: a failed write may remove it, and
+ * no file another process made meanwhile is taken for ours); an existing
+ * one is truncated without O_CREAT (with fs.protected_regular, an
+ * O_CREAT open of another user's file in a sticky folder is refused);
+ * a dangling symbolic link gets its target made. NULL with errno. */
+static FILE *open_in_place(const char *path, int exists, int *created)
+{
+    int fd = -1;
+    *created = 0;
+    if (!exists) {
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            return NULL;
+        *created = fd >= 0;
+    }
+    if (fd < 0)
+        fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT)
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "w");
+    if (f == NULL) {
+        int e = errno;
+        close(fd);
+        if (*created)
+            remove(path);
+        *created = 0;
+        errno = e;
+    }
+    return f;
+}
+
 file_out_step file_out_open(file_out *o, const char *path)
 {
     struct stat st;
@@ -57,7 +91,7 @@ file_out_step file_out_open(file_out *o, const char *path)
      * fail where opening it works (a sticky folder such as /tmp), and
      * would make it ours. */
     o->replace = !exists || (S_ISREG(st.st_mode) && st.st_nlink == 1 && st.st_uid == geteuid());
-    if (o->replace && exists && access(path, W_OK) != 0)
+    if (exists && S_ISREG(st.st_mode) && access(path, W_OK) != 0)
         return FILE_OUT_READ_ONLY;
     if (o->replace) {
         o->f = open_beside(path, exists ? &st : NULL, o->tmp, sizeof o->tmp);
@@ -71,8 +105,7 @@ file_out_step file_out_open(file_out *o, const char *path)
         o->replace = 0;
         o->tmp[0] = '\0';
     }
-    o->f = fopen(path, "w");
-    o->created = o->f != NULL && !exists;
+    o->f = open_in_place(path, exists, &o->created);
     return o->f != NULL ? FILE_OUT_OK : FILE_OUT_CREATE;
 }
 

@@ -9,7 +9,8 @@
  * hard links, another user's file, a name too long for the suffix, a
  * folder the caller may not add a file to) is written in place, through
  * the name, as opening it would; a failed write there can leave an
- * existing file partly written (a file it created is removed). Used by
+ * existing file partly written (a file it created at `path` is removed;
+ * the target it made for a dangling symbolic link stays). Used by
  * every library call that writes a file the caller names (trace
  * exports, graph drawings, simdev's DOT dump).
  */

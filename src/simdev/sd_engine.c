@@ -195,13 +195,13 @@ void sd_engine_guest_end(void)
     guest_beside = NULL;
 }
 
-/* Runs block `block` of `l` on the calling thread, placed on the pool's
- * CPUs (a syscall only when that differs from the last inline block),
- * or where it is for a guest. */
 #ifdef SIMPLER_VERIFY
 _Atomic uint64_t sd_test_moves;
 #endif
 
+/* Runs block `block` of `l` on the calling thread, placed on the pool's
+ * CPUs (a syscall only when that differs from the last inline block),
+ * or where it is for a guest. */
 void sd_engine_place(const struct sd_pool *p)
 {
     if (p->cpus.count != 0 && !guest && (!inline_placed || memcmp(&inline_cpus, &p->cpus, sizeof(p->cpus)) != 0)) {
@@ -256,11 +256,12 @@ void sd_engine_unplace(void)
 {
     if (!inline_placed || guest)
         return;
+    if (own_cpus_known) {
 #ifdef SIMPLER_VERIFY
-    atomic_fetch_add(&sd_test_moves, 1);
+        atomic_fetch_add(&sd_test_moves, 1);
 #endif
-    if (own_cpus_known)
         (void)pthread_setaffinity_np(pthread_self(), sizeof(own_cpus), &own_cpus);
+    }
     inline_placed = 0;
 }
 

@@ -181,6 +181,11 @@ static void space_notify(struct simdev_stream *s)
     pthread_mutex_lock(&s->mu);
 }
 
+/* The calling worker ran a replay and no kernel or host function since
+ * (each worker thread serves one stream; not on the stream, whose lines
+ * synchronizers poll). */
+static _Thread_local int after_replay;
+
 /* Under s->mu, when startable: starts the next op, runs it with s->mu
  * dropped and retires it; returns with s->mu held. */
 static void run_next(struct simdev_stream *s, int worker)
@@ -206,18 +211,27 @@ static void run_next(struct simdev_stream *s, int worker)
     s->arg_tail += op.arg_consumed;
     space_notify(s);
     /* A worker that ran a replay's AICore lane goes back beside the
-     * AICPU once nothing is queued behind it: left beside the AICore
-     * cores, where a synchronizer may sit, the next launch's wake-up let
-     * it preempt that caller and take the replay, and the process stayed
-     * in that mode, a 10-task replay far slower (docs/performance.md).
-     * With more ops queued it stays: two moves per replay (each a forced
+     * AICPU once nothing is queued: left beside the AICore cores, where
+     * a synchronizer may sit, the next launch's wake-up let it preempt
+     * that caller and take the replay, and the process stayed in that
+     * mode, a 10-task replay far slower (docs/performance.md). While
+     * ops are queued it stays: two moves per replay (each a forced
      * migration, tens of microseconds here) made back-to-back replays of
-     * a graph of AICore kernels cost about 90 us each. */
-    if (worker && op.kind == SD_OP_GRAPH && !startable(s) && !sd_engine_guest() &&
-        sd_engine_placed_on(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICORE])) {
-        pthread_mutex_unlock(&s->mu);
-        sd_engine_place(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICPU]);
-        pthread_mutex_lock(&s->mu);
+     * a graph of AICore kernels cost about 90 us each. A kernel or host
+     * function run since places the worker itself. */
+    if (worker) {
+        if (op.kind == SD_OP_GRAPH)
+            after_replay = 1;
+        else if (!faulted && (op.kind == SD_OP_KERNEL || op.kind == SD_OP_HOST_FUNC))
+            after_replay = 0;
+    }
+    if (worker && after_replay && !startable(s)) {
+        after_replay = 0;
+        if (sd_engine_placed_on(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICORE])) {
+            pthread_mutex_unlock(&s->mu);
+            sd_engine_place(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICPU]);
+            pthread_mutex_lock(&s->mu);
+        }
     }
 }
 

@@ -595,11 +595,11 @@ static void engine_affinity_faulted_replay_is_not_published_early(void **state)
 }
 
 /* Back-to-back replays of a graph of one AICore kernel, queued behind a
- * host function that holds the worker: the worker moves beside the
- * AICore cores for the first and back beside the AICPU after the last,
- * not twice per replay (each move a forced migration; 50 replays cost
- * about 90 us each that way). Waited for with queries, which leave the
- * replays to the worker. */
+ * host function that holds the worker, then an event record: the worker
+ * moves beside the AICore cores for the first replay and back beside
+ * the AICPU once the record is retired too, not twice per replay (each
+ * move a forced migration; 50 replays cost about 90 us each that way).
+ * Waited for with queries, which leave the replays to the worker. */
 #ifdef SIMPLER_VERIFY
 static atomic_int held_open;
 
@@ -627,13 +627,27 @@ static void engine_affinity_queued_replays_keep_the_worker_in_place(void **state
     uint64_t before = atomic_load(&sd_test_moves);
     for (int r = 0; r < 50; r++)
         assert_int_equal(simdev_graph_launch(g, s), SIMDEV_SUCCESS);
+    simdev_event_t e;
+    assert_int_equal(simdev_event_create(&e), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_event_record(e, s), SIMDEV_SUCCESS);
     atomic_store(&held_open, 1);
     int rc;
     for (int i = 0; i < 100000 && (rc = simdev_stream_query(s)) == SIMDEV_ERROR_NOT_READY; i++)
         usleep(100);
     assert_int_equal(rc, SIMDEV_SUCCESS);
+    /* The move back follows the retire the query saw: wait for it. */
+    cpu_set_t aicpu, now;
+    simdev_engine_cpus(0, SIMDEV_ENGINE_AICPU, &aicpu);
+    for (int i = 0; i < 20000; i++) {
+        assert_int_equal(pthread_getaffinity_np(s->worker, sizeof(now), &now), 0);
+        if (CPU_EQUAL(&now, &aicpu))
+            break;
+        usleep(100);
+    }
+    assert_true(CPU_EQUAL(&now, &aicpu));
     uint64_t moves = atomic_load(&sd_test_moves) - before;
     assert_true(moves <= 3); /* into place, back, and the host function's move out at most */
+    assert_int_equal(simdev_event_destroy(e), SIMDEV_SUCCESS);
     assert_int_equal(simdev_graph_destroy(g), SIMDEV_SUCCESS);
     assert_int_equal(simdev_stream_destroy(s), SIMDEV_SUCCESS);
 #endif
@@ -703,6 +717,7 @@ static void engine_threads_are_named_by_role(void **state)
 
     /* A replay of a graph with two lanes starts a runner for the second. */
     assert_int_equal(simdev_set_device(0), SIMDEV_SUCCESS);
+    replay_no = 0; /* record_thread writes ran_by[replay_no] */
     simdev_stream_t s[3];
     simdev_event_t fork, join[2];
     const simdev_kernel_fn kernels[GRAPH_KERNELS] = {record_thread, record_thread, record_thread, record_thread};
