@@ -5,6 +5,7 @@
 
 #include "common/host_alloc.h"
 #include "common/log.h"
+#include "device/device_run_desc.h"
 #include "platform/platform_status.h"
 
 DeviceContextHandle create_device_context(void)
@@ -155,4 +156,26 @@ void destroy_device_context(DeviceContextHandle handle)
     caller_device_restore(ctx); /* the destroy may have selected the context's device */
     pthread_mutex_destroy(&ctx->lock);
     host_free(ctx);
+}
+
+static uint32_t at_most(uint32_t a, uint32_t b)
+{
+    return a < b ? a : b;
+}
+
+void context_cores_split(const simpler_context *ctx, uint32_t aicore_count, uint32_t *aic, uint32_t *aiv)
+{
+    const platform_device_info *info = &ctx->device_info;
+    uint32_t total = info->aic_cores + info->aiv_cores;
+    *aic = info->aic_cores;
+    *aiv = info->aiv_cores;
+    if (aicore_count != 0 && aicore_count < total) {
+        uint32_t want_aic = (uint32_t)((uint64_t)aicore_count * info->aic_cores / total);
+        if (want_aic == 0 && info->aic_cores > 0)
+            want_aic = 1;
+        *aic = at_most(want_aic, aicore_count);
+        *aiv = at_most(info->aiv_cores, aicore_count - *aic);
+    }
+    *aic = at_most(*aic, DEVICE_CORE_MAX);
+    *aiv = at_most(*aiv, DEVICE_CORE_MAX - *aic);
 }

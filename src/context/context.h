@@ -43,6 +43,12 @@ int context_holds_resources(const simpler_context *ctx);
  * switched to the context's device. Returns 0 or the mapped status. */
 int context_select_device(simpler_context *ctx);
 
+/* CallConfig.aicore_count (0 = all) split over AIC and AIV, the one rule
+ * of both modes: in the device's proportion, keeping one core of each
+ * type the device has whenever the count allows (one AIC core first),
+ * each type capped by the device's cores and both by DEVICE_CORE_MAX. */
+void context_cores_split(const simpler_context *ctx, uint32_t aicore_count, uint32_t *aic, uint32_t *aiv);
+
 /* Test hook: makes the context call the device through `ops` (NULL
  * restores platform_ops_simdev()). Only while nothing is created (before
  * init or after finalize); returns -1003 otherwise, -1005 for NULL ctx.

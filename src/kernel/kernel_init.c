@@ -202,17 +202,8 @@ static int capacity_commit(simpler_context *ctx, kernel_state *ks)
 
 static void cores_pick(simpler_context *ctx, kernel_state *ks, const CallConfig *config)
 {
-    uint32_t aic = ctx->device_info.aic_cores, aiv = ctx->device_info.aiv_cores;
-    uint32_t want = config != NULL ? config->aicore_count : 0;
-    if (want != 0 && want < aic + aiv) {
-        /* Keep one AIC core when there is one, the rest AIV. */
-        aic = aic > 0 ? 1 : 0;
-        aiv = want - aic < aiv ? want - aic : aiv;
-    }
-    if (aic > DEVICE_CORE_MAX)
-        aic = DEVICE_CORE_MAX;
-    if (aiv > DEVICE_CORE_MAX - aic)
-        aiv = DEVICE_CORE_MAX - aic;
+    uint32_t aic, aiv;
+    context_cores_split(ctx, config != NULL ? config->aicore_count : 0, &aic, &aiv);
     ks->aic_count = aic;
     ks->aiv_count = aiv;
 }

@@ -18,33 +18,9 @@
  * status (0 or -1..-999) equals it; it survives when no scheduler ran. */
 #define PROGRAM_STATUS_UNWRITTEN_BYTE 0x7f
 
-static uint32_t min_u32(uint32_t a, uint32_t b)
-{
-    return a < b ? a : b;
-}
-
-/* CallConfig.aicore_count (0 = all) split over AIC and AIV in the
- * device's proportion, keeping one core of each type the device has
- * whenever the count allows. */
-static void cores_split(const platform_device_info *info, uint32_t count, uint32_t *aic, uint32_t *aiv)
-{
-    uint32_t total = info->aic_cores + info->aiv_cores;
-    *aic = info->aic_cores;
-    *aiv = info->aiv_cores;
-    if (count != 0 && count < total) {
-        uint32_t want_aic = (uint32_t)((uint64_t)count * info->aic_cores / total);
-        if (want_aic == 0 && info->aic_cores > 0)
-            want_aic = 1;
-        *aic = min_u32(want_aic, count);
-        *aiv = min_u32(info->aiv_cores, count - *aic);
-    }
-    *aic = min_u32(*aic, DEVICE_CORE_MAX);
-    *aiv = min_u32(*aiv, DEVICE_CORE_MAX - *aic);
-}
-
 void program_cores_split(const simpler_context *ctx, const CallConfig *config, uint32_t *aic, uint32_t *aiv)
 {
-    cores_split(&ctx->device_info, config->aicore_count, aic, aiv);
+    context_cores_split(ctx, config->aicore_count, aic, aiv);
 }
 
 int program_desc_fill(simpler_context *ctx, const SimplerGraphRequirements *req, const device_kernel_table *table,
