@@ -291,7 +291,11 @@ SIMPLER_API int simpler_run_times(DeviceContextHandle ctx, SimplerRunTimes *out)
 SIMPLER_API int finalize_device(DeviceContextHandle ctx);
 
 /* ---- memory helpers (program mode owns its device; kernel mode may use
- * them outside capture) ---- */
+ * them outside capture). They work while the context holds its device:
+ * a program context from simpler_init to finalize_device (whose reset
+ * drops what they allocated); a kernel context from its first init on,
+ * also once Closed, since kernel mode never resets the borrowed device
+ * and what they allocated must stay freeable. ---- */
 
 /* Allocates `size` > 0 bytes of device memory on the context's device.
  * Returns NULL for a NULL ctx, size 0, an uninitialized context or

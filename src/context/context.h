@@ -51,7 +51,8 @@ void context_cores_split(const simpler_context *ctx, uint32_t aicore_count, uint
 
 /* Test hook: makes the context call the device through `ops` (NULL
  * restores platform_ops_simdev()). Only while nothing is created (before
- * init or after finalize); returns -1003 otherwise, -1005 for NULL ctx.
+ * init, or after a program context's finalize: a closed kernel context
+ * still holds its device); returns -1003 otherwise, -1005 for NULL ctx.
  * `ops` must outlive the context's use of it. */
 int context_set_platform_ops(DeviceContextHandle handle, const platform_ops *ops);
 

@@ -81,7 +81,17 @@ int program_trace_path_check(const CallConfig *config)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
                             "CallConfig.output_prefix: the trace path '%strace.json' is longer than %d bytes",
                             config->output_prefix, TRACE_PATH_MAX - 1);
-    /* The directory the file goes in must exist and take a new file. */
+    /* An existing file is written (replaced, or in place): it must be a
+     * writable regular file; its folder need not take new files
+     * (common/file_out.h writes in place then). */
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode) || access(path, W_OK) != 0)
+            return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
+                                "CallConfig.output_prefix: trace path \"%s\": exists and is not a writable file", path);
+        return 0;
+    }
+    /* A new file: the directory it goes in must exist and take it. */
     const char *slash = strrchr(path, '/');
     if (slash == NULL) {
         strcpy(dir, ".");
@@ -90,14 +100,9 @@ int program_trace_path_check(const CallConfig *config)
         memcpy(dir, path, n);
         dir[n] = '\0';
     }
-    struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0)
         return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
                             "CallConfig.output_prefix: trace path \"%s\": cannot be created: directory '%s' %s",
                             path, dir, errno == ENOENT ? "does not exist" : "is not a writable directory");
-    /* An existing file is replaced: it must be a writable regular file. */
-    if (stat(path, &st) == 0 && (!S_ISREG(st.st_mode) || access(path, W_OK) != 0))
-        return simpler_fail(PTO_RUNTIME_ERR_INVALID_ARGUMENT,
-                            "CallConfig.output_prefix: trace path \"%s\": exists and is not a writable file", path);
     return 0;
 }

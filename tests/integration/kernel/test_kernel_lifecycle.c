@@ -217,6 +217,15 @@ static void identity_launch_before_freeze_and_after_close_refused(void **state)
     assert_int_equal(finalize_device(k.ctx), PTO_RUNTIME_ERR_INVALID_STATE);
     /* Closed: program entries stay refused. */
     assert_int_equal(simpler_init(k.ctx, 0, NULL), PTO_RUNTIME_ERR_INVALID_STATE);
+    /* The memory helpers still work: the borrowed device is never reset,
+     * so what they allocate must stay freeable (runtime_c_api.h). */
+    void *block = device_malloc_ctx(k.ctx, 64);
+    assert_non_null(block);
+    uint8_t bytes[64] = {1, 2, 3}, back[64] = {0};
+    assert_int_equal(copy_to_device_ctx(k.ctx, block, bytes, sizeof bytes), 0);
+    assert_int_equal(copy_from_device_ctx(k.ctx, back, block, sizeof back), 0);
+    assert_int_equal(back[2], 3);
+    device_free_ctx(k.ctx, block);
     destroy_device_context(k.ctx);
     kbufs_free(&d);
     assert_int_equal(simdev_stream_destroy(k.stream), SIMDEV_SUCCESS);
