@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/file_out.h"
 #include "fsize_limit.h"
+#include "other_user.h"
 #include "support.h"
 #include "text_file.h"
 
@@ -201,56 +201,36 @@ static void file_out_makes_a_dangling_link_s_target(void **state)
     remove(target);
 }
 
-/* As another user (a child process gives up root): a writable file of
- * its own in a folder it may not add files to is written in place; a
- * new name there cannot be made; a file it may not write is refused as
- * read-only. Needs root to switch users. */
-static int as_other_user(const char *dir, const char *mine, const char *fresh, const char *theirs)
+/* As another user: a writable file of its own in a folder it may not
+ * add files to is written in place; a new name there cannot be made; a
+ * file it may not write is refused as read-only. */
+static int other_user_writes(void *arg)
 {
-    if (setgid(65534) != 0 || setuid(65534) != 0)
-        return 10;
-    if (access(dir, X_OK) != 0)
-        return 77; /* a folder above it is closed to others (a private build folder) */
-    if (write_text(mine, "child\n", 1) != FILE_OUT_OK)
+    const locked_folder *l = arg;
+    char fresh[700];
+    snprintf(fresh, sizeof fresh, "%s/fresh.txt", l->dir);
+    if (write_text(l->mine, "child\n", 1) != FILE_OUT_OK)
         return 11;
     if (write_text(fresh, "x", 1) != FILE_OUT_CREATE || access(fresh, F_OK) == 0)
         return 12;
-    if (write_text(theirs, "x", 1) != FILE_OUT_READ_ONLY)
+    if (write_text(l->theirs, "x", 1) != FILE_OUT_READ_ONLY)
         return 13;
     return 0;
 }
 
 static void file_out_in_a_folder_the_writer_may_not_add_to(void **state)
 {
-    static const char dir[] = DIR_PATH "/file_out_locked";
-    static const char mine[] = DIR_PATH "/file_out_locked/mine.txt";
-    static const char fresh[] = DIR_PATH "/file_out_locked/fresh.txt";
-    static const char theirs[] = DIR_PATH "/file_out_locked/theirs.txt";
+    locked_folder l;
     (void)state;
     if (geteuid() != 0)
         skip();
-    remove(mine);
-    remove(theirs);
-    rmdir(dir);
-    assert_int_equal(mkdir(dir, 0755), 0);
-    assert_int_equal(text_file_write(mine, "before\n"), 0);
-    assert_int_equal(chown(mine, 65534, 65534), 0);
-    assert_int_equal(text_file_write(theirs, "root's\n"), 0);
-    assert_int_equal(chmod(theirs, 0644), 0);
-    int status = -1;
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0)
-        _exit(as_other_user(dir, mine, fresh, theirs));
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    const char *got = read_back(mine);
-    remove(mine);
-    remove(theirs);
-    rmdir(dir);
-    assert_true(WIFEXITED(status));
-    if (WEXITSTATUS(status) == 77)
+    assert_int_equal(locked_folder_make(&l, DIR_PATH "/file_out_locked", "mine.txt", "theirs.txt", "before\n"), 0);
+    int rc = as_other_user(l.dir, other_user_writes, &l);
+    const char *got = read_back(l.mine);
+    locked_folder_remove(&l);
+    if (rc == OTHER_USER_CLOSED)
         skip();
-    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(rc, 0);
     assert_string_equal(got, "child\n");
 }
 

@@ -8,23 +8,18 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "program/program_run.h"
 #include "simpler/task_args.h"
-#include "text_file.h"
+#include "other_user.h"
 
 #define LOCKED SIMPLER_BINARY_DIR "/tests/program_trace_locked"
 
-static int check_as_other_user(void)
+static int check_as_other_user(void *arg)
 {
     CallConfig config;
-    if (setgid(65534) != 0 || setuid(65534) != 0)
-        return 10;
-    if (access(LOCKED, X_OK) != 0)
-        return 77;
+    (void)arg;
     simpler_call_config_default(&config);
     config.trace = 1;
     snprintf(config.output_prefix, sizeof(config.output_prefix), "%s/mine_", LOCKED);
@@ -41,31 +36,16 @@ static int check_as_other_user(void)
 
 static void trace_path_check_follows_what_the_writer_can_write(void **state)
 {
-    static const char mine[] = LOCKED "/mine_trace.json", theirs[] = LOCKED "/root_trace.json";
+    locked_folder l;
     (void)state;
     if (geteuid() != 0)
         skip();
-    remove(mine);
-    remove(theirs);
-    rmdir(LOCKED);
-    assert_int_equal(mkdir(LOCKED, 0755), 0);
-    assert_int_equal(text_file_write(mine, ""), 0);
-    assert_int_equal(chown(mine, 65534, 65534), 0);
-    assert_int_equal(text_file_write(theirs, ""), 0);
-    assert_int_equal(chmod(theirs, 0644), 0);
-    int status = -1;
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0)
-        _exit(check_as_other_user());
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    remove(mine);
-    remove(theirs);
-    rmdir(LOCKED);
-    assert_true(WIFEXITED(status));
-    if (WEXITSTATUS(status) == 77)
+    assert_int_equal(locked_folder_make(&l, LOCKED, "mine_trace.json", "root_trace.json", ""), 0);
+    int rc = as_other_user(l.dir, check_as_other_user, NULL);
+    locked_folder_remove(&l);
+    if (rc == OTHER_USER_CLOSED)
         skip();
-    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(rc, 0);
 }
 
 int main(void)
