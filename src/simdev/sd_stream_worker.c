@@ -19,9 +19,10 @@ _Atomic uint64_t sd_test_help_wait_ns;
 _Atomic uint64_t sd_test_nap_window_ns;
 #endif
 
-/* Per device, the replays synchronizers began to run (sd_stream_help): a
- * stream worker napping beside the AICore cores stops when it changes. */
-static _Atomic uint64_t guest_runs[SIMDEV_MAX_DEVICES];
+/* Per device, the replays begun, by a stream worker or a synchronizer
+ * (sd_stream_help): a stream worker napping beside the AICore cores
+ * stops when it changes. */
+static _Atomic uint64_t replays_began[SIMDEV_MAX_DEVICES];
 
 static void event_complete(struct simdev_event *e, uint64_t seq)
 {
@@ -72,6 +73,7 @@ static int run_op(struct simdev_stream *s, const struct sd_op *op, int faulted)
         event_wait(op->event, op->seq);
         return 0;
     case SD_OP_GRAPH: {
+        atomic_fetch_add(&replays_began[s->device], 1);
         int fault = faulted ? 0 : sd_graph_run(op->graph, s);
         graph_done(op->graph);
         return fault; /* the worker's place: run_next */
@@ -117,10 +119,11 @@ static int startable(const struct simdev_stream *s)
  * scheduler launch (docs/performance.md). A worker elsewhere
  * shares its CPUs with the host and the AICPU engine, whose work each
  * nap's wake-up would preempt, and waking it is local and cheap. The
- * naps stop once a synchronizer begins to run a replay of the device
- * (guest_runs): beside such a synchronizer on the AICore's CPU, the naps
- * of workers left there by eager launches made a 2-task replay several
- * times slower until their window ran out (docs/performance.md). */
+ * naps stop once a replay of the device begins (replays_began), run by
+ * a synchronizer or a stream worker: the naps of workers left on the
+ * AICore's CPU by eager launches preempted the replays that followed
+ * until their window ran out (docs/performance.md). A replay that began
+ * before this worker's naps did ends none of them. */
 static void idle_nap(struct simdev_stream *s)
 {
     if (!sd_engine_placed_on(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICORE]))
@@ -134,7 +137,7 @@ static void idle_nap(struct simdev_stream *s)
     if (atomic_load(&sd_test_nap_window_ns) != 0)
         window = atomic_load(&sd_test_nap_window_ns);
 #endif
-    _Atomic uint64_t *began = &guest_runs[s->device];
+    _Atomic uint64_t *began = &replays_began[s->device];
     uint64_t until = clock_now_ns() + window, runs = atomic_load(began);
     while (!startable(s) && !s->stop && atomic_load(began) == runs && clock_now_ns() < until) {
         struct timespec nap = {0, SD_STREAM_NAP_NS};
@@ -254,7 +257,6 @@ void sd_stream_help(struct simdev_stream *s, uint64_t target)
         return;
     struct sd_pool *aicpu = &dev->pools[SIMDEV_ENGINE_AICPU], *aicore = &dev->pools[SIMDEV_ENGINE_AICORE];
     sd_engine_guest_begin(sd_engine_runs_here(aicpu) ? aicpu : sd_engine_runs_here(aicore) ? aicore : NULL);
-    atomic_fetch_add(&guest_runs[s->device], 1);
     while (startable(s) && s->taken < target && s->ring[s->taken % SIMDEV_STREAM_RING_OPS].kind == SD_OP_GRAPH)
         run_next(s, 0);
     sd_engine_guest_end();

@@ -513,12 +513,54 @@ static void noop_kernel(uint32_t block_idx, uint32_t block_dim, const void *args
     (void)block_dim;
     (void)args;
 }
+
+/* Opens `t` and a stream on which a kernel ran on the AICore engine:
+ * its worker naps there, for an hour (the window's override). Skips the
+ * test on one CPU (nothing placed, no naps). */
+static simdev_stream_t napper_open(struct two_lanes *t)
+{
+    two_lanes_open(t);
+    if (sd_g.dev[0].pools[SIMDEV_ENGINE_AICORE].cpus.count == 0)
+        skip();
+    atomic_store(&sd_test_nap_window_ns, 3600ull * 1000000000ull);
+    simdev_stream_t napper;
+    assert_int_equal(simdev_stream_create(&napper), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(napper, SIMDEV_ENGINE_AICORE, noop_kernel, 1, NULL, 0), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(napper), SIMDEV_SUCCESS);
+    return napper;
+}
+
+/* Whether the napper's worker blocks until an op is queued, looked for
+ * `polls` times 100 us apart. */
+static int napper_blocked(simdev_stream_t napper, int polls)
+{
+    int blocked = 0;
+    for (int i = 0; i < polls && !blocked; i++) {
+        pthread_mutex_lock(&napper->mu);
+        blocked = napper->worker_waits == SD_WAITS_OP;
+        pthread_mutex_unlock(&napper->mu);
+        if (!blocked)
+            usleep(100);
+    }
+    return blocked;
+}
+
+/* The napper's worker stopped napping: it blocks until an op is queued
+ * (waited for up to 2 s), and a kernel launched after that still runs. */
+static void napper_blocks_then_runs(simdev_stream_t napper)
+{
+    assert_true(napper_blocked(napper, 20000));
+    kernel_ran_on = (pthread_t)0;
+    assert_int_equal(simdev_launch_kernel(napper, SIMDEV_ENGINE_AICORE, record_kernel, 1, NULL, 0), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(napper), SIMDEV_SUCCESS);
+    assert_false(pthread_equal(kernel_ran_on, (pthread_t)0));
+    atomic_store(&sd_test_nap_window_ns, 0);
+    assert_int_equal(simdev_stream_destroy(napper), SIMDEV_SUCCESS);
+}
 #endif
 
-/* A stream worker whose last kernel ran on the AICore engine naps (its
- * window here made an hour); a synchronizer that runs a replay of the
- * device ends the naps: the worker then blocks until an op is queued,
- * and a kernel launched after that still runs. */
+/* A synchronizer that runs a replay of the device ends the naps of the
+ * device's other stream workers. */
 static void replay_run_by_a_synchronizer_ends_other_workers_naps(void **state)
 {
     (void)state;
@@ -526,33 +568,44 @@ static void replay_run_by_a_synchronizer_ends_other_workers_naps(void **state)
     skip(); /* the window's override is compiled in SIMPLER_VERIFY builds only */
 #else
     struct two_lanes t;
-    two_lanes_open(&t);
-    if (sd_g.dev[0].pools[SIMDEV_ENGINE_AICORE].cpus.count == 0)
-        skip(); /* one CPU: nothing placed, no naps */
-    atomic_store(&sd_test_nap_window_ns, 3600ull * 1000000000ull);
-    simdev_stream_t napper;
-    assert_int_equal(simdev_stream_create(&napper), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_launch_kernel(napper, SIMDEV_ENGINE_AICORE, noop_kernel, 1, NULL, 0), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_stream_synchronize(napper), SIMDEV_SUCCESS);
+    simdev_stream_t napper = napper_open(&t);
     (void)pin_beside(SIMDEV_ENGINE_AICPU);
     cpu_set_t mine;
     simdev_engine_cpus(0, SIMDEV_ENGINE_AICPU, &mine);
     assert_true(replays_run_by_caller(t.graph, t.s[0], 0, &mine, K_FIRST) > 0);
+    napper_blocks_then_runs(napper);
+    two_lanes_close(&t);
+#endif
+}
+
+/* So does a replay its stream's worker runs (no synchronizer: the caller
+ * only queries): napping workers of other streams, left on the AICore's
+ * CPU by the eager launches of another context, preempted the replays
+ * of the next millisecond (docs/performance.md). */
+static void replay_run_by_a_stream_worker_ends_other_workers_naps(void **state)
+{
+    (void)state;
+#ifndef SIMPLER_VERIFY
+    skip(); /* the window's override is compiled in SIMPLER_VERIFY builds only */
+#else
+    struct two_lanes t;
+    simdev_stream_t napper = napper_open(&t);
+    /* A replay that began before the worker's naps did (during its idle
+     * poll) ends none of them: replay until the worker blocks. */
     int blocked = 0;
-    for (int i = 0; i < 20000 && !blocked; i++) {
-        pthread_mutex_lock(&napper->mu);
-        blocked = napper->worker_waits == SD_WAITS_OP;
-        pthread_mutex_unlock(&napper->mu);
-        if (!blocked)
+    for (int a = 0; a < ATTEMPTS && !blocked; a++) {
+        memset(ran_on, 0, sizeof(ran_on));
+        assert_int_equal(simdev_graph_launch(t.graph, t.s[0]), SIMDEV_SUCCESS);
+        int rc;
+        while ((rc = simdev_stream_query(t.s[0])) == SIMDEV_ERROR_NOT_READY)
             usleep(100);
+        assert_int_equal(rc, SIMDEV_SUCCESS);
+        assert_false(pthread_equal(ran_on[K_FIRST], (pthread_t)0));
+        assert_false(pthread_equal(ran_on[K_FIRST], caller)); /* the worker ran it */
+        blocked = napper_blocked(napper, 50);
     }
     assert_true(blocked);
-    kernel_ran_on = (pthread_t)0;
-    assert_int_equal(simdev_launch_kernel(napper, SIMDEV_ENGINE_AICORE, record_kernel, 1, NULL, 0), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_stream_synchronize(napper), SIMDEV_SUCCESS);
-    assert_false(pthread_equal(kernel_ran_on, (pthread_t)0));
-    atomic_store(&sd_test_nap_window_ns, 0);
-    assert_int_equal(simdev_stream_destroy(napper), SIMDEV_SUCCESS);
+    napper_blocks_then_runs(napper);
     two_lanes_close(&t);
 #endif
 }
@@ -572,6 +625,7 @@ int main(void)
         cmocka_unit_test_teardown(replay_left_to_a_synchronize_still_runs_without_one, clean),
         cmocka_unit_test_teardown(replay_synchronized_late_is_no_longer_left, clean),
         cmocka_unit_test_teardown(replay_run_by_a_synchronizer_ends_other_workers_naps, clean),
+        cmocka_unit_test_teardown(replay_run_by_a_stream_worker_ends_other_workers_naps, clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
