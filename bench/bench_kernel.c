@@ -27,7 +27,11 @@
  *   decode eager launch   simpler_kernel_mode_launch of the same step's
  *                         arguments + synchronize, us
  * (both the mean of DECODE_REPEATS calls of the same step, each checked
- * against the golden once before the timed calls). The first row is the
+ * against the golden once before the timed calls), back to back and
+ * "paced": each call after a DECODE_PACE_US sleep (untimed; the timer's
+ * default slack adds about 50 us), as a framework's decode loop runs its
+ * other work between steps and simdev's threads go to sleep meanwhile.
+ * The first row is the
  * machine's CPU-to-CPU cache-line round trip (as in bench_graph), the
  * second simdev's own round trip (an empty kernel launched on a plain
  * stream, then the stream synchronized, us; selected with the 2-task
@@ -36,7 +40,7 @@
  * program run (goal <= 0.5), 2-task replay / simdev round trip (<= 5),
  * W3 replay / pool execute (<= 1.5) and / oneTBB replay (< 1), with W3's
  * build during / then beside them (no goal), decode slot replay / eager
- * run (< 1).
+ * run (< 1), back to back and paced.
  *
  * Images are found beside this program's build tree: ../tests/fixtures/
  * program/vadd.callable (built with the tests), callables/
@@ -46,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "baseline_pool.h"
@@ -69,6 +74,7 @@
 #define REPLAY_WARMUP 16u
 #define TBB_THREADS 2u     /* as the baseline pool: one per core */
 #define DECODE_REPEATS 20u /* calls of one decode step per sample */
+#define DECODE_PACE_US 200u /* the sleep before each paced call */
 
 /* Row names the goal ratios look up (goal_ratios). */
 #define ROW_ROUND_TRIP "simdev round trip (launch + synchronize)"
@@ -215,10 +221,13 @@ static void goal_ratios(struct bench_report *r, const struct bench_options *opt)
         snprintf(group, sizeof(group), "decode step %u", decode_steps[i]);
         if (!bench_selected(opt, group))
             continue;
-        snprintf(name, sizeof(name), "%s: slot replay / eager run", group);
-        snprintf(slot, sizeof(slot), "%s: " ROW_DECODE_SLOT, group);
-        snprintf(eager, sizeof(eager), "%s: " ROW_DECODE_EAGER, group);
-        bench_report_ratio(r, name, slot, eager);
+        for (int paced = 0; paced < 2; paced++) {
+            const char *p = paced ? " paced" : "";
+            snprintf(name, sizeof(name), "%s%s: slot replay / eager run", group, p);
+            snprintf(slot, sizeof(slot), "%s%s: " ROW_DECODE_SLOT, group, p);
+            snprintf(eager, sizeof(eager), "%s%s: " ROW_DECODE_EAGER, group, p);
+            bench_report_ratio(r, name, slot, eager);
+        }
     }
 }
 
@@ -469,9 +478,12 @@ static void bench_w3_tbb(struct bench_report *r, unsigned runs)
 
 /* One decode step `step`, DECODE_REPEATS times a sample, in `mode`
  * (DECODE_CAPTURED: write_args + replay; DECODE_EAGER: launch), each
- * followed by the synchronize; checked against the golden first. */
-static void bench_decode_mode(struct bench_report *r, const image *img, uint32_t step, int mode, unsigned runs)
+ * followed by the synchronize, with `paced` after a DECODE_PACE_US
+ * sleep; checked against the golden first. */
+static void bench_decode_mode(struct bench_report *r, const image *img, uint32_t step, int mode, int paced,
+                              unsigned runs)
 {
+    const struct timespec pace = {0, DECODE_PACE_US * 1000l};
     static decode_state st;
     double samples[BENCH_RUNS_MAX];
     decode_result res;
@@ -480,7 +492,7 @@ static void bench_decode_mode(struct bench_report *r, const image *img, uint32_t
     char name[96];
     uint64_t ns = 0;
     memset(&res, 0, sizeof(res));
-    snprintf(name, sizeof(name), "decode step %u: %s", step,
+    snprintf(name, sizeof(name), "decode step %u%s: %s", step, paced ? " paced" : "",
              mode == DECODE_CAPTURED ? ROW_DECODE_SLOT : ROW_DECODE_EAGER);
     int rc = decode_open(&st, img->bytes, img->size, mode, DECODE_DEFAULT_STEPS);
     decode_case(&st.c, step);
@@ -493,6 +505,8 @@ static void bench_decode_mode(struct bench_report *r, const image *img, uint32_t
     for (unsigned s = 0; rc == 0 && s < runs; s++) {
         uint64_t total = 0;
         for (unsigned i = 0; rc == 0 && i < DECODE_REPEATS; i++) {
+            if (paced)
+                (void)nanosleep(&pace, NULL);
             rc = decode_step_run(&st, mode, &args, &ns, &res);
             total += ns;
         }
@@ -566,8 +580,10 @@ int main(int argc, char **argv)
             bench_report_skip(&report, "decode rows", "paged_attention.callable not built");
             break;
         }
-        bench_decode_mode(&report, &pa, decode_steps[i], DECODE_CAPTURED, opt.runs);
-        bench_decode_mode(&report, &pa, decode_steps[i], DECODE_EAGER, opt.runs);
+        for (int paced = 0; paced < 2; paced++) {
+            bench_decode_mode(&report, &pa, decode_steps[i], DECODE_CAPTURED, paced, opt.runs);
+            bench_decode_mode(&report, &pa, decode_steps[i], DECODE_EAGER, paced, opt.runs);
+        }
     }
     goal_ratios(&report, &opt);
     bench_report_print(&report, opt.json);

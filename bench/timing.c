@@ -101,16 +101,21 @@ static int digits(const struct bench_row *row)
     return strcmp(row->unit, "x") == 0 ? 2 : 1;
 }
 
+/* The name column fits the longest name, 40 at least. */
 static void print_table(const struct bench_report *r)
 {
+    int w = 40;
+    for (size_t i = 0; i < r->row_count; i++)
+        if ((int)strlen(r->rows[i].name) > w)
+            w = (int)strlen(r->rows[i].name);
     printf("%s\n", r->title);
-    printf("  %-40s %12s %12s %12s  %s\n", "measurement", "median", "min", "max", "unit (runs)");
+    printf("  %-*s %12s %12s %12s  %s\n", w, "measurement", "median", "min", "max", "unit (runs)");
     for (size_t i = 0; i < r->row_count; i++) {
         const struct bench_row *row = &r->rows[i];
         if (row->runs == 0)
-            printf("  %-40s %12s %12s %12s  %s\n", row->name, "n/a", "", "", row->skipped);
+            printf("  %-*s %12s %12s %12s  %s\n", w, row->name, "n/a", "", "", row->skipped);
         else
-            printf("  %-40s %12.*f %12.*f %12.*f  %s (%u)\n", row->name, digits(row), row->median, digits(row),
+            printf("  %-*s %12.*f %12.*f %12.*f  %s (%u)\n", w, row->name, digits(row), row->median, digits(row),
                    row->min, digits(row), row->max, row->unit, row->runs);
     }
 }
