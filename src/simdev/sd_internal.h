@@ -420,6 +420,18 @@ void sd_counters_reset(void);
 int sd_stream_reserve(struct simdev_stream *s, size_t arg_bytes);
 /* With s->mu held after reserve: copies args, queues the op, signals. */
 void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args, size_t args_size);
+/* Under s->mu: whether a synchronizer takes `op` when it is the stream's
+ * next (sd_stream_help) and its launch is left to one (sd_stream_push):
+ * a replay, and while synchronizers run the stream's replays (helped)
+ * the ops a caller feeds them with: a copy, a fill, a one-block AICPU
+ * kernel (simpler's argument store). */
+static inline int sd_op_for_synchronizer(const struct simdev_stream *s, const struct sd_op *op)
+{
+    if (op->kind == SD_OP_GRAPH)
+        return 1;
+    return s->helped && (op->kind == SD_OP_MEMCPY || op->kind == SD_OP_MEMSET ||
+                         (op->kind == SD_OP_KERNEL && op->engine == SIMDEV_ENGINE_AICPU && op->block_dim == 1));
+}
 /* Waits (without sd_g.lock) until s has retired all ops queued now:
  * polls for up to SD_SYNC_POLL_NS, yielding the CPU between polls, then
  * blocks. The end of device work is a chain of hand-offs between simdev

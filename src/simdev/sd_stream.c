@@ -111,8 +111,11 @@ void sd_stream_push(struct simdev_stream *s, struct sd_op *op, const void *args,
      * synchronize while synchronizes follow launches promptly (not
      * s->late): from the AICore's CPU the signal would wake a worker
      * asleep on the other vCPU, a costly wake-up inside this call, and
-     * the worker would then take the replay and every later one. */
-    int left = op->kind == SD_OP_GRAPH && s->helped;
+     * the worker would then take the replay and every later one. So is
+     * an op that feeds such replays (sd_op_for_synchronizer): signalled,
+     * the worker woke for the argument store ahead of every decode step
+     * and then took the replay behind it (docs/performance.md). */
+    int left = s->helped && sd_op_for_synchronizer(s, op);
     if (left && s->left_at == 0)
         s->left_at = clock_now_ns();
     if (!left || s->late || s->worker_waits == SD_WAITS_OP)
@@ -132,6 +135,9 @@ int sd_stream_wait_idle(struct simdev_stream *s, int early)
 {
     pthread_mutex_lock(&s->mu);
     uint64_t target = s->head;
+    /* The last op waited for is a replay (its slot is not reused before
+     * it retires): see the end. */
+    int ends_in_replay = early && target > s->tail && s->ring[(target - 1) % SIMDEV_STREAM_RING_OPS].kind == SD_OP_GRAPH;
     /* 1: a sleeper the publisher of done_early wakes (sd_stream_early_wake). */
     uint32_t early_sleeper = 0;
     if (early && s->left_at != 0) { /* whether this synchronize came promptly */
@@ -172,6 +178,13 @@ int sd_stream_wait_idle(struct simdev_stream *s, int early)
             pthread_cond_wait(&s->space_cv, &s->mu);
         atomic_fetch_sub(&s->early_sleepers, early_sleeper);
     }
+    /* So is a replay the worker took behind ops that fed it (an argument
+     * store ahead of each decode step's replay): the first of them was
+     * never at the tail above, so every step's store woke the worker,
+     * and it ran the replay too (docs/performance.md). Not when the
+     * worker took an op since. */
+    if (ends_in_replay && s->taken == target && !s->helped)
+        s->helped = 1;
     int fault = s->fault;
     pthread_mutex_unlock(&s->mu);
     return fault;

@@ -248,16 +248,21 @@ static void run_next(struct simdev_stream *s, int worker)
  * replay about as much as a program-mode run. The runner role it takes
  * is the worker's: it runs the lanes of the engine it sits beside
  * (counted as placed there; with no placement, the lanes it can) and
- * hands the others to the graph's runners. Ops other than replays stay
- * with the worker. */
+ * hands the others to the graph's runners. While synchronizers run the
+ * stream's replays it also runs the ops that feed them (copies, fills,
+ * one-block AICPU kernels; sd_op_for_synchronizer), where it is: left
+ * to the worker, the argument store ahead of a decode step's replay
+ * woke it across vCPUs after any pause of the caller, and the worker
+ * then ran the replay too (docs/performance.md). Other ops stay with
+ * the worker. */
 void sd_stream_help(struct simdev_stream *s, uint64_t target)
 {
     struct sd_device *dev = &sd_g.dev[s->device];
-    if (!startable(s) || s->taken >= target || s->ring[s->taken % SIMDEV_STREAM_RING_OPS].kind != SD_OP_GRAPH)
+    if (!startable(s) || s->taken >= target || !sd_op_for_synchronizer(s, &s->ring[s->taken % SIMDEV_STREAM_RING_OPS]))
         return;
     struct sd_pool *aicpu = &dev->pools[SIMDEV_ENGINE_AICPU], *aicore = &dev->pools[SIMDEV_ENGINE_AICORE];
     sd_engine_guest_begin(sd_engine_runs_here(aicpu) ? aicpu : sd_engine_runs_here(aicore) ? aicore : NULL);
-    while (startable(s) && s->taken < target && s->ring[s->taken % SIMDEV_STREAM_RING_OPS].kind == SD_OP_GRAPH)
+    while (startable(s) && s->taken < target && sd_op_for_synchronizer(s, &s->ring[s->taken % SIMDEV_STREAM_RING_OPS]))
         run_next(s, 0);
     sd_engine_guest_end();
     /* An op queued meanwhile signalled a worker that found one running. */

@@ -3,10 +3,12 @@
  * stream whose next op is a graph replay nobody runs yet runs it on its own
  * thread, as the stream worker would: the lanes of the engine it sits
  * beside there (the AICPU's, or with no placement every lane it can), the
- * other engine's lanes handed to the graph's runners. It never changes
- * the thread's CPU affinity, leaves every other kind of op to the worker,
- * records a kernel fault as the stream's, and leaves no op queued
- * meanwhile waiting for a worker that slept.
+ * other engine's lanes handed to the graph's runners. While synchronizers
+ * run the stream's replays it also runs the ops that feed them (copies,
+ * fills, one-block AICPU kernels). It never changes the thread's CPU
+ * affinity, leaves every other kind of op to the worker, records a kernel
+ * fault as the stream's, and leaves no op queued meanwhile waiting for a
+ * worker that slept.
  *
  * Which thread takes a replay is a race the synchronizing thread usually
  * wins (the worker shares the caller's CPU here), so the tests that need
@@ -388,6 +390,21 @@ static void sync_wakes_the_worker_for_an_op_queued_meanwhile(void **state)
 /* ---- a replay launched behind one a synchronizer ran ---- */
 
 #ifdef SIMPLER_VERIFY
+/* Whether s's worker waits for the next synchronize to take what is
+ * launched next (helped mode), looked for `polls` times 100 us apart. */
+static int worker_waits_for_a_synchronize(simdev_stream_t s, int polls)
+{
+    int helped = 0;
+    for (int i = 0; i < polls && !helped; i++) {
+        pthread_mutex_lock(&s->mu);
+        helped = s->helped && s->worker_waits == SD_WAITS_HELP;
+        pthread_mutex_unlock(&s->mu);
+        if (!helped)
+            usleep(100);
+    }
+    return helped;
+}
+
 /* Launches and synchronizes `graph` on s until the synchronizer ran it
  * and the worker waits for the next synchronize (bounded): a replay
  * launched next is then left to that synchronize. */
@@ -400,13 +417,7 @@ static void replay_until_helped(simdev_graph_t graph, simdev_stream_t s)
         pthread_mutex_unlock(&s->mu);
         assert_int_equal(simdev_graph_launch(graph, s), SIMDEV_SUCCESS);
         assert_int_equal(simdev_stream_synchronize(s), SIMDEV_SUCCESS);
-        for (int i = 0; i < 100 && !helped; i++) {
-            pthread_mutex_lock(&s->mu);
-            helped = s->helped && s->worker_waits == SD_WAITS_HELP;
-            pthread_mutex_unlock(&s->mu);
-            if (!helped)
-                usleep(100);
-        }
+        helped = worker_waits_for_a_synchronize(s, 100);
     }
     assert_true(helped);
 }
@@ -500,6 +511,127 @@ static void replay_synchronized_late_is_no_longer_left(void **state)
     assert_int_equal(simdev_graph_launch(t.graph, s0), SIMDEV_SUCCESS);
     assert_true(retires_unasked(s0, before + 1));
     atomic_store(&sd_test_help_wait_ns, 0);
+    two_lanes_close(&t);
+#endif
+}
+
+/* ---- the ops that feed a left replay ---- */
+
+#ifdef SIMPLER_VERIFY
+static atomic_int worker_retires;
+static uint32_t fed_saw; /* the first word of the fed buffer, as the fed kernel saw it */
+
+static void count_worker_retire(struct simdev_stream *s)
+{
+    (void)s;
+    atomic_fetch_add(&worker_retires, 1);
+}
+
+static void slow_feed(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_idx;
+    (void)block_dim;
+    (void)args;
+    usleep(50000);
+    kernel_ran_on = pthread_self();
+}
+
+/* Block 0 records (the thread that takes a launch runs its block 0). */
+static void read_fed(uint32_t block_idx, uint32_t block_dim, const void *args)
+{
+    (void)block_dim;
+    if (block_idx != 0)
+        return;
+    fed_saw = **(uint32_t *const *)args;
+    kernel_ran_on = pthread_self();
+}
+#endif
+
+/* While synchronizers run a stream's replays, a fill, a copy and a
+ * one-block AICPU kernel queued ahead of a replay (simpler's argument
+ * store is such a kernel) are left to the next synchronize with it: the
+ * synchronizer runs them in order on its own thread, and the worker
+ * (whose wait is made an hour) retires none of them. A two-block kernel
+ * and a one-block AICore kernel still go to the worker at once. */
+static void sync_runs_the_ops_that_feed_a_left_replay(void **state)
+{
+    (void)state;
+#ifndef SIMPLER_VERIFY
+    skip(); /* the wait's override and the retire hook are compiled in SIMPLER_VERIFY builds only */
+#else
+    struct two_lanes t;
+    open_helped_beside_the_aicore(&t, 3600ull * 1000000000ull);
+    simdev_stream_t s0 = t.s[0];
+    uint32_t *buf = NULL;
+    static const uint32_t word = 7;
+    assert_int_equal(simdev_malloc((void **)&buf, 64), SIMDEV_SUCCESS);
+    atomic_store(&worker_retires, 0);
+    atomic_store(&sd_test_before_retire, count_worker_retire);
+    fed_saw = 0;
+    kernel_ran_on = (pthread_t)0;
+    memset(ran_on, 0, sizeof(ran_on));
+    assert_int_equal(simdev_memset_async(buf, 0xff, 64, s0), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_memcpy_async(buf, &word, sizeof(word), s0), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(s0, SIMDEV_ENGINE_AICPU, read_fed, 1, &buf, sizeof(buf)), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_graph_launch(t.graph, s0), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(s0), SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&worker_retires), 0);
+    assert_int_equal(fed_saw, word); /* the fill, then the copy, then the kernel */
+    assert_true(pthread_equal(kernel_ran_on, caller));
+    assert_false(pthread_equal(ran_on[K_LAST], (pthread_t)0));
+
+    static const simdev_engine engines[] = {SIMDEV_ENGINE_AICPU, SIMDEV_ENGINE_AICORE};
+    static const uint32_t blocks[] = {2, 1};
+    for (int i = 0; i < 2; i++) {
+        replay_until_helped(t.graph, s0);
+        kernel_ran_on = (pthread_t)0;
+        assert_int_equal(simdev_launch_kernel(s0, engines[i], read_fed, blocks[i], &buf, sizeof(buf)), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_synchronize(s0), SIMDEV_SUCCESS);
+        assert_false(pthread_equal(kernel_ran_on, caller));
+    }
+    atomic_store(&sd_test_before_retire, NULL);
+    atomic_store(&sd_test_help_wait_ns, 0);
+    assert_int_equal(simdev_free(buf), SIMDEV_SUCCESS);
+    two_lanes_close(&t);
+#endif
+}
+
+/* A replay the worker ran behind an op that fed it, synchronized while
+ * the worker still ran that op (a 50 ms kernel, so the synchronize never
+ * saw the replay next), leaves the next step to the next synchronize as
+ * a replay a synchronizer ran does: the worker (its wait an hour) then
+ * waits for that synchronize, which runs the step's kernel and replay on
+ * its own thread. */
+static void replay_the_worker_ran_behind_a_feed_leaves_the_next_to_a_synchronize(void **state)
+{
+    (void)state;
+#ifndef SIMPLER_VERIFY
+    skip(); /* the wait's override and the retire hook are compiled in SIMPLER_VERIFY builds only */
+#else
+    struct two_lanes t;
+    two_lanes_open(&t);
+    simdev_stream_t s0 = t.s[0];
+    uint32_t *buf = NULL;
+    assert_int_equal(simdev_malloc((void **)&buf, 64), SIMDEV_SUCCESS);
+    atomic_store(&sd_test_help_wait_ns, 3600ull * 1000000000ull);
+    kernel_ran_on = (pthread_t)0;
+    assert_int_equal(simdev_launch_kernel(s0, SIMDEV_ENGINE_AICPU, slow_feed, 1, NULL, 0), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_graph_launch(t.graph, s0), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(s0), SIMDEV_SUCCESS);
+    assert_false(pthread_equal(kernel_ran_on, caller)); /* the worker ran both */
+    assert_true(worker_waits_for_a_synchronize(s0, 10000));
+
+    atomic_store(&worker_retires, 0);
+    atomic_store(&sd_test_before_retire, count_worker_retire);
+    kernel_ran_on = (pthread_t)0;
+    assert_int_equal(simdev_launch_kernel(s0, SIMDEV_ENGINE_AICPU, read_fed, 1, &buf, sizeof(buf)), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_graph_launch(t.graph, s0), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(s0), SIMDEV_SUCCESS);
+    assert_int_equal(atomic_load(&worker_retires), 0);
+    assert_true(pthread_equal(kernel_ran_on, caller));
+    atomic_store(&sd_test_before_retire, NULL);
+    atomic_store(&sd_test_help_wait_ns, 0);
+    assert_int_equal(simdev_free(buf), SIMDEV_SUCCESS);
     two_lanes_close(&t);
 #endif
 }
@@ -624,6 +756,8 @@ int main(void)
         cmocka_unit_test_teardown(sync_wakes_the_worker_for_an_op_queued_meanwhile, clean),
         cmocka_unit_test_teardown(replay_left_to_a_synchronize_still_runs_without_one, clean),
         cmocka_unit_test_teardown(replay_synchronized_late_is_no_longer_left, clean),
+        cmocka_unit_test_teardown(sync_runs_the_ops_that_feed_a_left_replay, clean),
+        cmocka_unit_test_teardown(replay_the_worker_ran_behind_a_feed_leaves_the_next_to_a_synchronize, clean),
         cmocka_unit_test_teardown(replay_run_by_a_synchronizer_ends_other_workers_naps, clean),
         cmocka_unit_test_teardown(replay_run_by_a_stream_worker_ends_other_workers_naps, clean),
     };
