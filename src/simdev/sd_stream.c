@@ -182,11 +182,19 @@ int sd_stream_wait_idle(struct simdev_stream *s, int early)
      * store ahead of each decode step's replay): the first of them was
      * never at the tail above, so every step's store woke the worker,
      * and it ran the replay too (docs/performance.md). Not when the
-     * worker took an op since. */
-    if (ends_in_replay && s->taken == target && !s->helped)
+     * worker took an op since. A worker that stopped polling before
+     * this (the synchronizer was slow to run again) is blocked until
+     * signalled, which the next launch would do: signalled now, it goes
+     * to wait for the next synchronize (help_wait) between the steps. */
+    int to_help_wait = 0;
+    if (ends_in_replay && s->taken == target && !s->helped) {
         s->helped = 1;
+        to_help_wait = s->worker_waits == SD_WAITS_OP;
+    }
     int fault = s->fault;
     pthread_mutex_unlock(&s->mu);
+    if (to_help_wait)
+        pthread_cond_signal(&s->work_cv);
     return fault;
 }
 

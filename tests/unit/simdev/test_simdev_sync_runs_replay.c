@@ -545,6 +545,61 @@ static void read_fed(uint32_t block_idx, uint32_t block_dim, const void *args)
     fed_saw = **(uint32_t *const *)args;
     kernel_ran_on = pthread_self();
 }
+
+#define FED_WORD 7u
+
+/* One step fed the way a decode loop feeds it, on t's stream 0: with
+ * `fill_copy` a fill of buf and a copy of FED_WORD into its first word,
+ * then a one-block AICPU kernel that reads that word, then a replay of
+ * t's graph; synchronized. Checks that the synchronizing thread ran the
+ * kernel and the worker retired none of the step's ops; returns the
+ * word the kernel read. */
+static uint32_t fed_step_on_the_synchronizer(struct two_lanes *t, uint32_t *buf, int fill_copy)
+{
+    static const uint32_t word = FED_WORD;
+    simdev_stream_t s0 = t->s[0];
+    atomic_store(&worker_retires, 0);
+    atomic_store(&sd_test_before_retire, count_worker_retire);
+    fed_saw = 0;
+    kernel_ran_on = (pthread_t)0;
+    memset(ran_on, 0, sizeof(ran_on));
+    if (fill_copy) {
+        assert_int_equal(simdev_memset_async(buf, 0xff, 64, s0), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_memcpy_async(buf, &word, sizeof(word), s0), SIMDEV_SUCCESS);
+    }
+    assert_int_equal(simdev_launch_kernel(s0, SIMDEV_ENGINE_AICPU, read_fed, 1, &buf, sizeof(buf)), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_graph_launch(t->graph, s0), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(s0), SIMDEV_SUCCESS);
+    atomic_store(&sd_test_before_retire, NULL);
+    assert_int_equal(atomic_load(&worker_retires), 0);
+    assert_true(pthread_equal(kernel_ran_on, caller));
+    assert_false(pthread_equal(ran_on[K_LAST], (pthread_t)0));
+    return fed_saw;
+}
+
+#define HOUR_NS (3600ull * 1000000000ull)
+
+/* Opens t (with `helped`, in the mode where launches are left to the
+ * next synchronize: open_helped_beside_the_aicore), makes the worker's
+ * wait for a synchronize an hour and returns a 64-byte device buffer. */
+static uint32_t *fed_open(struct two_lanes *t, int helped)
+{
+    uint32_t *buf = NULL;
+    if (helped)
+        open_helped_beside_the_aicore(t, HOUR_NS);
+    else
+        two_lanes_open(t);
+    atomic_store(&sd_test_help_wait_ns, HOUR_NS);
+    assert_int_equal(simdev_malloc((void **)&buf, 64), SIMDEV_SUCCESS);
+    return buf;
+}
+
+static void fed_close(struct two_lanes *t, uint32_t *buf)
+{
+    atomic_store(&sd_test_help_wait_ns, 0);
+    assert_int_equal(simdev_free(buf), SIMDEV_SUCCESS);
+    two_lanes_close(t);
+}
 #endif
 
 /* While synchronizers run a stream's replays, a fill, a copy and a
@@ -560,25 +615,10 @@ static void sync_runs_the_ops_that_feed_a_left_replay(void **state)
     skip(); /* the wait's override and the retire hook are compiled in SIMPLER_VERIFY builds only */
 #else
     struct two_lanes t;
-    open_helped_beside_the_aicore(&t, 3600ull * 1000000000ull);
+    uint32_t *buf = fed_open(&t, 1);
     simdev_stream_t s0 = t.s[0];
-    uint32_t *buf = NULL;
-    static const uint32_t word = 7;
-    assert_int_equal(simdev_malloc((void **)&buf, 64), SIMDEV_SUCCESS);
-    atomic_store(&worker_retires, 0);
-    atomic_store(&sd_test_before_retire, count_worker_retire);
-    fed_saw = 0;
-    kernel_ran_on = (pthread_t)0;
-    memset(ran_on, 0, sizeof(ran_on));
-    assert_int_equal(simdev_memset_async(buf, 0xff, 64, s0), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_memcpy_async(buf, &word, sizeof(word), s0), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_launch_kernel(s0, SIMDEV_ENGINE_AICPU, read_fed, 1, &buf, sizeof(buf)), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_graph_launch(t.graph, s0), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_stream_synchronize(s0), SIMDEV_SUCCESS);
-    assert_int_equal(atomic_load(&worker_retires), 0);
-    assert_int_equal(fed_saw, word); /* the fill, then the copy, then the kernel */
-    assert_true(pthread_equal(kernel_ran_on, caller));
-    assert_false(pthread_equal(ran_on[K_LAST], (pthread_t)0));
+    /* the fill, then the copy, then the kernel */
+    assert_int_equal(fed_step_on_the_synchronizer(&t, buf, 1), FED_WORD);
 
     static const simdev_engine engines[] = {SIMDEV_ENGINE_AICPU, SIMDEV_ENGINE_AICORE};
     static const uint32_t blocks[] = {2, 1};
@@ -589,10 +629,7 @@ static void sync_runs_the_ops_that_feed_a_left_replay(void **state)
         assert_int_equal(simdev_stream_synchronize(s0), SIMDEV_SUCCESS);
         assert_false(pthread_equal(kernel_ran_on, caller));
     }
-    atomic_store(&sd_test_before_retire, NULL);
-    atomic_store(&sd_test_help_wait_ns, 0);
-    assert_int_equal(simdev_free(buf), SIMDEV_SUCCESS);
-    two_lanes_close(&t);
+    fed_close(&t, buf);
 #endif
 }
 
@@ -609,30 +646,16 @@ static void replay_the_worker_ran_behind_a_feed_leaves_the_next_to_a_synchronize
     skip(); /* the wait's override and the retire hook are compiled in SIMPLER_VERIFY builds only */
 #else
     struct two_lanes t;
-    two_lanes_open(&t);
+    uint32_t *buf = fed_open(&t, 0);
     simdev_stream_t s0 = t.s[0];
-    uint32_t *buf = NULL;
-    assert_int_equal(simdev_malloc((void **)&buf, 64), SIMDEV_SUCCESS);
-    atomic_store(&sd_test_help_wait_ns, 3600ull * 1000000000ull);
     kernel_ran_on = (pthread_t)0;
     assert_int_equal(simdev_launch_kernel(s0, SIMDEV_ENGINE_AICPU, slow_feed, 1, NULL, 0), SIMDEV_SUCCESS);
     assert_int_equal(simdev_graph_launch(t.graph, s0), SIMDEV_SUCCESS);
     assert_int_equal(simdev_stream_synchronize(s0), SIMDEV_SUCCESS);
     assert_false(pthread_equal(kernel_ran_on, caller)); /* the worker ran both */
     assert_true(worker_waits_for_a_synchronize(s0, 10000));
-
-    atomic_store(&worker_retires, 0);
-    atomic_store(&sd_test_before_retire, count_worker_retire);
-    kernel_ran_on = (pthread_t)0;
-    assert_int_equal(simdev_launch_kernel(s0, SIMDEV_ENGINE_AICPU, read_fed, 1, &buf, sizeof(buf)), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_graph_launch(t.graph, s0), SIMDEV_SUCCESS);
-    assert_int_equal(simdev_stream_synchronize(s0), SIMDEV_SUCCESS);
-    assert_int_equal(atomic_load(&worker_retires), 0);
-    assert_true(pthread_equal(kernel_ran_on, caller));
-    atomic_store(&sd_test_before_retire, NULL);
-    atomic_store(&sd_test_help_wait_ns, 0);
-    assert_int_equal(simdev_free(buf), SIMDEV_SUCCESS);
-    two_lanes_close(&t);
+    (void)fed_step_on_the_synchronizer(&t, buf, 0);
+    fed_close(&t, buf);
 #endif
 }
 
