@@ -189,7 +189,7 @@ int sd_stream_wait_idle(struct simdev_stream *s, int early)
     int to_help_wait = 0;
     if (ends_in_replay && s->taken == target && !s->helped) {
         s->helped = 1;
-        to_help_wait = s->worker_waits == SD_WAITS_OP;
+        to_help_wait = s->worker_waits == SD_WAITS_OP && !s->late; /* late: launches signal it anyway */
     }
     int fault = s->fault;
     pthread_mutex_unlock(&s->mu);
