@@ -26,7 +26,10 @@
  *                         captured launch_slot + synchronize, us
  *   decode eager launch   simpler_kernel_mode_launch of the same step's
  *                         arguments + synchronize, us
- * (both the mean of DECODE_REPEATS calls of the same step, each checked
+ *   decode program run    simpler_run of the same step in a program-mode
+ *                         context (no goal; what `simpler run decode`
+ *                         prints beside the two), us
+ * (each the mean of DECODE_REPEATS calls of the same step, each checked
  * against the golden once before the timed calls), back to back and
  * "paced": each call after a DECODE_PACE_US sleep (untimed; the timer's
  * default slack adds about 50 us), as a framework's decode loop runs its
@@ -87,6 +90,7 @@
 #define ROW_W3_DURING "W3 layers: host build during replay"
 #define ROW_DECODE_SLOT "slot replay + sync"
 #define ROW_DECODE_EAGER "eager run"
+#define ROW_DECODE_PROGRAM "program run"
 
 /* The decode steps measured: the first and the last. */
 static const uint32_t decode_steps[] = {0, DECODE_DEFAULT_STEPS - 1};
@@ -493,7 +497,7 @@ static void bench_decode_mode(struct bench_report *r, const image *img, uint32_t
     uint64_t ns = 0;
     memset(&res, 0, sizeof(res));
     snprintf(name, sizeof(name), "decode step %u%s: %s", step, paced ? " paced" : "",
-             mode == DECODE_CAPTURED ? ROW_DECODE_SLOT : ROW_DECODE_EAGER);
+             mode == DECODE_CAPTURED ? ROW_DECODE_SLOT : mode == DECODE_EAGER ? ROW_DECODE_EAGER : ROW_DECODE_PROGRAM);
     int rc = decode_open(&st, img->bytes, img->size, mode, DECODE_DEFAULT_STEPS);
     decode_case(&st.c, step);
     rc = rc ? rc : example_inputs_prepare(st.ctx, &st.c, &st.b, step + 1);
@@ -583,6 +587,7 @@ int main(int argc, char **argv)
         for (int paced = 0; paced < 2; paced++) {
             bench_decode_mode(&report, &pa, decode_steps[i], DECODE_CAPTURED, paced, opt.runs);
             bench_decode_mode(&report, &pa, decode_steps[i], DECODE_EAGER, paced, opt.runs);
+            bench_decode_mode(&report, &pa, decode_steps[i], DECODE_PROGRAM, paced, opt.runs);
         }
     }
     goal_ratios(&report, &opt);

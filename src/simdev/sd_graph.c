@@ -397,8 +397,11 @@ static void *runner_main(void *arg)
     (void)pthread_setname_np(pthread_self(), "simdev-runner");
     pthread_mutex_lock(&g->mu);
     for (;;) {
-        while (me->handed == LANE_NONE && !g->stop)
+        while (me->handed == LANE_NONE && !g->stop) {
+            me->sleeping = 1;
             pthread_cond_wait(&me->cv, &g->mu);
+            me->sleeping = 0;
+        }
         uint32_t l = me->handed;
         if (l == LANE_NONE)
             break;
@@ -490,6 +493,7 @@ static void idle_poll(struct simdev_graph *g, struct sd_lane *me)
 {
     unsigned seen = atomic_load_explicit(&me->pings, memory_order_relaxed);
     int guest = me == &g->lane[0] && sd_engine_guest();
+    int naps = me != &g->lane[0] && me->placed == SIMDEV_ENGINE_AICORE;
     pthread_mutex_unlock(&g->mu);
     uint64_t now = clock_now_ns(), until = now + SD_GRAPH_SPIN_NS;
     while (!pinged(me, seen) && now < until) {
@@ -502,6 +506,12 @@ static void idle_poll(struct simdev_graph *g, struct sd_lane *me)
             sched_yield();
         now = clock_now_ns();
     }
+    /* A helper beside the AICore cores then naps, as an idle stream
+     * worker there does (sd_stream_worker.c, idle_nap): the next replay's
+     * hand-off, after a pause of its caller longer than the poll, then
+     * wakes no thread blocked on the other vCPU (docs/performance.md). */
+    for (until = now + sd_idle_nap_window(); naps && !pinged(me, seen) && clock_now_ns() < until;)
+        sd_idle_nap();
     pthread_mutex_lock(&g->mu);
 }
 

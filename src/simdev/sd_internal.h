@@ -293,6 +293,7 @@ struct sd_lane {
                         * (sd_graph.c, runs_here) */
     atomic_uint pings; /* raised (under mu) with each signal of cv, so the
                         * runner may poll it briefly before it blocks */
+    uint8_t sleeping;  /* a helper blocked on cv (tests look at it) */
 };
 struct simdev_graph {
     int device;
@@ -455,6 +456,12 @@ static inline int sd_op_for_synchronizer(const struct simdev_stream *s, const st
 #define SD_STREAM_NAP_WINDOW_NS 1000000u
 #define SD_STREAM_NAP_NS 10000
 #define SD_STREAM_NAP_SLACK_NS 1000ul
+/* One nap of an idle thread beside the AICore cores (a stream worker, a
+ * graph's helper runner): SD_STREAM_NAP_NS, the thread's timer slack set
+ * to SD_STREAM_NAP_SLACK_NS first. And the window such a thread naps in
+ * before it blocks (SD_STREAM_NAP_WINDOW_NS, or the tests' override). */
+void sd_idle_nap(void);
+uint64_t sd_idle_nap_window(void);
 /* simdev_stream.worker_waits: in help_wait, or blocked until signalled. */
 enum { SD_WAITS_HELP = 1, SD_WAITS_OP = 2 };
 /* How long a stream worker whose last op a synchronizer ran waits for the

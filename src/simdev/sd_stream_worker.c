@@ -124,25 +124,34 @@ static int startable(const struct simdev_stream *s)
  * AICore's CPU by eager launches preempted the replays that followed
  * until their window ran out (docs/performance.md). A replay that began
  * before this worker's naps did ends none of them. */
-static void idle_nap(struct simdev_stream *s)
+void sd_idle_nap(void)
 {
-    if (!sd_engine_placed_on(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICORE]))
-        return;
     /* The default slack (50 us) would stretch every nap five-fold. */
     static _Thread_local int slack_set;
     if (!slack_set)
         slack_set = prctl(PR_SET_TIMERSLACK, SD_STREAM_NAP_SLACK_NS) == 0;
-    uint64_t window = SD_STREAM_NAP_WINDOW_NS;
+    struct timespec nap = {0, SD_STREAM_NAP_NS};
+    (void)nanosleep(&nap, NULL);
+}
+
+uint64_t sd_idle_nap_window(void)
+{
 #ifdef SIMPLER_VERIFY
     if (atomic_load(&sd_test_nap_window_ns) != 0)
-        window = atomic_load(&sd_test_nap_window_ns);
+        return atomic_load(&sd_test_nap_window_ns);
 #endif
+    return SD_STREAM_NAP_WINDOW_NS;
+}
+
+static void idle_nap(struct simdev_stream *s)
+{
+    if (!sd_engine_placed_on(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICORE]))
+        return;
     _Atomic uint64_t *began = &replays_began[s->device];
-    uint64_t until = clock_now_ns() + window, runs = atomic_load(began);
+    uint64_t until = clock_now_ns() + sd_idle_nap_window(), runs = atomic_load(began);
     while (!startable(s) && !s->stop && atomic_load(began) == runs && clock_now_ns() < until) {
-        struct timespec nap = {0, SD_STREAM_NAP_NS};
         pthread_mutex_unlock(&s->mu);
-        (void)nanosleep(&nap, NULL);
+        sd_idle_nap();
         pthread_mutex_lock(&s->mu);
     }
 }

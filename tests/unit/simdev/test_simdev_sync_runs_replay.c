@@ -675,6 +675,56 @@ static void replay_the_worker_ran_behind_a_feed_leaves_the_next_to_a_synchronize
 #endif
 }
 
+/* ---- a graph's helper runner napping beside the AICore cores ---- */
+
+#ifdef SIMPLER_VERIFY
+/* Whether the graph's helper runner 1 is idle and blocked until a
+ * hand-off (1), or idle and not blocked (0), looked at after `ms`. */
+static int helper_sleeps_after(simdev_graph_t g, int ms)
+{
+    usleep((useconds_t)ms * 1000u);
+    pthread_mutex_lock(&g->mu);
+    assert_true(g->lane[1].idle);
+    int sleeping = g->lane[1].sleeping;
+    pthread_mutex_unlock(&g->mu);
+    return sleeping;
+}
+#endif
+
+/* With the caller beside the AICPU, a replay's AICore lane runs on the
+ * graph's helper runner (thread 0 of the graph's helpers), placed on the
+ * AICore's CPUs. Idle after it, the
+ * helper polls briefly, then naps instead of blocking for the naps'
+ * window (here an hour: still napping 50 ms later), then blocks (a 1 ms
+ * window: blocked 50 ms later). */
+static void idle_helper_beside_the_aicore_naps_then_blocks(void **state)
+{
+    (void)state;
+#ifndef SIMPLER_VERIFY
+    skip(); /* the nap window's override is compiled in SIMPLER_VERIFY builds only */
+#else
+    struct two_lanes t;
+    two_lanes_open(&t);
+    if (!pin_beside(SIMDEV_ENGINE_AICPU))
+        skip(); /* one CPU: nothing placed, no naps */
+    static const uint64_t windows[] = {HOUR_NS, 1000000u};
+    for (int i = 0; i < 2; i++) {
+        atomic_store(&sd_test_nap_window_ns, windows[i]);
+        int helper_ran = 0; /* the AICore lane, last (a first replay may go otherwise) */
+        for (int a = 0; a < ATTEMPTS && !helper_ran; a++) {
+            memset(ran_on, 0, sizeof(ran_on));
+            assert_int_equal(simdev_graph_launch(t.graph, t.s[0]), SIMDEV_SUCCESS);
+            assert_int_equal(simdev_stream_synchronize(t.s[0]), SIMDEV_SUCCESS);
+            helper_ran = pthread_equal(ran_on[K_AICORE], t.graph->threads[0]) != 0;
+        }
+        assert_true(helper_ran);
+        assert_int_equal(helper_sleeps_after(t.graph, 50), i);
+    }
+    atomic_store(&sd_test_nap_window_ns, 0);
+    two_lanes_close(&t); /* the destroy ends the first naps too */
+#endif
+}
+
 /* ---- a worker napping beside the AICore cores ---- */
 
 #ifdef SIMPLER_VERIFY
@@ -797,6 +847,7 @@ int main(void)
         cmocka_unit_test_teardown(replay_synchronized_late_is_no_longer_left, clean),
         cmocka_unit_test_teardown(sync_runs_the_ops_that_feed_a_left_replay, clean),
         cmocka_unit_test_teardown(replay_the_worker_ran_behind_a_feed_leaves_the_next_to_a_synchronize, clean),
+        cmocka_unit_test_teardown(idle_helper_beside_the_aicore_naps_then_blocks, clean),
         cmocka_unit_test_teardown(replay_run_by_a_synchronizer_ends_other_workers_naps, clean),
         cmocka_unit_test_teardown(replay_run_by_a_stream_worker_ends_other_workers_naps, clean),
     };
