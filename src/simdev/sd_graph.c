@@ -480,6 +480,26 @@ static int pinged(const struct sd_lane *me, unsigned seen)
     return atomic_load_explicit(&me->pings, memory_order_acquire) != seen;
 }
 
+/* By an idle helper placed beside the AICore cores, after its poll: naps
+ * for up to the nap window, as an idle stream worker there does
+ * (sd_stream_worker.c, idle_nap), until it is pinged (a hand-off, a
+ * stop). The next replay's hand-off, after a pause of its caller longer
+ * than the poll, then wakes no thread blocked on the other vCPU
+ * (docs/performance.md). A replay that begins on the device ends the
+ * naps unless it hands this helper a lane by the next nap's end: its
+ * own graph's does, within the chain's first kernel; another graph's
+ * cores would share the CPU with the naps' wake-ups. */
+static void helper_naps(const struct simdev_graph *g, const struct sd_lane *me, unsigned seen)
+{
+    uint64_t until = clock_now_ns() + sd_idle_nap_window(), began = sd_replays_began(g->device);
+    int grace = 1;
+    while (!pinged(me, seen) && clock_now_ns() < until && grace) {
+        if (sd_replays_began(g->device) != began)
+            grace = 0; /* one nap more for this replay's hand-off */
+        sd_idle_nap();
+    }
+}
+
 /* Under g->mu, by an idle runner about to wait for a signal of its cv
  * (the stream worker inside a replay, a helper after its lanes): drops
  * g->mu and polls the runner's pings for up to SD_GRAPH_SPIN_NS, yielding
@@ -488,7 +508,8 @@ static int pinged(const struct sd_lane *me, unsigned seen)
  * its condition and blocks only if it still must. A hand-off that comes
  * while the runner polls (the tail's, or the next replay's executor lane
  * in a loop of replays) costs no futex wait or wake, and no wake-up of a
- * sleeping vCPU (docs/performance.md). */
+ * sleeping vCPU (docs/performance.md). A helper placed beside the
+ * AICore cores then naps (helper_naps). */
 static void idle_poll(struct simdev_graph *g, struct sd_lane *me)
 {
     unsigned seen = atomic_load_explicit(&me->pings, memory_order_relaxed);
@@ -506,12 +527,8 @@ static void idle_poll(struct simdev_graph *g, struct sd_lane *me)
             sched_yield();
         now = clock_now_ns();
     }
-    /* A helper beside the AICore cores then naps, as an idle stream
-     * worker there does (sd_stream_worker.c, idle_nap): the next replay's
-     * hand-off, after a pause of its caller longer than the poll, then
-     * wakes no thread blocked on the other vCPU (docs/performance.md). */
-    for (until = now + sd_idle_nap_window(); naps && !pinged(me, seen) && clock_now_ns() < until;)
-        sd_idle_nap();
+    if (naps)
+        helper_naps(g, me, seen);
     pthread_mutex_lock(&g->mu);
 }
 

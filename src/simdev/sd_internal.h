@@ -462,6 +462,9 @@ static inline int sd_op_for_synchronizer(const struct simdev_stream *s, const st
  * before it blocks (SD_STREAM_NAP_WINDOW_NS, or the tests' override). */
 void sd_idle_nap(void);
 uint64_t sd_idle_nap_window(void);
+/* Replays begun on `device` so far, by stream workers and synchronizers:
+ * a napping thread stops when another replay begins. */
+uint64_t sd_replays_began(int device);
 /* simdev_stream.worker_waits: in help_wait, or blocked until signalled. */
 enum { SD_WAITS_HELP = 1, SD_WAITS_OP = 2 };
 /* How long a stream worker whose last op a synchronizer ran waits for the

@@ -108,6 +108,31 @@ static int startable(const struct simdev_stream *s)
     return s->taken < s->head && s->taken == s->tail;
 }
 
+/* One nap (sd_internal.h). */
+void sd_idle_nap(void)
+{
+    /* The default slack (50 us) would stretch every nap five-fold. */
+    static _Thread_local int slack_set;
+    if (!slack_set)
+        slack_set = prctl(PR_SET_TIMERSLACK, SD_STREAM_NAP_SLACK_NS) == 0;
+    struct timespec nap = {0, SD_STREAM_NAP_NS};
+    (void)nanosleep(&nap, NULL);
+}
+
+uint64_t sd_replays_began(int device)
+{
+    return atomic_load(&replays_began[device]);
+}
+
+uint64_t sd_idle_nap_window(void)
+{
+#ifdef SIMPLER_VERIFY
+    if (atomic_load(&sd_test_nap_window_ns) != 0)
+        return atomic_load(&sd_test_nap_window_ns);
+#endif
+    return SD_STREAM_NAP_WINDOW_NS;
+}
+
 /* With s->mu held and nothing to start, a worker placed on the AICore
  * engine's CPUs (its last kernel ran there inline): naps for up to
  * SD_STREAM_NAP_WINDOW_NS, SD_STREAM_NAP_NS at a time, checking the ring
@@ -124,25 +149,6 @@ static int startable(const struct simdev_stream *s)
  * AICore's CPU by eager launches preempted the replays that followed
  * until their window ran out (docs/performance.md). A replay that began
  * before this worker's naps did ends none of them. */
-void sd_idle_nap(void)
-{
-    /* The default slack (50 us) would stretch every nap five-fold. */
-    static _Thread_local int slack_set;
-    if (!slack_set)
-        slack_set = prctl(PR_SET_TIMERSLACK, SD_STREAM_NAP_SLACK_NS) == 0;
-    struct timespec nap = {0, SD_STREAM_NAP_NS};
-    (void)nanosleep(&nap, NULL);
-}
-
-uint64_t sd_idle_nap_window(void)
-{
-#ifdef SIMPLER_VERIFY
-    if (atomic_load(&sd_test_nap_window_ns) != 0)
-        return atomic_load(&sd_test_nap_window_ns);
-#endif
-    return SD_STREAM_NAP_WINDOW_NS;
-}
-
 static void idle_nap(struct simdev_stream *s)
 {
     if (!sd_engine_placed_on(&sd_g.dev[s->device].pools[SIMDEV_ENGINE_AICORE]))

@@ -387,6 +387,21 @@ static void sync_wakes_the_worker_for_an_op_queued_meanwhile(void **state)
     assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(process), &process), 0);
 }
 
+#ifdef SIMPLER_VERIFY
+/* Queries s every 100 us until its work is done (at most 2 s): a query
+ * wakes a worker that waits for a synchronize. */
+static void query_until_done(simdev_stream_t s)
+{
+    int rc = SIMDEV_ERROR_NOT_READY;
+    for (int i = 0; i < 20000 && rc == SIMDEV_ERROR_NOT_READY; i++) {
+        rc = simdev_stream_query(s);
+        if (rc == SIMDEV_ERROR_NOT_READY)
+            usleep(100);
+    }
+    assert_int_equal(rc, SIMDEV_SUCCESS);
+}
+#endif
+
 /* ---- a replay launched behind one a synchronizer ran ---- */
 
 #ifdef SIMPLER_VERIFY
@@ -465,13 +480,7 @@ static void replay_left_to_a_synchronize_still_runs_without_one(void **state)
     open_helped_beside_the_aicore(&t, hour); /* a query wakes it */
     simdev_stream_t s0 = t.s[0];
     assert_int_equal(simdev_graph_launch(t.graph, s0), SIMDEV_SUCCESS);
-    int rc = SIMDEV_ERROR_NOT_READY;
-    for (int i = 0; i < 20000 && rc == SIMDEV_ERROR_NOT_READY; i++) {
-        rc = simdev_stream_query(s0);
-        if (rc == SIMDEV_ERROR_NOT_READY)
-            usleep(100);
-    }
-    assert_int_equal(rc, SIMDEV_SUCCESS);
+    query_until_done(s0);
 
     atomic_store(&sd_test_help_wait_ns, 1000000u); /* nothing asked: the wait ends */
     replay_until_helped(t.graph, s0);
@@ -628,13 +637,7 @@ static void sync_runs_the_ops_that_feed_a_left_replay(void **state)
      * synchronize: a query wakes the worker for it. */
     replay_until_helped(t.graph, s0);
     assert_int_equal(simdev_memset_async(buf, 0, 64, s0), SIMDEV_SUCCESS);
-    int rc = SIMDEV_ERROR_NOT_READY;
-    for (int i = 0; i < 20000 && rc == SIMDEV_ERROR_NOT_READY; i++) {
-        rc = simdev_stream_query(s0);
-        if (rc == SIMDEV_ERROR_NOT_READY)
-            usleep(100);
-    }
-    assert_int_equal(rc, SIMDEV_SUCCESS);
+    query_until_done(s0);
 
     static const simdev_engine engines[] = {SIMDEV_ENGINE_AICPU, SIMDEV_ENGINE_AICORE};
     static const uint32_t blocks[] = {2, 1};
@@ -678,25 +681,43 @@ static void replay_the_worker_ran_behind_a_feed_leaves_the_next_to_a_synchronize
 /* ---- a graph's helper runner napping beside the AICore cores ---- */
 
 #ifdef SIMPLER_VERIFY
-/* Whether the graph's helper runner 1 is idle and blocked until a
- * hand-off (1), or idle and not blocked (0), looked at after `ms`. */
-static int helper_sleeps_after(simdev_graph_t g, int ms)
+/* Whether the graph's helper runner 1, idle, blocks until a hand-off:
+ * looked for every 100 us for up to `polls` times (it may still be
+ * napping), then once more after `ms`. */
+static int helper_sleeps(simdev_graph_t g, int polls, int ms)
 {
-    usleep((useconds_t)ms * 1000u);
-    pthread_mutex_lock(&g->mu);
-    assert_true(g->lane[1].idle);
-    int sleeping = g->lane[1].sleeping;
-    pthread_mutex_unlock(&g->mu);
+    int sleeping = 0;
+    for (int i = 0; i <= polls && !sleeping; i++) {
+        usleep(i < polls ? 100u : (useconds_t)ms * 1000u);
+        pthread_mutex_lock(&g->mu);
+        assert_true(g->lane[1].idle);
+        sleeping = g->lane[1].sleeping;
+        pthread_mutex_unlock(&g->mu);
+    }
     return sleeping;
+}
+
+/* Replays t's graph until the helper runner ran its AICore lane (a first
+ * replay may go otherwise; bounded). */
+static void replay_until_helper_runs_the_aicore_lane(struct two_lanes *t)
+{
+    int helper_ran = 0;
+    for (int a = 0; a < ATTEMPTS && !helper_ran; a++) {
+        memset(ran_on, 0, sizeof(ran_on));
+        assert_int_equal(simdev_graph_launch(t->graph, t->s[0]), SIMDEV_SUCCESS);
+        assert_int_equal(simdev_stream_synchronize(t->s[0]), SIMDEV_SUCCESS);
+        helper_ran = pthread_equal(ran_on[K_AICORE], t->graph->threads[0]) != 0;
+    }
+    assert_true(helper_ran);
 }
 #endif
 
 /* With the caller beside the AICPU, a replay's AICore lane runs on the
  * graph's helper runner (thread 0 of the graph's helpers), placed on the
- * AICore's CPUs. Idle after it, the
- * helper polls briefly, then naps instead of blocking for the naps'
- * window (here an hour: still napping 50 ms later), then blocks (a 1 ms
- * window: blocked 50 ms later). */
+ * AICore's CPUs. Idle after it, the helper polls briefly, then naps
+ * instead of blocking for the naps' window (here an hour: still napping
+ * 50 ms later), then blocks (a 1 ms window). A replay of another graph
+ * ends an hour's naps too. */
 static void idle_helper_beside_the_aicore_naps_then_blocks(void **state)
 {
     (void)state;
@@ -707,21 +728,28 @@ static void idle_helper_beside_the_aicore_naps_then_blocks(void **state)
     two_lanes_open(&t);
     if (!pin_beside(SIMDEV_ENGINE_AICPU))
         skip(); /* one CPU: nothing placed, no naps */
-    static const uint64_t windows[] = {HOUR_NS, 1000000u};
-    for (int i = 0; i < 2; i++) {
-        atomic_store(&sd_test_nap_window_ns, windows[i]);
-        int helper_ran = 0; /* the AICore lane, last (a first replay may go otherwise) */
-        for (int a = 0; a < ATTEMPTS && !helper_ran; a++) {
-            memset(ran_on, 0, sizeof(ran_on));
-            assert_int_equal(simdev_graph_launch(t.graph, t.s[0]), SIMDEV_SUCCESS);
-            assert_int_equal(simdev_stream_synchronize(t.s[0]), SIMDEV_SUCCESS);
-            helper_ran = pthread_equal(ran_on[K_AICORE], t.graph->threads[0]) != 0;
-        }
-        assert_true(helper_ran);
-        assert_int_equal(helper_sleeps_after(t.graph, 50), i);
-    }
+    atomic_store(&sd_test_nap_window_ns, HOUR_NS);
+    replay_until_helper_runs_the_aicore_lane(&t);
+    assert_false(helper_sleeps(t.graph, 0, 50));
+
+    simdev_stream_t other;
+    simdev_graph_t one = NULL;
+    static const uint32_t id = K_FIRST;
+    assert_int_equal(simdev_stream_create(&other), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_capture_begin(other, SIMDEV_CAPTURE_MODE_GLOBAL), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_launch_kernel(other, SIMDEV_ENGINE_AICPU, record, 1, &id, 4), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_capture_end(other, &one), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_graph_launch(one, other), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_synchronize(other), SIMDEV_SUCCESS);
+    assert_true(helper_sleeps(t.graph, 20000, 0));
+
+    atomic_store(&sd_test_nap_window_ns, 1000000u);
+    replay_until_helper_runs_the_aicore_lane(&t);
+    assert_true(helper_sleeps(t.graph, 20000, 0));
     atomic_store(&sd_test_nap_window_ns, 0);
-    two_lanes_close(&t); /* the destroy ends the first naps too */
+    assert_int_equal(simdev_graph_destroy(one), SIMDEV_SUCCESS);
+    assert_int_equal(simdev_stream_destroy(other), SIMDEV_SUCCESS);
+    two_lanes_close(&t);
 #endif
 }
 
